@@ -1,0 +1,32 @@
+"""jitflow: NumPy code, traced to an SSA graph, optimized and run.
+
+    import jitflow
+    import numpy as np
+
+    @jitflow.function
+    def f(x, w):
+        return np.tanh(x @ w).sum(axis=1)
+"""
+from . import numpy
+from .config import config
+from .errors import (BooleanIndexError, ConcretizationError, RetraceWarning,
+                     TracerLeakError)
+from .function import CacheInfo, Function, function
+from .ir.graph import Graph, Lit, Node, Var, verify
+from .ir.passes import PIPELINE
+from .ir.passes import optimize as _optimize
+from .ir.types import TensorType, bool_, float32, float64, int32, int64
+from .trace import Tracer
+
+__version__ = "0.1.0"
+
+
+def optimize(graph):
+    """`graph` after the whole pass pipeline (honours JITFLOW_DUMP and JITFLOW_CHECK)."""
+    return _optimize(graph, dump=config.dump_ir, check=config.check_ir)
+
+
+__all__ = ["numpy", "config", "function", "Function", "CacheInfo", "optimize", "verify",
+           "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE",
+           "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
+           "bool_", "int32", "int64", "float32", "float64"]

@@ -1,0 +1,28 @@
+"""Global switches, read from the environment at import and settable at run time."""
+import os
+
+
+def _flag(name):
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+class Config:
+    """jitflow.config.run_eagerly = True runs every jitflow.function as plain Python.
+
+    dump_ir prints the IR after every pass (JITFLOW_DUMP=1); check_ir verifies it after
+    every pass (JITFLOW_CHECK=1). A function traced `retrace_warning_after` times warns.
+    """
+
+    def __init__(self):
+        self.run_eagerly = _flag("JITFLOW_EAGER")
+        self.dump_ir = _flag("JITFLOW_DUMP")
+        self.check_ir = _flag("JITFLOW_CHECK")
+        self.retrace_warning_after = 5
+
+    def __repr__(self):
+        return (f"Config(run_eagerly={self.run_eagerly}, dump_ir={self.dump_ir}, "
+                f"check_ir={self.check_ir}, "
+                f"retrace_warning_after={self.retrace_warning_after})")
+
+
+config = Config()

@@ -1,0 +1,205 @@
+"""@jitflow.function: trace once per input signature, optimize, cache, call.
+
+A signature is the pytree structure of the dynamic arguments, the TensorType of each leaf
+(Python scalars are weakly typed: their value is an input, only int/float/bool matters)
+and the values of the static arguments. A new signature traces again, and the reason is
+recorded: which argument changed, how, and from which line the call came.
+"""
+import functools
+import inspect
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import pytree
+from .config import config
+from .errors import RetraceWarning, user_frame, user_location
+from .executable import Executable
+from .ir.passes import optimize as optimize_graph
+from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
+from .trace import Tracer, make_graph
+
+
+def function(fn=None, *, static_argnames=(), static_argnums=()):
+    """Compile `fn` per input signature. Usable as @function or @function(...)."""
+    if fn is None:
+        return functools.partial(function, static_argnames=static_argnames,
+                                 static_argnums=static_argnums)
+    return Function(fn, static_argnames, static_argnums)
+
+
+@dataclass
+class CacheInfo:
+    traces: int = 0
+    hits: int = 0
+    reasons: list = field(default_factory=list)  # one line per trace after the first
+
+
+@dataclass(frozen=True)
+class Signature:
+    structure: object
+    types: tuple
+    statics: tuple
+    paths: tuple = field(compare=False)
+
+
+class Function:
+    def __init__(self, fn, static_argnames=(), static_argnums=()):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.signature = inspect.signature(fn)
+        self.static = _static_names(self.signature, static_argnames, static_argnums)
+        self._cache = {}
+        self._last = None
+        self._info = CacheInfo()
+        self._warned = False
+
+    def __call__(self, *args, **kwargs):
+        if config.run_eagerly:
+            return self.fn(*args, **kwargs)
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        if any(isinstance(leaf, Tracer) for leaf in leaves):
+            return self.fn(*args, **kwargs)  # called inside another trace: inline it
+        signature = Signature(structure, tuple(self._leaf_type(leaf, path) for leaf, path
+                                               in zip(leaves, paths)), statics, tuple(paths))
+        executable = self._cache.get(signature)
+        if executable is None:
+            executable = self._compile(bound, signature)
+        else:
+            self._info.hits += 1
+        return executable(leaves)
+
+    def trace(self, *args, **kwargs):
+        """The graph traced for these arguments, before optimization."""
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        types = [self._leaf_type(leaf, path) for leaf, path in zip(leaves, paths)]
+        graph, _ = self._trace(bound, structure, types, paths)
+        return graph
+
+    def cache_info(self):
+        return CacheInfo(self._info.traces, self._info.hits, list(self._info.reasons))
+
+    def __repr__(self):
+        return f"<jitflow.function {self.__qualname__}>"
+
+    # --- arguments --------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.__qualname__}(): {error}") from None
+        bound.apply_defaults()
+        return bound
+
+    def _split(self, bound):
+        dynamic = {k: v for k, v in bound.arguments.items() if k not in self.static}
+        statics = tuple((k, bound.arguments[k]) for k in self.static if k in bound.arguments)
+        for name, value in statics:
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(f"{self.__qualname__}(): static argument '{name}' must be "
+                                f"hashable, got {type(value).__name__}") from None
+        leaves, paths, structure = pytree.flatten(dynamic)
+        paths = [_readable(p) for p in paths]
+        return leaves, paths, structure, statics
+
+    def _leaf_type(self, leaf, path):
+        if isinstance(leaf, Tracer):
+            return leaf.type
+        if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
+            if isinstance(leaf, int) and not isinstance(leaf, bool) and \
+                    not -2**63 <= leaf < 2**63:
+                raise OverflowError(f"{self.__qualname__}(): argument '{path}' = {leaf} "
+                                    f"does not fit in int64")
+            dtype = np.asarray(leaf).dtype
+            if dtype in SUPPORTED_DTYPES:
+                return type_of_value(leaf)
+            raise TypeError(f"{self.__qualname__}(): argument '{path}' has dtype {dtype}, "
+                            f"which jitflow does not support; cast it to one of "
+                            f"{', '.join(map(str, SUPPORTED_DTYPES))}")
+        raise TypeError(f"{self.__qualname__}(): argument '{path}' is a "
+                        f"{type(leaf).__name__}; pass arrays, Python numbers, or tuples, "
+                        f"lists and dicts of them, or mark it static (static_argnames)")
+
+    # --- tracing ----------------------------------------------------------------------
+    def _trace(self, bound, structure, types, paths):
+        out = {}
+
+        def flat_fn(*tracers):
+            dynamic = pytree.unflatten(structure, tracers)
+            arguments = dict(bound.arguments, **dynamic)
+            call = inspect.BoundArguments(self.signature, arguments)
+            result = self.fn(*call.args, **call.kwargs)
+            leaves, _, out["structure"] = pytree.flatten(result)
+            return leaves
+        graph = make_graph(flat_fn, types, paths, name=self.__qualname__)
+        return graph, out["structure"]
+
+    def _compile(self, bound, signature):
+        if self._last is not None:
+            self._record_retrace(self._last, signature)
+        self._info.traces += 1
+        graph, out_structure = self._trace(bound, signature.structure, signature.types,
+                                           signature.paths)
+        graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
+        executable = Executable(graph, out_structure)
+        self._cache[signature] = executable
+        self._last = signature
+        return executable
+
+    def _record_retrace(self, old, new):
+        reason = f"{'; '.join(_differences(old, new))} (call at {user_location()})"
+        self._info.reasons.append(reason)
+        if self._info.traces + 1 >= config.retrace_warning_after and not self._warned:
+            self._warned = True
+            _warn_retraces(self.__qualname__, self._info.traces + 1, self._info.reasons)
+
+
+def _static_names(signature, names, numbers):
+    names = {names} if isinstance(names, str) else set(names)
+    params = list(signature.parameters)
+    for number in ([numbers] if isinstance(numbers, int) else numbers):
+        names.add(params[number])
+    unknown = names - set(params)
+    if unknown:
+        raise ValueError(f"static_argnames {sorted(unknown)} are not parameters of the "
+                         f"function (it has {params})")
+    return frozenset(names)
+
+
+def _readable(path):
+    """"['x']" -> "x" and "['p']['w']" -> "p['w']": arguments by their own names."""
+    head, _, rest = path[2:].partition("']")
+    return head + rest
+
+
+def _differences(old, new):
+    if old.structure != new.structure:
+        return [f"the structure of the arguments changed (now {new.paths})"]
+    diffs = [f"argument '{path}' changed from {a} to {b}"
+             for path, a, b in zip(new.paths, old.types, new.types) if a != b]
+    diffs += [f"static argument '{name}' changed from {a!r} to {b!r}"
+              for (name, a), (_, b) in zip(old.statics, new.statics) if a != b]
+    return diffs
+
+
+def _warn_retraces(name, traces, reasons):
+    frame = user_frame()
+    recent = "\n  ".join(reasons[-5:])
+    message = (f"jitflow.function '{name}' has been traced {traces} times. Each trace "
+               f"compiles the function again. Recent reasons:\n  {recent}\n"
+               f"If shapes keep changing, pad inputs to a few fixed sizes; if a static "
+               f"argument keeps changing, pass it as an array instead; if Python scalars "
+               f"switch between int and float, pass one kind consistently.")
+    if frame is None:
+        warnings.warn(message, RetraceWarning, stacklevel=3)
+    else:
+        warnings.warn_explicit(message, RetraceWarning, frame.f_code.co_filename,
+                               frame.f_lineno)
+
+
+__all__ = ["function", "Function", "CacheInfo", "TensorType"]

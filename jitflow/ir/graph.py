@@ -1,0 +1,142 @@
+"""The SSA graph: values (Var, Lit), nodes, graphs, and verify().
+
+Graphs are immutable: passes build new ones. A Var is an SSA value identified by the
+object itself, so a rewritten graph may keep the Vars of the graph it came from.
+"""
+import itertools
+
+import numpy as np
+
+from .types import TensorType, type_of_value
+
+_var_ids = itertools.count()
+
+
+class Var:
+    """An SSA value: defined once, by a graph input or a node output."""
+    __slots__ = ("type", "id")
+
+    def __init__(self, type):
+        self.type = type
+        self.id = next(_var_ids)
+
+    def __repr__(self):
+        return f"Var#{self.id}:{self.type}"
+
+
+class Lit:
+    """A constant operand, held inline in the graph."""
+    __slots__ = ("value", "type", "_key")
+
+    def __init__(self, value, type=None):
+        self.type = type or type_of_value(value)
+        array = np.asarray(value, dtype=self.type.dtype)
+        array.flags.writeable = False
+        self.value = array
+        self._key = None
+
+    def key(self):
+        """Hashable identity of the constant's content (type and bytes)."""
+        if self._key is None:
+            self._key = (self.type, self.value.tobytes())
+        return self._key
+
+    def __repr__(self):
+        return f"Lit({self.value!r}:{self.type})"
+
+
+class Node:
+    """One primitive application: prim(*inputs, **params) -> outputs.
+
+    params are static and hashable; subgraphs are the graphs the node owns (bodies of
+    control flow, fused regions), kept apart from params so passes can walk into them.
+    """
+    __slots__ = ("prim", "inputs", "params", "outputs", "subgraphs")
+
+    def __init__(self, prim, inputs, params, outputs, subgraphs=()):
+        self.prim = prim
+        self.inputs = tuple(inputs)
+        self.params = dict(params)
+        self.outputs = tuple(outputs)
+        self.subgraphs = tuple(subgraphs)
+
+    @property
+    def op(self):
+        return self.prim.name
+
+    def params_key(self):
+        return tuple(sorted(self.params.items()))
+
+    def replace(self, *, inputs=None, outputs=None, subgraphs=None):
+        return Node(self.prim, self.inputs if inputs is None else inputs, self.params,
+                    self.outputs if outputs is None else outputs,
+                    self.subgraphs if subgraphs is None else subgraphs)
+
+    def __repr__(self):
+        return f"Node({self.op})"
+
+
+class Graph:
+    """inputs (Vars), nodes in topological order, outputs (Vars or Lits)."""
+    __slots__ = ("inputs", "nodes", "outputs")
+
+    def __init__(self, inputs, nodes, outputs):
+        self.inputs = tuple(inputs)
+        self.nodes = tuple(nodes)
+        self.outputs = tuple(outputs)
+
+    @property
+    def in_types(self):
+        return tuple(v.type for v in self.inputs)
+
+    @property
+    def out_types(self):
+        return tuple(v.type for v in self.outputs)
+
+    def __str__(self):
+        from .printer import format_graph
+        return format_graph(self)
+
+    def __repr__(self):
+        return f"<Graph: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
+
+
+class VerifyError(AssertionError):
+    """A graph broke an IR invariant: a bug in whatever produced it."""
+
+
+def verify(graph):
+    """Check SSA form and re-run every node's type rule, recursing into subgraphs."""
+    defined = set()
+    for var in graph.inputs:
+        _define(var, defined, "graph input")
+    for node in graph.nodes:
+        for value in node.inputs:
+            if isinstance(value, Var) and value not in defined:
+                raise VerifyError(f"{node.op}: input {value} is used before it is defined")
+        for sub in node.subgraphs:
+            verify(sub)
+        expected = node.prim.infer_types(*(v.type for v in node.inputs),
+                                         subgraphs=node.subgraphs, **node.params)
+        actual = tuple(v.type for v in node.outputs)
+        if expected != actual:
+            raise VerifyError(f"{node.op}: type rule gives {_types(expected)}, "
+                              f"node declares {_types(actual)}")
+        for var in node.outputs:
+            _define(var, defined, node.op)
+    for value in graph.outputs:
+        if isinstance(value, Var) and value not in defined:
+            raise VerifyError(f"graph output {value} is never defined")
+    return graph
+
+
+def _define(var, defined, where):
+    if not isinstance(var, Var):
+        raise VerifyError(f"{where}: {var!r} is not a Var")
+    if var in defined:
+        raise VerifyError(f"{where}: {var} is defined twice")
+    defined.add(var)
+
+
+def _types(types):
+    return "(" + ", ".join(str(t) for t in types) + ")"

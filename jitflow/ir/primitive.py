@@ -1,0 +1,62 @@
+"""Primitive: every rule of one operation in one place, and the registry of them all."""
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+class MissingRuleError(NotImplementedError):
+    """A transform or backend needs a rule a primitive does not define."""
+
+
+@dataclass(eq=False)
+class Primitive:
+    """An operation the IR knows.
+
+    type_rule(*in_types, **params) -> TensorType, or a tuple when multiple_results.
+    impl(*arrays, **params) -> ndarray (or tuple): eager execution, the reference
+    interpreter and constant folding all use it. Primitives owning subgraphs receive them
+    as the keyword `subgraphs` in both. vjp, jvp and lower are filled by the autodiff and
+    codegen layers; `why_no_vjp` etc. record a deliberate absence.
+    """
+    name: str
+    type_rule: Callable
+    impl: Callable
+    multiple_results: bool = False
+    elementwise: bool = False
+    has_subgraphs: bool = False
+    pure: bool = True  # deterministic and effect-free: may be folded, merged or dropped
+    vjp: Optional[Callable] = None
+    jvp: Optional[Callable] = None
+    lower: Optional[Callable] = None
+
+    def infer_types(self, *in_types, subgraphs=(), **params):
+        if self.has_subgraphs:
+            params["subgraphs"] = subgraphs
+        result = self.type_rule(*in_types, **params)
+        return tuple(result) if self.multiple_results else (result,)
+
+    def evaluate(self, *values, subgraphs=(), **params):
+        """Run impl and always return a tuple of outputs."""
+        if self.has_subgraphs:
+            params["subgraphs"] = subgraphs
+        result = self.impl(*values, **params)
+        return tuple(result) if self.multiple_results else (result,)
+
+    def rule(self, kind):
+        rule = getattr(self, kind)
+        if rule is None:
+            raise MissingRuleError(f"{kind} rule for primitive '{self.name}' is not "
+                                   f"implemented")
+        return rule
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+REGISTRY: dict = {}
+
+
+def register(prim):
+    if prim.name in REGISTRY:
+        raise ValueError(f"primitive '{prim.name}' is registered twice")
+    REGISTRY[prim.name] = prim
+    return prim

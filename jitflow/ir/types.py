@@ -1,0 +1,141 @@
+"""Dtypes and tensor types, with NumPy 2 promotion and broadcasting rules.
+
+jitflow's dtypes are NumPy dtypes restricted to five: bool, int32, int64, float32 and
+float64. A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
+the dtype of the array it meets, as a Python int or float does in NumPy 2.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+bool_ = np.dtype(np.bool_)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+
+SUPPORTED_DTYPES = (bool_, int32, int64, float32, float64)
+SHORT_NAMES = {bool_: "bool", int32: "i32", int64: "i64", float32: "f32", float64: "f64"}
+
+
+class ShapeError(ValueError):
+    """Shapes that do not fit an operation (NumPy raises ValueError for these)."""
+
+
+def as_dtype(spec, *, what="dtype"):
+    """A supported np.dtype from anything NumPy accepts as a dtype, or a clear TypeError."""
+    if spec is float:
+        return float64
+    if spec is int:
+        return int64
+    if spec is bool:
+        return bool_
+    try:
+        dtype = np.dtype(spec)
+    except TypeError as error:
+        raise TypeError(f"{what}: {spec!r} is not a dtype") from error
+    if dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"{what}: dtype {dtype} is not supported; jitflow supports "
+                        f"{', '.join(str(d) for d in SUPPORTED_DTYPES)} (cast first)")
+    return dtype
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    shape: tuple
+    dtype: np.dtype
+    weak: bool = False  # came from a Python scalar: defers to the other operand's dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def with_shape(self, shape):
+        return TensorType(tuple(shape), self.dtype, self.weak)
+
+    def strong(self):
+        return TensorType(self.shape, self.dtype)
+
+    def __str__(self):
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{'~' if self.weak else ''}{SHORT_NAMES[self.dtype]}[{dims}]"
+
+
+def type_of_value(value):
+    """The TensorType of a concrete value: a Python scalar is weak (bool never is)."""
+    if isinstance(value, (bool, np.bool_)):
+        return TensorType((), bool_)
+    if isinstance(value, int):
+        return TensorType((), int64, weak=True)
+    if isinstance(value, float):
+        return TensorType((), float64, weak=True)
+    array = np.asarray(value)
+    return TensorType(array.shape, as_dtype(array.dtype, what="value"))
+
+
+def promotion_operand(t):
+    """What NumPy's dtype resolution needs to see for t: a Python type when weak."""
+    if t.weak:
+        return float if t.dtype.kind == "f" else int
+    return t.dtype
+
+
+def resolve_ufunc_dtypes(ufunc, types):
+    """Output dtypes NumPy 2 gives `ufunc` on operands of `types`, and whether they are weak.
+
+    Raises TypeError when NumPy has no loop, or when the result dtype is one jitflow does
+    not support (NumPy gives float16 for exp of bool, for instance).
+    """
+    operands = tuple(promotion_operand(t) for t in types)
+    resolved = ufunc.resolve_dtypes(operands + (None,) * ufunc.nout)
+    outs = resolved[ufunc.nin:]
+    for out in outs:
+        if out not in SUPPORTED_DTYPES:
+            raise TypeError(f"NumPy computes {ufunc.__name__} of "
+                            f"{', '.join(str(t.dtype) for t in types)} in {out}, "
+                            f"which jitflow does not support; cast the input first")
+    weak = all(t.weak for t in types)
+    return tuple(out for out in outs), weak
+
+
+def result_dtype(*types):
+    """np.result_type under NEP 50: the common dtype of several operand types."""
+    dtype = np.result_type(*(promotion_operand(t) if t.weak else t.dtype for t in types))
+    return as_dtype(dtype), all(t.weak for t in types)
+
+
+def broadcast_shapes(*shapes):
+    """NumPy's broadcasting of shapes; ShapeError naming all of them when they clash."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(-ndim, 0):
+        sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            raise ShapeError("shapes " + " ".join(str(tuple(s)) for s in shapes)
+                             + " cannot be broadcast together")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def normalize_axis(axis, ndim, *, what="axis"):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise TypeError(f"{what} must be an integer, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(f"{what} {axis} is out of bounds for array of "
+                                      f"dimension {ndim}")
+    return int(axis) % ndim
+
+
+def normalize_axes(axis, ndim):
+    """A sorted tuple of distinct non-negative axes from None, an int, or a sequence."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    normalized = tuple(sorted(normalize_axis(a, ndim) for a in axes))
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(f"duplicate value in 'axis': {axis!r}")
+    return normalized

@@ -1,0 +1,35 @@
+"""NumPy's protocols for Tracers: np.exp(tracer), np.concatenate([tracer, a]), ...
+
+NumPy hands ufunc calls to __array_ufunc__ and other functions to __array_function__;
+both land here and are sent to jitflow.numpy's function of the same name.
+"""
+from . import numpy as jnp
+from .errors import at_user_line
+
+# ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
+_REDUCTIONS = {"add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max,
+               "minimum": jnp.min, "logical_and": jnp.all, "logical_or": jnp.any}
+
+
+def dispatch_ufunc(ufunc, method, inputs, kwargs):
+    name = ufunc.__name__
+    if method == "__call__":
+        function = getattr(jnp, name, None)
+        if callable(function):
+            return function(*inputs, **kwargs)
+    elif method == "reduce" and name in _REDUCTIONS:
+        axis = kwargs.pop("axis", 0)
+        return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
+    where = "" if method == "__call__" else f".{method}"
+    raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
+                                 f"traced values"))
+
+
+def dispatch_function(func, args, kwargs):
+    module = getattr(func, "__module__", "") or ""
+    function = getattr(jnp, func.__name__, None) if module.startswith("numpy") else None
+    if function is None or not callable(function):
+        qualified = f"{module.replace('numpy._core', 'numpy')}.{func.__name__}"
+        raise TypeError(at_user_line(f"{qualified} is not supported by jitflow on traced "
+                                     f"values (jitflow.numpy lists what is)"))
+    return function(*args, **kwargs)

@@ -1,0 +1,293 @@
+"""Tracing: Tracer values, the graph builder, and bind().
+
+bind(prim, *arrays, **params) is the single entry of every operation. Outside a trace it
+runs the primitive's NumPy impl (eager mode). Inside one it appends a Node to the active
+GraphBuilder and returns Tracers standing for the node's outputs.
+"""
+import numpy as np
+
+from .errors import ConcretizationError, TracerLeakError, at_user_line, user_location
+from .ir.graph import Graph, Lit, Node, Var
+from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
+
+_ACTIVE_BUILDERS = []
+
+
+class GraphBuilder:
+    """Collects nodes while a Python function runs on Tracers.
+
+    `sources` maps each Var to the names of the function arguments it was computed from,
+    so errors can say which argument a traced value came from. A builder nested in another
+    (the body of a loop, say) captures outer Tracers as extra inputs.
+    """
+
+    def __init__(self, name="function"):
+        self.name = name
+        self.inputs = []
+        self.nodes = []
+        self.sources = {}
+        self.captured = {}  # outer Tracer's Var -> (outer Tracer, inner input Var)
+
+    def __enter__(self):
+        _ACTIVE_BUILDERS.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _ACTIVE_BUILDERS.remove(self)
+
+    def new_input(self, type, source):
+        var = Var(type)
+        self.inputs.append(var)
+        self.sources[var] = frozenset([source])
+        return Tracer(var, self)
+
+    def operand(self, value):
+        """The Var or Lit a bind argument becomes inside this builder."""
+        if isinstance(value, Tracer):
+            if value._builder is self:
+                return value._var
+            return self._capture(value)
+        if isinstance(value, (list, tuple)):
+            value = np.asarray(value)
+        return Lit(value, type_of_value(value))
+
+    def _capture(self, tracer):
+        if tracer._builder not in _ACTIVE_BUILDERS:
+            raise TracerLeakError(at_user_line(
+                f"a traced value {tracer._var.type} from a finished trace of "
+                f"'{tracer._builder.name}' was used; traced values live only while their "
+                f"function is being traced (return it from the function instead of "
+                f"storing it in a global or a closure)"))
+        if tracer._var not in self.captured:
+            var = Var(tracer._var.type)
+            self.captured[tracer._var] = (tracer, var)
+            self.sources[var] = tracer._builder.sources.get(tracer._var, frozenset())
+        return self.captured[tracer._var][1]
+
+    def add_node(self, prim, operands, params, subgraphs=()):
+        in_types = [v.type for v in operands]
+        try:
+            out_types = prim.infer_types(*in_types, subgraphs=subgraphs, **params)
+        except (ShapeError, TypeError, ValueError, IndexError) as error:
+            raise type(error)(at_user_line(f"{prim.name}: {error}")) from None
+        outputs = [Var(t) for t in out_types]
+        self.nodes.append(Node(prim, operands, params, outputs, subgraphs))
+        sources = frozenset().union(*(self.sources.get(v, ()) for v in operands
+                                      if isinstance(v, Var)))
+        for var in outputs:
+            self.sources[var] = sources
+        return [Tracer(var, self) for var in outputs]
+
+    def build(self, outputs):
+        """The Graph of everything traced, returning `outputs` (Tracers or constants).
+
+        Captured outer values become inputs after the declared ones.
+        """
+        out_values = [self.operand(v) for v in outputs]
+        inputs = self.inputs + [var for _, var in self.captured.values()]
+        return Graph(inputs, self.nodes, out_values)
+
+
+def bind(prim, *args, subgraphs=(), **params):
+    """Apply `prim` to array arguments: eagerly on NumPy values, or traced."""
+    builder = _builder_for(args)
+    if builder is None:
+        args = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
+        outs = prim.evaluate(*args, subgraphs=subgraphs, **params)
+    else:
+        operands = [builder.operand(a) for a in args]
+        outs = builder.add_node(prim, operands, params, subgraphs)
+    return tuple(outs) if prim.multiple_results else outs[0]
+
+
+def _builder_for(args):
+    """The active builder: inside a trace everything is recorded, even operations on
+    constants (creation functions need that), and folded later by the passes."""
+    if _ACTIVE_BUILDERS:
+        return _ACTIVE_BUILDERS[-1]
+    leaked = next((a for a in args if isinstance(a, Tracer)), None)
+    if leaked is not None:
+        raise TracerLeakError(at_user_line(
+            f"a traced value {leaked._var.type} from the trace of "
+            f"'{leaked._builder.name}' was used after that trace ended; return it from "
+            f"the function instead of keeping it in a global or a closure"))
+    return None
+
+
+def is_tracing():
+    return bool(_ACTIVE_BUILDERS)
+
+
+def _ops():
+    from . import ops
+    return ops
+
+
+def _jnp():
+    from . import numpy as jnp
+    return jnp
+
+
+def _binary(name, reflected=False):
+    def method(self, other):
+        fn = getattr(_ops(), name)
+        return fn(other, self) if reflected else fn(self, other)
+    method.__name__ = name
+    return method
+
+
+def _method(name):
+    def method(self, *args, **kwargs):
+        return getattr(_jnp(), name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+class Tracer:
+    """Stands for an array while a function is traced: shape and dtype, no values.
+
+    It behaves like an ndarray: operators, indexing, methods, and NumPy's own functions
+    (through __array_ufunc__ and __array_function__) all record nodes in the graph.
+    """
+    __slots__ = ("_var", "_builder")
+    __array_priority__ = 100
+    __hash__ = None  # like ndarray: == is elementwise
+
+    def __init__(self, var, builder):
+        self._var = var
+        self._builder = builder
+
+    # --- static facts -------------------------------------------------------------
+    type = property(lambda self: self._var.type)
+    shape = property(lambda self: self._var.type.shape)
+    ndim = property(lambda self: self._var.type.ndim)
+    size = property(lambda self: self._var.type.size)
+    dtype = property(lambda self: self._var.type.dtype)
+    T = property(lambda self: _jnp().transpose(self))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d traced value)")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced value")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        return f"Tracer<{self._var.type}>"
+
+    # --- operators ----------------------------------------------------------------
+    __add__, __radd__ = _binary("add"), _binary("add", True)
+    __sub__, __rsub__ = _binary("subtract"), _binary("subtract", True)
+    __mul__, __rmul__ = _binary("multiply"), _binary("multiply", True)
+    __truediv__, __rtruediv__ = _binary("divide"), _binary("divide", True)
+    __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
+    __mod__, __rmod__ = _binary("remainder"), _binary("remainder", True)
+    __pow__, __rpow__ = _binary("power"), _binary("power", True)
+    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
+    __and__, __rand__ = _binary("bitwise_and"), _binary("bitwise_and", True)
+    __or__, __ror__ = _binary("bitwise_or"), _binary("bitwise_or", True)
+    __xor__, __rxor__ = _binary("bitwise_xor"), _binary("bitwise_xor", True)
+    __lt__, __le__ = _binary("less"), _binary("less_equal")
+    __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
+    __eq__, __ne__ = _binary("equal"), _binary("not_equal")
+
+    def __neg__(self):
+        return _ops().negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops().absolute(self)
+
+    def __invert__(self):
+        return _ops().invert(self)
+
+    def __getitem__(self, index):
+        from .indexing import getitem
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TypeError(at_user_line(
+            "traced values are immutable: item assignment is not supported; build the "
+            "new array instead, e.g. with jitflow.numpy.where(mask, new, x)"))
+
+    # --- methods ------------------------------------------------------------------
+    reshape = _method("reshape")
+    transpose = _method("transpose")
+    sum, mean, prod = _method("sum"), _method("mean"), _method("prod")
+    max, min = _method("max"), _method("min")
+    argmax, argmin = _method("argmax"), _method("argmin")
+    std, var = _method("std"), _method("var")
+    dot, ravel, squeeze = _method("dot"), _method("ravel"), _method("squeeze")
+    clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
+    flatten = _method("ravel")
+
+    def astype(self, dtype):
+        return _ops().cast(self, as_dtype(dtype, what="astype"))
+
+    # --- NumPy's protocols ---------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy_dispatch import dispatch_ufunc
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy_dispatch import dispatch_function
+        return dispatch_function(func, args, kwargs)
+
+    # --- no concrete values ---------------------------------------------------------
+    def _concretization_error(self, what):
+        sources = sorted(self._builder.sources.get(self._var, ()))
+        origin = (f"derived from argument {', '.join(repr(s) for s in sources)}"
+                  if sources else "computed inside the function")
+        return ConcretizationError(
+            f"{what} needs a concrete value, but this is a traced value "
+            f"{self._var.type} {origin} of '{self._builder.name}', whose value is not "
+            f"known while it is being traced.\n  at {user_location()}\n"
+            f"To fix it: mark the argument static (jitflow.function(fn, "
+            f"static_argnames=...)) if its value decides the program's structure; use "
+            f"jitflow.numpy.where to choose between values; or use jitflow's "
+            f"control-flow functions (cond, while_loop) for branches and loops on values.")
+
+    def __bool__(self):
+        raise self._concretization_error("bool() (an `if`, `while`, `and`, `or` or `not`)")
+
+    def __int__(self):
+        raise self._concretization_error("int()")
+
+    def __float__(self):
+        raise self._concretization_error("float()")
+
+    def __complex__(self):
+        raise self._concretization_error("complex()")
+
+    def __index__(self):
+        raise self._concretization_error("using it as a Python index (__index__)")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._concretization_error("converting it to a NumPy array")
+
+    def item(self):
+        raise self._concretization_error(".item()")
+
+    def tolist(self):
+        raise self._concretization_error(".tolist()")
+
+
+def make_graph(fn, in_types, sources, name="function"):
+    """Trace fn on Tracers of `in_types`; fn returns a flat list of outputs."""
+    with GraphBuilder(name) as builder:
+        tracers = [builder.new_input(t, s) for t, s in zip(in_types, sources, strict=True)]
+        outputs = fn(*tracers)
+    return builder.build(outputs)
+
+
+def constant_type(value):
+    """TensorType of a non-Tracer operand (for shape logic shared by both modes)."""
+    return value._var.type if isinstance(value, Tracer) else type_of_value(value)
+
+
+__all__ = ["Tracer", "GraphBuilder", "bind", "make_graph", "is_tracing", "TensorType"]
