@@ -14,7 +14,7 @@ import numpy as np
 
 from . import pytree
 from .config import config
-from .errors import RetraceWarning, user_frame, user_location
+from .errors import RetraceWarning, at_user_line, user_frame, user_location
 from .executable import Executable
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
@@ -90,7 +90,7 @@ class Function:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as error:
-            raise TypeError(f"{self.__qualname__}(): {error}") from None
+            raise TypeError(at_user_line(f"{self.__qualname__}(): {error}")) from None
         bound.apply_defaults()
         return bound
 
@@ -101,8 +101,9 @@ class Function:
             try:
                 hash(value)
             except TypeError:
-                raise TypeError(f"{self.__qualname__}(): static argument '{name}' must be "
-                                f"hashable, got {type(value).__name__}") from None
+                raise TypeError(at_user_line(
+                    f"{self.__qualname__}(): static argument '{name}' must be hashable, "
+                    f"got {type(value).__name__}")) from None
         leaves, paths, structure = pytree.flatten(dynamic)
         paths = [_readable(p) for p in paths]
         return leaves, paths, structure, statics
@@ -113,17 +114,19 @@ class Function:
         if isinstance(leaf, (bool, int, float, np.ndarray, np.generic)):
             if isinstance(leaf, int) and not isinstance(leaf, bool) and \
                     not -2**63 <= leaf < 2**63:
-                raise OverflowError(f"{self.__qualname__}(): argument '{path}' = {leaf} "
-                                    f"does not fit in int64")
+                raise OverflowError(at_user_line(f"{self.__qualname__}(): argument "
+                                                 f"'{path}' = {leaf} does not fit in int64"))
             dtype = np.asarray(leaf).dtype
             if dtype in SUPPORTED_DTYPES:
                 return type_of_value(leaf)
-            raise TypeError(f"{self.__qualname__}(): argument '{path}' has dtype {dtype}, "
-                            f"which jitflow does not support; cast it to one of "
-                            f"{', '.join(map(str, SUPPORTED_DTYPES))}")
-        raise TypeError(f"{self.__qualname__}(): argument '{path}' is a "
-                        f"{type(leaf).__name__}; pass arrays, Python numbers, or tuples, "
-                        f"lists and dicts of them, or mark it static (static_argnames)")
+            raise TypeError(at_user_line(
+                f"{self.__qualname__}(): argument '{path}' has dtype {dtype}, which "
+                f"jitflow does not support; cast it to one of "
+                f"{', '.join(map(str, SUPPORTED_DTYPES))}"))
+        raise TypeError(at_user_line(
+            f"{self.__qualname__}(): argument '{path}' is a {type(leaf).__name__}; pass "
+            f"arrays, Python numbers, or tuples, lists and dicts of them, or mark it static "
+            f"(static_argnames)"))
 
     # --- tracing ----------------------------------------------------------------------
     def _trace(self, bound, structure, types, paths):

@@ -67,7 +67,9 @@ class TensorType:
 
 def type_of_value(value):
     """The TensorType of a concrete value: a Python scalar is weak (bool never is)."""
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, np.generic):  # before int/float: np.float64 subclasses float
+        return TensorType((), as_dtype(value.dtype, what="value"))
+    if isinstance(value, bool):
         return TensorType((), bool_)
     if isinstance(value, int):
         return TensorType((), int64, weak=True)
@@ -104,7 +106,8 @@ def resolve_ufunc_dtypes(ufunc, types):
 
 def result_dtype(*types):
     """np.result_type under NEP 50: the common dtype of several operand types."""
-    dtype = np.result_type(*(promotion_operand(t) if t.weak else t.dtype for t in types))
+    # result_type takes weak scalars as values (0, 0.0), not as the types int and float.
+    dtype = np.result_type(*(promotion_operand(t)(0) if t.weak else t.dtype for t in types))
     return as_dtype(dtype), all(t.weak for t in types)
 
 

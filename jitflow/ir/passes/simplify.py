@@ -152,31 +152,30 @@ def _where(node, c, x, y, producers, **_):
 
 
 def _transpose(node, x, producers, perm):
-    if perm == tuple(range(len(perm))):
-        return x                                              # transpose(x, id) -> x
     inner = _op(x, producers, "transpose")
     if inner is not None:                                     # t(t(x, p), q) -> t(x, p[q])
-        composed = tuple(inner.params["perm"][i] for i in perm)
-        return _node("transpose", inner.inputs, node, perm=composed)
-    return None
+        x, perm = inner.inputs[0], tuple(inner.params["perm"][i] for i in perm)
+    if perm == tuple(range(len(perm))):
+        return x                                              # transpose(x, id) -> x
+    return _node("transpose", (x,), node, perm=perm) if inner is not None else None
 
 
 def _reshape(node, x, producers, shape):
-    if shape == x.type.shape:
-        return x                                              # reshape(x, x.shape) -> x
     inner = _op(x, producers, "reshape")
     if inner is not None:                                     # reshape(reshape(x)) -> reshape(x)
-        return _node("reshape", inner.inputs, node, shape=shape)
-    return None
+        x = inner.inputs[0]
+    if shape == x.type.shape:
+        return x                                              # reshape(x, x.shape) -> x
+    return _node("reshape", (x,), node, shape=shape) if inner is not None else None
 
 
 def _broadcast_to(node, x, producers, shape):
-    if shape == x.type.shape:
-        return x                                              # broadcast_to(x, x.shape) -> x
     inner = _op(x, producers, "broadcast_to")
     if inner is not None:                                     # bcast(bcast(x)) -> bcast(x)
-        return _node("broadcast_to", inner.inputs, node, shape=shape)
-    return None
+        x = inner.inputs[0]
+    if shape == x.type.shape:
+        return x                                              # broadcast_to(x, x.shape) -> x
+    return _node("broadcast_to", (x,), node, shape=shape) if inner is not None else None
 
 
 def _same_type(node, x, producers, **_):

@@ -1,0 +1,124 @@
+"""Bad input is a clear Python exception naming the problem and the user's own line."""
+import inspect
+
+import numpy as np
+import pytest
+
+import jitflow
+import jitflow.numpy as jnp
+
+X = np.ones(3)
+
+
+def line_of(marker, fn):
+    """'test_errors.py:N' for the line of fn's source that contains `marker`."""
+    lines, start = inspect.getsourcelines(fn)
+    offset = next(i for i, text in enumerate(lines) if marker in text)
+    return f"test_errors.py:{start + offset}"
+
+
+def test_if_on_a_traced_value():
+    def f(x, y):
+        if x.sum() > 0:  # marker
+            return x
+        return y
+    with pytest.raises(jitflow.ConcretizationError) as info:
+        jitflow.function(f)(X, X)
+    message = str(info.value)
+    assert isinstance(info.value, TypeError)
+    assert "argument 'x'" in message and "'y'" not in message.split("To fix")[0]
+    assert line_of("# marker", f) in message
+    for fix in ("static_argnames", "jitflow.numpy.where", "cond"):
+        assert fix in message
+
+
+@pytest.mark.parametrize("convert", [bool, int, float, np.asarray,
+                                     lambda x: [1, 2][x], lambda x: x.item()])
+def test_concrete_conversions_of_traced_values(convert):
+    f = jitflow.function(lambda x, y: convert(y * 2))
+    with pytest.raises(jitflow.ConcretizationError, match="argument 'y'"):
+        f(X, np.int64(1))
+
+
+def test_values_computed_only_from_constants_name_no_argument():
+    def f(x):
+        return float(jnp.ones(()) * 2)
+    with pytest.raises(jitflow.ConcretizationError, match="computed inside the function"):
+        jitflow.function(f)(X)
+
+
+def test_broadcasting_error_names_operation_shapes_and_line():
+    def f(x, y):
+        return x * y  # marker
+    with pytest.raises(ValueError) as info:
+        jitflow.function(f)(np.ones((2, 3)), np.ones(4))
+    message = str(info.value)
+    assert "mul" in message and "(2, 3)" in message and "(4,)" in message
+    assert line_of("# marker", f) in message
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda x: x.reshape(4, 2), ["reshape", "size 3", "(4, 2)"]),
+    (lambda x: jnp.matmul(x, np.ones((2, 2))), ["matmul", "(3,)", "(2, 2)"]),
+    (lambda x: jnp.concatenate([x, np.ones((2, 2))]), ["concatenate", "dimensions"]),
+    (lambda x: x.sum(axis=2), ["axis 2", "out of bounds"]),
+])
+def test_shape_errors(call, words):
+    with pytest.raises(ValueError) as info:
+        jitflow.function(call)(X)
+    for word in words:
+        assert word in str(info.value)
+    assert "test_errors.py" in str(info.value)
+
+
+def test_unsupported_numpy_function_is_named():
+    with pytest.raises(TypeError, match=r"numpy\.linalg\.inv is not supported"):
+        jitflow.function(lambda x: np.linalg.inv(x))(np.eye(2))
+    with pytest.raises(TypeError, match=r"numpy\.fft\.fft is not supported"):
+        jitflow.function(lambda x: np.fft.fft(x))(X)
+
+
+def test_unsupported_ufunc_method_is_named():
+    with pytest.raises(TypeError, match=r"numpy\.add\.accumulate is not supported"):
+        jitflow.function(lambda x: np.add.accumulate(x))(X)
+
+
+def test_boolean_mask_indexing_suggests_where():
+    def f(x):
+        return x[x > 0]  # marker
+    with pytest.raises(jitflow.BooleanIndexError) as info:
+        jitflow.function(f)(X)
+    assert isinstance(info.value, IndexError)
+    assert "where" in str(info.value) and line_of("# marker", f) in str(info.value)
+
+
+def test_leaked_tracer_is_a_clear_error():
+    leaked = []
+    jitflow.function(lambda x: leaked.append(x) or x)(X)
+    with pytest.raises(jitflow.TracerLeakError, match="after that trace ended"):
+        jnp.exp(leaked[0])
+
+
+def test_bad_arguments_at_the_call_boundary():
+    f = jitflow.function(lambda x, y=1: x + y)
+    with pytest.raises(TypeError, match=r"argument 'x' has dtype float16"):
+        f(np.ones(2, np.float16))
+    with pytest.raises(TypeError, match=r"argument 'y' is a str"):
+        f(X, "one")
+    with pytest.raises(TypeError, match="missing a required argument: 'x'"):
+        f()
+    with pytest.raises(OverflowError, match="does not fit in int64"):
+        f(X, 2 ** 70)
+
+
+def test_exp_of_bool_names_the_unsupported_float16():
+    with pytest.raises(TypeError, match="float16"):
+        jitflow.function(lambda b: jnp.exp(b))(np.array([True]))
+
+
+def test_item_assignment_is_refused():
+    def f(x):
+        x[0] = 1.0
+        return x
+    with pytest.raises(TypeError, match="immutable"):
+        jitflow.function(f)(X)

@@ -1,0 +1,167 @@
+"""@jitflow.function: signatures, caching, retrace reasons, the eager switch, pytrees."""
+import os
+import subprocess
+import sys
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import jitflow
+import jitflow.numpy as jnp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def counting(fn):
+    """fn wrapped as a jitflow.function, with a count of how often its body runs."""
+    runs = []
+
+    def body(*args, **kwargs):
+        runs.append(1)
+        return fn(*args, **kwargs)
+    return jitflow.function(body), runs
+
+
+def test_same_signature_does_not_rerun_the_body():
+    f, runs = counting(lambda x, y: np.exp(x) @ y)
+    x, y = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+    first = f(x, y)
+    second = f(x * 2, y)
+    assert len(runs) == 1
+    np.testing.assert_allclose(second, np.exp(x * 2) @ y, rtol=1e-6)
+    assert first.dtype == np.float32
+    assert f.cache_info().traces == 1 and f.cache_info().hits == 1
+
+
+def test_new_shape_or_dtype_retraces_with_a_reason():
+    runs = []
+
+    @jitflow.function
+    def f(x):
+        runs.append(1)
+        return x * 2
+    f(np.ones(3))
+    f(np.ones(4))
+    f(np.ones(4, np.float32))
+    assert len(runs) == 3
+    reasons = f.cache_info().reasons
+    assert "argument 'x' changed from f64[3] to f64[4]" in reasons[0]
+    assert "argument 'x' changed from f64[4] to f32[4]" in reasons[1]
+    assert "test_function.py" in reasons[0]  # the caller's file:line
+
+
+def test_python_scalars_are_dynamic_weak_inputs():
+    f, runs = counting(lambda x, s: x * s)
+    x = np.ones(3, np.float32)
+    assert f(x, 2.0).dtype == np.float32           # weak: x's dtype wins, as in NumPy
+    np.testing.assert_array_equal(f(x, 3.0), x * 3.0)
+    assert len(runs) == 1                          # a new value is not a new signature
+    assert f(np.ones(3, np.int32), 1.5).dtype == np.float64
+    f(x, 2)                                        # int instead of float retraces
+    assert "from ~f64[] to ~i64[]" in f.cache_info().reasons[-1]
+
+
+def test_static_arguments_are_part_of_the_signature():
+    @jitflow.function
+    def power(x, n):
+        return x ** n
+    static = jitflow.function(lambda x, n, flip=False: x[::-1] ** n if flip else x ** n,
+                              static_argnames=("n", "flip"))
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(static(x, 3), x ** 3)
+    np.testing.assert_array_equal(static(x, 3, flip=True), x[::-1] ** 3)
+    static(x, 2)
+    assert static.cache_info().traces == 3
+    assert "static argument 'n' changed from 3 to 2" in static.cache_info().reasons[-1]
+    np.testing.assert_array_equal(power(x, 2), x ** 2)
+    by_number = jitflow.function(lambda x, k: x[:k], static_argnums=1)
+    np.testing.assert_array_equal(by_number(x, 2), x[:2])
+
+
+def test_unhashable_static_argument_is_a_clear_error():
+    f = jitflow.function(lambda x, cfg: x, static_argnames="cfg")
+    with pytest.raises(TypeError, match="static argument 'cfg' must be hashable"):
+        f(np.ones(2), [1, 2])
+
+
+def test_many_retraces_warn_with_reasons_and_a_fix():
+    f = jitflow.function(lambda x: x + 1)
+    with pytest.warns(jitflow.RetraceWarning) as record:
+        for n in range(jitflow.config.retrace_warning_after):
+            f(np.ones(n + 1))
+    message = str(record[0].message)
+    assert f"traced {jitflow.config.retrace_warning_after} times" in message
+    assert "argument 'x' changed from f64[1] to f64[2]" in message
+    assert "pad inputs" in message
+    assert record[0].filename == __file__
+
+
+def test_pytree_arguments_and_results():
+    Pair = namedtuple("Pair", "a b")
+
+    @jitflow.function
+    def f(params, xs, pair):
+        return {"y": xs[0] @ params["w"] + params["b"], "n": [xs[1].sum(), pair.a * pair.b]}
+    params = {"w": np.ones((3, 2)), "b": np.zeros(2)}
+    xs = [np.ones((4, 3)), np.arange(3.0)]
+    out = f(params, xs, Pair(np.float64(2.0), 3.0))
+    np.testing.assert_array_equal(out["y"], xs[0] @ params["w"])
+    assert out["n"][0] == 3.0 and out["n"][1] == 6.0
+    graph = f.trace(params, xs, Pair(np.float64(2.0), 3.0))
+    assert [str(v.type) for v in graph.inputs] == ["f64[3,2]", "f64[2]", "f64[4,3]",
+                                                   "f64[3]", "f64[]", "~f64[]"]
+
+
+def test_results_are_what_numpy_returns_and_never_alias_inputs():
+    f = jitflow.function(lambda x, s: (x, x.sum(), s * 2, x.T))
+    x = np.arange(6.0).reshape(2, 3)
+    same, total, weak, transposed = f(x, 1.5)
+    assert same is not x and not np.shares_memory(same, x)
+    assert isinstance(total, np.float64) and total == 15.0
+    assert type(weak) is float and weak == 3.0
+    assert transposed.flags.writeable and not np.shares_memory(transposed, x)
+
+
+def test_calls_inside_a_trace_are_inlined():
+    inner, runs = counting(lambda x: jnp.exp(x))
+    outer = jitflow.function(lambda x: inner(x) + inner(x * 2))
+    graph = outer.trace(np.ones(2))
+    assert [n.op for n in graph.nodes] == ["exp", "mul", "exp", "add"]
+    assert inner.cache_info().traces == 0
+
+
+def test_run_eagerly_calls_the_python_function(monkeypatch):
+    seen = []
+
+    @jitflow.function
+    def f(x):
+        seen.append(type(x))
+        return x * 2
+    monkeypatch.setattr(jitflow.config, "run_eagerly", True)
+    np.testing.assert_array_equal(f(np.ones(2)), np.full(2, 2.0))
+    assert seen == [np.ndarray]
+    assert f.cache_info().traces == 0
+
+
+def run_script(code, **env):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ROOT, **env}, timeout=120)
+
+
+def test_environment_switches():
+    code = ("import numpy as np, jitflow\n"
+            "f = jitflow.function(lambda x: type(x).__name__ if False else x * 1 + 0.0)\n"
+            "print(jitflow.config.run_eagerly, f(np.ones(2)).tolist())\n")
+    eager = run_script(code, JITFLOW_EAGER="1")
+    assert eager.stdout.startswith("True [1.0, 1.0]"), eager.stderr
+    dumped = run_script(code, JITFLOW_DUMP="1", JITFLOW_CHECK="1")
+    assert "--- after simplify ---" in dumped.stdout and "--- after dce ---" in dumped.stdout
+
+
+def test_graph_inspection_api():
+    f = jitflow.function(lambda x: jnp.sin(x) * 1)
+    graph = f.trace(np.ones(3))
+    assert [node.op for node in graph.nodes] == ["sin", "mul"]
+    assert [node.op for node in jitflow.optimize(graph).nodes] == ["sin"]
+    assert str(graph).startswith("graph(%0: f64[3]) {")
