@@ -13,11 +13,20 @@ def user_frame():
     """The innermost stack frame that belongs to the user, not to jitflow or NumPy."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_SKIPPED_DIRS) and not filename.startswith("<frozen"):
+        if _is_user_file(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None
+
+
+def _is_user_file(filename):
+    filename = os.path.abspath(filename)
+    return not filename.startswith(_SKIPPED_DIRS) and not filename.startswith("<frozen")
+
+
+def _describe(filename, lineno):
+    line = linecache.getline(filename, lineno).strip()
+    return f"{filename}:{lineno}: {line}" if line else f"{filename}:{lineno}"
 
 
 def user_location():
@@ -25,14 +34,37 @@ def user_location():
     frame = user_frame()
     if frame is None:
         return ""
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
-    return f"{where}: {line}" if line else where
+    return _describe(frame.f_code.co_filename, frame.f_lineno)
+
+
+def with_user_line(error):
+    """`error` with the user's line where it arose, taken from its traceback, added to
+    its message, unless the message already has a location. Used while tracing, so that
+    errors raised deep inside jitflow.numpy still point at the user's code."""
+    if LOCATION_MARK in str(error) or not isinstance(error, (ValueError, TypeError,
+                                                             IndexError)):
+        return error
+    where = None
+    tb = error.__traceback__
+    while tb is not None:
+        if _is_user_file(tb.tb_frame.f_code.co_filename):
+            where = _describe(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    if where is None:
+        return error
+    try:
+        annotated = type(error)(f"{error}{LOCATION_MARK}{where}")
+    except Exception:  # an exception class with a constructor of its own: leave it be
+        return error
+    return annotated.with_traceback(error.__traceback__)
+
+
+LOCATION_MARK = "\n  at "
 
 
 def at_user_line(message):
     location = user_location()
-    return f"{message}\n  at {location}" if location else message
+    return f"{message}{LOCATION_MARK}{location}" if location else message
 
 
 class ConcretizationError(TypeError):

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import pytree
 from .config import config
-from .errors import RetraceWarning, at_user_line, user_frame, user_location
+from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
+                     with_user_line)
 from .executable import Executable
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
@@ -136,7 +137,10 @@ class Function:
             dynamic = pytree.unflatten(structure, tracers)
             arguments = dict(bound.arguments, **dynamic)
             call = inspect.BoundArguments(self.signature, arguments)
-            result = self.fn(*call.args, **call.kwargs)
+            try:
+                result = self.fn(*call.args, **call.kwargs)
+            except (ValueError, TypeError, IndexError) as error:
+                raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves
         graph = make_graph(flat_fn, types, paths, name=self.__qualname__)
