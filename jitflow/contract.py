@@ -17,6 +17,14 @@ def _shape(x):
     return x.shape if isinstance(x, Tracer) else np.shape(x)
 
 
+def as_array(x):
+    """x as NumPy's dot, inner, outer and einsum see it: they make arrays of their
+    operands first, so a Python scalar is int64 or float64 there, never weakly typed."""
+    if isinstance(x, Tracer):
+        return ops.cast(x, x.dtype) if x.type.weak else x
+    return np.asarray(x)
+
+
 def matmul(x1, x2, out=None):
     """NumPy's matmul: 1-D operands are promoted to matrices and the axis removed."""
     if out is not None:
@@ -42,6 +50,7 @@ def matmul(x1, x2, out=None):
 def dot(a, b, out=None):
     """NumPy's dot: scalars multiply; otherwise the last axis of a meets the second-to-last
     of b (the only axis of a 1-D b)."""
+    a, b = as_array(a), as_array(b)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
         return ops.multiply(a, b)
@@ -51,6 +60,7 @@ def dot(a, b, out=None):
 
 
 def inner(a, b):
+    a, b = as_array(a), as_array(b)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
         return ops.multiply(a, b)
@@ -60,6 +70,7 @@ def inner(a, b):
 def outer(a, b, out=None):
     if out is not None:
         raise TypeError(at_user_line("jitflow.numpy.outer: out= is not supported"))
+    a, b = as_array(a), as_array(b)
     a = ops.reshape(a, (math.prod(_shape(a)), 1))
     b = ops.reshape(b, (1, math.prod(_shape(b))))
     return ops.multiply(a, b)
@@ -67,6 +78,7 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2):
     """Sum over the given axes of a and b: one transposed, reshaped matmul."""
+    a, b = as_array(a), as_array(b)
     sa, sb = _shape(a), _shape(b)
     if isinstance(axes, int):
         axes_a, axes_b = list(range(len(sa) - axes, len(sa))), list(range(axes))
@@ -74,6 +86,9 @@ def tensordot(a, b, axes=2):
         axes_a, axes_b = ([ax] if isinstance(ax, int) else list(ax) for ax in axes)
     axes_a = [normalize_axis(ax, len(sa)) for ax in axes_a]
     axes_b = [normalize_axis(ax, len(sb)) for ax in axes_b]
+    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+        raise ValueError(at_user_line(f"tensordot: duplicate axes are not allowed "
+                                      f"(axes {axes_a} and {axes_b})"))
     if len(axes_a) != len(axes_b) or any(sa[i] != sb[j] for i, j in zip(axes_a, axes_b)):
         raise ValueError(at_user_line(f"tensordot: shape-mismatch for sum: shapes {sa} "
                                       f"and {sb}, axes {axes_a} and {axes_b}"))
@@ -88,6 +103,8 @@ def tensordot(a, b, axes=2):
     return ops.reshape(result, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
-def einsum(subscripts, *operands):
+def einsum(subscripts, *operands, optimize=False):
+    """NumPy's einsum. `optimize` is accepted for NumPy code and ignored: the operands
+    are contracted left to right, to the same result."""
     from .einsum import einsum as _einsum
     return _einsum(subscripts, *operands)

@@ -10,14 +10,12 @@ import string
 import numpy as np
 
 from . import ops
+from .contract import as_array
 from .errors import at_user_line
-from .trace import Tracer
-
-_ELLIPSIS_LETTERS = string.ascii_uppercase
 
 
 def einsum(subscripts, *operands):
-    operands = [x if isinstance(x, Tracer) else np.asarray(x) for x in operands]
+    operands = [as_array(x) for x in operands]
     specs, output = _parse(subscripts.replace(" ", ""), operands)
     sizes = _letter_sizes(specs, operands)
     terms = [_take_diagonals(x, spec) for x, spec in zip(operands, specs)]
@@ -35,6 +33,7 @@ def einsum(subscripts, *operands):
 
 
 def _parse(subscripts, operands):
+    """Specs and output with '...' replaced by letters the subscripts do not use."""
     inputs, arrow, output = subscripts.partition("->")
     specs = inputs.split(",")
     if len(specs) != len(operands):
@@ -42,33 +41,38 @@ def _parse(subscripts, operands):
                                       f"'{subscripts}' but {len(operands)} operands"))
     widths = [x.ndim - (len(s) - 3) if "..." in s else 0 for x, s in zip(operands, specs)]
     width = max(widths)
-    specs = [s.replace("...", _ELLIPSIS_LETTERS[width - w:width]) for s, w in
-             zip(specs, widths)]
+    # Upper-case letters are valid subscripts too, so the ellipsis must not take one the
+    # user wrote: 'Aj' next to '...' would otherwise merge two different axes.
+    unused = [c for c in string.ascii_letters if c not in subscripts]
+    ellipsis = "".join(unused[:max(width, 0)])
+    specs = [s.replace("...", ellipsis[width - w:]) for s, w in zip(specs, widths)]
     for x, spec in zip(operands, specs):
-        if len(spec) != x.ndim or not spec.isalpha():
+        if len(spec) != x.ndim or not all(c in string.ascii_letters for c in spec):
             raise ValueError(at_user_line(f"einsum: spec '{spec}' does not fit an operand "
                                           f"of shape {x.shape}"))
     if arrow:
-        output = output.replace("...", _ELLIPSIS_LETTERS[:width])
-    else:
-        letters = "".join(specs)
-        output = _ELLIPSIS_LETTERS[:width] + "".join(
-            sorted(c for c in set(letters) if letters.count(c) == 1 and c.islower()))
+        output = output.replace("...", ellipsis)
+    else:  # implicit: the broadcast axes, then the letters used once, in ASCII order
+        letters = inputs.replace("...", "").replace(",", "")
+        output = ellipsis + "".join(sorted(c for c in set(letters)
+                                           if letters.count(c) == 1))
     if len(set(output)) != len(output) or not set(output) <= set("".join(specs)):
         raise ValueError(at_user_line(f"einsum: invalid output spec '{output}'"))
     return specs, output
 
 
 def _letter_sizes(specs, operands):
+    """Each letter's size; a size 1 broadcasts against any other (0 included)."""
     sizes = {}
     for x, spec in zip(operands, specs):
         for letter, size in zip(spec, x.shape):
-            known = sizes.get(letter, 1)
-            if size != 1 and known not in (1, size):
+            known = sizes.setdefault(letter, size)
+            if size != known and 1 not in (size, known):
                 raise ValueError(at_user_line(
                     f"einsum: letter '{letter}' has sizes {known} and {size} "
                     f"(shapes {[o.shape for o in operands]})"))
-            sizes[letter] = max(known, size)
+            if known == 1:
+                sizes[letter] = size
     return sizes
 
 
@@ -78,6 +82,10 @@ def _take_diagonals(x, spec):
         while spec.count(letter) > 1:
             first = spec.index(letter)
             second = spec.index(letter, first + 1)
+            if x.shape[first] != x.shape[second]:  # no broadcasting within one operand
+                raise ValueError(at_user_line(
+                    f"einsum: letter '{letter}' repeats in one operand with different "
+                    f"sizes (shape {x.shape})"))
             rest = [i for i in range(len(spec)) if i not in (first, second)]
             x = ops.transpose(x, [first, second] + rest)
             positions = np.arange(x.shape[0])

@@ -1,21 +1,32 @@
 """Executable: runs one optimized graph on flat arguments and rebuilds the outputs.
 
-For now the graph is run by the reference interpreter; the native backend replaces the
-run step behind the same interface.
+The graph runs as native code (jitflow.codegen) or, with config.backend set to
+"interpreter", on the NumPy reference interpreter; results are the same either way.
 """
 import numpy as np
 
 from . import pytree
 from .ir.interpret import eval_graph
 
+BACKENDS = ("native", "interpreter")
+
 
 class Executable:
-    def __init__(self, graph, out_structure):
+    def __init__(self, graph, out_structure, backend="native", name="function"):
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.graph = graph
         self.out_structure = out_structure
+        self.backend = backend
+        if backend == "native":
+            from .codegen.runtime import NativeGraph
+            self.native = NativeGraph(graph, name)
+            self._run = self.native
+        else:
+            self._run = lambda leaves: eval_graph(graph, leaves)
 
     def __call__(self, leaves):
-        outputs = eval_graph(self.graph, leaves)
+        outputs = self._run(leaves)
         results = [_result(value, var.type, leaves)
                    for value, var in zip(outputs, self.graph.outputs)]
         return pytree.unflatten(self.out_structure, results)

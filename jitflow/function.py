@@ -153,7 +153,7 @@ class Function:
         graph, out_structure = self._trace(bound, signature.structure, signature.types,
                                            signature.paths)
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
-        executable = Executable(graph, out_structure)
+        executable = Executable(graph, out_structure, config.backend, self.__qualname__)
         self._cache[signature] = executable
         self._last = signature
         return executable

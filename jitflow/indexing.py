@@ -6,14 +6,16 @@ the front, as NumPy does) and one `gather` (the integer arrays).
 """
 import numpy as np
 
+from . import numpy as jnp
 from . import ops
 from .errors import BooleanIndexError, at_user_line
 from .trace import Tracer
 
 
 def getitem(x, index):
-    entries = _expand(x, index if isinstance(index, tuple) else (index,))
-    has_arrays = any(_is_array(e) for e in entries)
+    entries = [_entry(e) for e in (index if isinstance(index, tuple) else (index,))]
+    entries = _masks_as_positions(x, _expand_ellipsis(x, entries))
+    has_arrays = any(_is_array(e) or _is_bool(e) for e in entries)
     if has_arrays:  # NumPy treats integers as arrays once any array index is present
         entries = [np.asarray(e) if _is_int(e) else e for e in entries]
     x, rest = _apply_basic(x, entries)
@@ -26,45 +28,76 @@ def _is_int(entry):
     return isinstance(entry, (int, np.integer)) and not isinstance(entry, (bool, np.bool_))
 
 
+def _is_bool(entry):
+    return isinstance(entry, bool)
+
+
 def _is_array(entry):
     return isinstance(entry, (Tracer, np.ndarray))
 
 
-def _expand(x, index):
-    """Entries with Ellipsis expanded, constant lists as arrays, and masks as positions."""
-    entries = []
-    for entry in index:
-        if isinstance(entry, (list, np.ndarray)) or isinstance(entry, (bool, np.bool_)):
-            entry = np.asarray(entry)
-            if entry.dtype == np.bool_:  # a constant mask: its positions are known now
-                if entry.ndim == 0:
-                    raise IndexError(at_user_line("indexing with a scalar bool is not "
-                                                  "supported"))
-                entries.extend(np.nonzero(entry))
-                continue
-            if entry.dtype.kind != "i":
-                raise IndexError(at_user_line(
-                    f"arrays used as indices must be of integer type, got {entry.dtype}"))
-        elif isinstance(entry, Tracer) and entry.dtype == np.bool_:
-            raise BooleanIndexError(at_user_line(
-                f"boolean mask indexing of a traced value (mask {entry.type}) has a shape "
-                f"that depends on the data, which tracing cannot know; use "
-                f"jitflow.numpy.where(mask, x, 0) to keep the shape, or reduce with "
-                f"jitflow.numpy.sum(jitflow.numpy.where(mask, x, 0))"))
-        elif isinstance(entry, Tracer) and entry.dtype.kind != "i":
-            raise IndexError(at_user_line(
-                f"arrays used as indices must be of integer type, got {entry.dtype}"))
-        elif not (entry is None or entry is Ellipsis or isinstance(entry, slice)
-                  or _is_int(entry) or isinstance(entry, Tracer)):
-            raise IndexError(at_user_line(
-                f"only integers, slices, None, Ellipsis and integer arrays are valid "
-                f"indices, got {entry!r}"))
-        entries.append(entry)
-    return _expand_ellipsis(x, entries)
+def _is_mask(entry):
+    return isinstance(entry, np.ndarray) and entry.dtype == np.bool_
+
+
+def _entry(entry):
+    """One index entry checked, with constant sequences as arrays and a scalar bool as a
+    Python bool; constant masks stay masks until the axes they cover are known."""
+    if isinstance(entry, (bool, np.bool_)):
+        return bool(entry)  # adds an axis, see _apply_basic
+    if isinstance(entry, (list, tuple)) and _holds_tracer(entry):
+        entry = jnp.asarray(entry)  # x[[i, j]]: NumPy stacks the values into one array
+    if isinstance(entry, (list, tuple, np.ndarray)):
+        return _constant_index(entry)
+    if isinstance(entry, Tracer) and entry.dtype == np.bool_:
+        raise BooleanIndexError(at_user_line(
+            f"boolean mask indexing of a traced value (mask {entry.type}) has a shape "
+            f"that depends on the data, which tracing cannot know; use "
+            f"jitflow.numpy.where(mask, x, 0) to keep the shape, or reduce with "
+            f"jitflow.numpy.sum(jitflow.numpy.where(mask, x, 0))"))
+    if isinstance(entry, Tracer) and entry.dtype.kind != "i":
+        raise IndexError(at_user_line(
+            f"arrays used as indices must be of integer type, got {entry.dtype}"))
+    if not (entry is None or entry is Ellipsis or isinstance(entry, slice)
+            or _is_int(entry) or isinstance(entry, Tracer)):
+        raise IndexError(at_user_line(
+            f"only integers, slices, None, Ellipsis and integer arrays are valid "
+            f"indices, got {entry!r}"))
+    return entry
+
+
+def _holds_tracer(sequence):
+    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and _holds_tracer(e))
+               for e in sequence)
+
+
+def _constant_index(entry):
+    """A constant list or array as an integer index array, a mask or a scalar bool."""
+    array = np.asarray(entry)
+    if array.size == 0 and not isinstance(entry, np.ndarray):
+        array = array.astype(np.int64)  # NumPy indexes with [] as with an int array
+    if array.dtype == np.bool_ and array.ndim == 0:
+        return bool(array)
+    if array.dtype.kind == "u":  # valid in NumPy; jitflow has no unsigned dtypes
+        if array.size and array.max() > np.iinfo(np.int64).max:
+            raise IndexError(at_user_line(f"index {array.max()} is out of bounds"))
+        array = array.astype(np.int64)
+    if array.dtype != np.bool_ and array.dtype.kind != "i":
+        raise IndexError(at_user_line(
+            f"arrays used as indices must be of integer type, got {array.dtype}"))
+    return array
+
+
+def _axes_used(entry):
+    """How many axes of x an entry indexes: a mask one per dimension, None and a scalar
+    bool none (both add an axis)."""
+    if entry is None or entry is Ellipsis or _is_bool(entry):
+        return 0
+    return entry.ndim if _is_mask(entry) else 1
 
 
 def _expand_ellipsis(x, entries):
-    consumed = sum(1 for e in entries if e is not None and e is not Ellipsis)
+    consumed = sum(_axes_used(e) for e in entries)
     if consumed > x.ndim:
         raise IndexError(at_user_line(
             f"too many indices for array: array is {x.ndim}-dimensional, but {consumed} "
@@ -77,14 +110,36 @@ def _expand_ellipsis(x, entries):
     return entries[:at] + fill + entries[at + 1:]
 
 
+def _masks_as_positions(x, entries):
+    """Each constant mask as the integer arrays of its True positions. Its shape must be
+    that of the axes it covers: a smaller mask would silently select the wrong elements."""
+    result, axis = [], 0
+    for entry in entries:
+        if _is_mask(entry):
+            covered = x.shape[axis:axis + entry.ndim]
+            for i, (length, size) in enumerate(zip(covered, entry.shape)):
+                if length != size:
+                    raise IndexError(at_user_line(
+                        f"boolean index did not match indexed array along axis "
+                        f"{axis + i}; size of axis is {length} but size of corresponding "
+                        f"boolean axis is {size}"))
+            result.extend(np.nonzero(entry))
+        else:
+            result.append(entry)
+        axis += _axes_used(entry)
+    return result
+
+
 def _apply_basic(x, entries):
     """Slice and drop integer axes; returns the array and the entries left for arrays."""
     starts, steps, sizes, shape, rest = [], [], [], [], []
     axis = 0
     for entry in entries:
-        if entry is None:
+        if entry is None or _is_bool(entry):
             shape.append(1)
-            rest.append(slice(None))
+            # x[True] adds an axis of length 1 and x[False] one of length 0: a new axis
+            # that an index array [0] or [] (broadcast with any other arrays) selects from.
+            rest.append(np.zeros(int(entry), np.int64) if _is_bool(entry) else slice(None))
             continue
         length = x.shape[axis]
         if _is_int(entry):

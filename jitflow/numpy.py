@@ -12,9 +12,9 @@ import numpy as _np
 from . import ops
 from .contract import dot, einsum, inner, matmul, outer, tensordot  # noqa: F401
 from .errors import at_user_line
-from .ir.types import (as_dtype, normalize_axes, normalize_axis, type_of_value,
-                       SUPPORTED_DTYPES)
-from .trace import Tracer, is_tracing
+from .ir.types import (as_dtype, normalize_axes, normalize_axis, promotion_operand,
+                       result_dtype, type_of_value, SUPPORTED_DTYPES)
+from .trace import Tracer, constant_type, is_tracing
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -40,11 +40,26 @@ def _no_out(name, out, where=True):
 def _ufunc(name, op):
     def function(*args, out=None, where=True, dtype=None):
         _no_out(name, out, where)
-        result = _strong(op(*args))
-        return result if dtype is None else astype(result, dtype)
+        if dtype is not None:
+            args = _cast_for_loop(name, args, dtype)
+        return _strong(op(*args))
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"NumPy's {name}, on arrays and traced values."
     return function
+
+
+def _cast_for_loop(name, args, dtype):
+    """NumPy's dtype= of a ufunc picks the loop whose output is `dtype`: the operands are
+    cast to that loop's inputs ('same_kind'), and no such loop is a TypeError (less with
+    dtype=float32; add(1.5, x, dtype=int32))."""
+    ufunc = getattr(_np, name)
+    operands = tuple(promotion_operand(constant_type(a)) for a in args)
+    try:
+        loop = ufunc.resolve_dtypes(operands + (None,), casting="same_kind",
+                                    signature=(None,) * len(args) + (as_dtype(dtype),))
+    except TypeError as error:
+        raise TypeError(at_user_line(f"{name}: {error}")) from None
+    return [a if _dtype_of(a) == d else astype(a, d) for a, d in zip(args, loop)]
 
 
 negative = _ufunc("negative", ops.negative)
@@ -89,11 +104,19 @@ bitwise_xor = _ufunc("bitwise_xor", ops.bitwise_xor)
 
 
 def positive(x):
-    return _strong(x) if isinstance(x, Tracer) else _np.positive(x)
+    if not isinstance(x, Tracer):
+        return _np.positive(x)
+    if x.dtype == _np.bool_:
+        raise TypeError(at_user_line("numpy.positive is not defined for bool (NumPy has "
+                                     "no loop for it)"))
+    return _strong(x)
 
 
 def square(x, out=None):
     _no_out("square", out)
+    if _dtype_of(x) == _np.bool_:  # x * x would be bool; NumPy's square of bool is int8
+        raise TypeError(at_user_line("NumPy computes square of bool in int8, which "
+                                     "jitflow does not support; cast the input first"))
     return _strong(ops.multiply(x, x))
 
 
@@ -123,9 +146,16 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None, out=None):
     _no_out("clip", out)
     if a_min is None and a_max is None:
-        raise ValueError(at_user_line("clip: one of a_min and a_max must be given"))
-    result = a if a_min is None else ops.maximum(a, a_min)
-    result = result if a_max is None else ops.minimum(result, a_max)
+        return positive(a)  # what NumPy 2 computes: a copy (and an error for bool)
+    # NumPy's clip is one ufunc of all three: compute in their common dtype, so that a
+    # Python float bound is not first rounded to a float32 x and then widened.
+    operands = [v for v in (a, a_min, a_max) if v is not None]
+    common, _ = result_dtype(*(constant_type(v) for v in operands))
+    a = a if _dtype_of(a) == common else astype(a, common)
+    # Bound first: maximum and minimum return their second operand when the two are
+    # equal, and NumPy's clip keeps x then (clip(-0.0, 0.0, 0.0) is -0.0).
+    result = a if a_min is None else ops.maximum(a_min, a)
+    result = result if a_max is None else ops.minimum(a_max, result)
     return _strong(result)
 
 
@@ -219,7 +249,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     _no_out("var", out)
     centered = ops.subtract(a, mean(a, axis=axis, dtype=dtype, keepdims=True))
     squares = ops.multiply(centered, centered)
-    total = sum(squares, axis=axis, keepdims=keepdims)
+    # NumPy sums the squares in `dtype` too: an int array's float64 squares in float32.
+    total = sum(squares, axis=axis, dtype=dtype, keepdims=keepdims)
     return _strong(ops.divide(total, builtins.max(_count(a, axis) - ddof, 0)))
 
 
@@ -253,7 +284,11 @@ def softmax(x, axis=-1):
 
 
 def log_softmax(x, axis=-1):
-    return ops.subtract(x, logsumexp(x, axis=axis, keepdims=True))
+    # (x - peak) - log(sum(exp(x - peak))), not x - logsumexp(x): the latter rounds
+    # logsumexp at the magnitude of x (1000.69 in float32) before cancelling it.
+    peak = max(x, axis=axis, keepdims=True)
+    shifted = ops.subtract(x, where(isfinite(peak), peak, 0))
+    return ops.subtract(shifted, log(sum(exp(shifted), axis=axis, keepdims=True)))
 
 
 def relu(x):
@@ -269,14 +304,17 @@ logistic = sigmoid
 
 # --- shapes ---------------------------------------------------------------------------------
 
-def reshape(a, *shape, order="C", newshape=None):
+def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
+    """np.reshape(a, shape) (shape= or newshape= by keyword too), and the method's
+    a.reshape(2, 3) with the dimensions as separate arguments."""
     if order != "C":
         raise NotImplementedError("jitflow supports only C-order reshapes")
-    if newshape is not None:
-        shape = (newshape,)
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return ops.reshape(a, _resolve_shape(tuple(shape), _shape(a)))
+    if shape is None:
+        shape = newshape if newshape is not None else dims[0] if len(dims) == 1 else dims
+    elif dims:
+        raise TypeError(at_user_line("reshape: shape given twice"))
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    return ops.reshape(a, _resolve_shape(shape, _shape(a)))
 
 
 def _resolve_shape(shape, old):
@@ -313,14 +351,23 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     ndim = _ndim(a)
-    sources = normalize_axes(source, ndim) if isinstance(source, int) else \
-        [normalize_axis(s, ndim) for s in source]
-    dests = [normalize_axis(d, ndim) for d in
-             (destination if isinstance(destination, (tuple, list)) else [destination])]
+    sources = _distinct_axes(source, ndim, "source")
+    dests = _distinct_axes(destination, ndim, "destination")
+    if len(sources) != len(dests):
+        raise ValueError(at_user_line("moveaxis: `source` and `destination` arguments "
+                                      "must have the same number of elements"))
     order = [i for i in range(ndim) if i not in sources]
     for dest, src in sorted(zip(dests, sources)):
         order.insert(dest, src)
     return ops.transpose(a, order)
+
+
+def _distinct_axes(axes, ndim, what):
+    axes = [normalize_axis(a, ndim, what=what)
+            for a in (axes if isinstance(axes, (tuple, list)) else [axes])]
+    if len(set(axes)) != len(axes):
+        raise ValueError(at_user_line(f"repeated axis in `{what}` argument"))
+    return axes
 
 
 def squeeze(a, axis=None):
@@ -392,7 +439,15 @@ def take(a, indices, axis=None):
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, _ndim(a))
     if not isinstance(indices, Tracer):
-        indices = _np.asarray(indices)
+        given, indices = indices, _np.asarray(indices)
+        if indices.size == 0 and not isinstance(given, _np.ndarray):
+            indices = indices.astype(_np.int64)  # [] are no positions, not float64 ones
+    # NumPy casts indices to integers 'safely': bools are 0 and 1, floats an error.
+    if _dtype_of(indices).kind not in "bi":
+        raise TypeError(at_user_line(f"take: indices must be integers, got "
+                                     f"{_dtype_of(indices)}"))
+    if _dtype_of(indices) == _np.bool_:
+        indices = astype(indices, _np.int64)
     return ops.gather(a, indices, axis=axis)
 
 
@@ -401,11 +456,16 @@ def take(a, indices, axis=None):
 def asarray(a, dtype=None):
     if isinstance(a, Tracer):
         return a if dtype is None else astype(a, dtype)
-    if isinstance(a, (list, tuple)) and builtins.any(isinstance(v, Tracer) for v in a):
+    if isinstance(a, (list, tuple)) and _holds_tracer(a):
         return stack([asarray(v, dtype) for v in a])
     result = _np.asarray(a, dtype=dtype)
     as_dtype(result.dtype, what="asarray")
     return result
+
+
+def _holds_tracer(nested):
+    return builtins.any(isinstance(v, Tracer) or
+                        (isinstance(v, (list, tuple)) and _holds_tracer(v)) for v in nested)
 
 
 def array(a, dtype=None, copy=True):
@@ -463,24 +523,49 @@ def arange(start, stop=None, step=1, dtype=None):
                      what="arange")
     if not is_tracing():
         return _np.arange(start, stop, step, dtype=dtype)
-    delta = (start + step) - start  # NumPy steps by the first difference it computes
-    counts = ops.iota((length,), dtype if dtype.kind != "b" else int64)
-    if delta == 1 and start == 0:
-        return astype(counts, dtype)
-    return astype(ops.add(ops.multiply(counts, delta), start), dtype)
+    # As NumPy: the first two values are converted to dtype, the rest step by their
+    # difference in dtype (so arange(0, 2, 0.5, dtype=int) is all zeros).
+    first, second = (_np.array(v).astype(dtype) for v in (start, start + step))
+    if dtype == _np.bool_:
+        if length > 2:
+            raise TypeError(at_user_line("arange() is only supported for booleans when "
+                                         "the result has at most length 2."))
+        return _np.array([first, second][:length], dtype=dtype)
+    with _np.errstate(all="ignore"):
+        delta = second - first
+    counts = ops.iota((length,), dtype)
+    values = ops.add(first, ops.multiply(counts, delta))
+    # Positions 0 and 1 hold the converted values themselves (-0.0, inf * 0, rounding).
+    return ops.where(ops.equal(counts, 0), first,
+                     ops.where(ops.equal(counts, 1), second, values))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
     _python_scalar(start, "linspace start"), _python_scalar(stop, "linspace stop")
     if not is_tracing():
         return _np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    if num < 0:
+        raise ValueError(at_user_line(f"Number of samples, {num}, must be non-negative."))
     div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else _np.nan
+    delta = float(stop) - float(start)
     counts = ops.iota((num,), float64)
-    values = ops.add(ops.multiply(counts, step), float(start))
+    # NumPy's three cases: counts * step; counts / div * delta when the step underflows
+    # to 0; counts * delta when there is no step (a single point).
+    step = delta / div if div > 0 else None
+    if step:
+        values = ops.multiply(counts, step)
+    elif div > 0:
+        values = ops.multiply(ops.divide(counts, div), delta)
+    else:
+        values = ops.multiply(counts, delta)
+    values = ops.add(values, float(start))
     if endpoint and num > 1:  # NumPy sets the last point to `stop` exactly
         values = ops.where(ops.equal(counts, num - 1), float(stop), values)
-    return values if dtype is None else astype(values, dtype)
+    if dtype is None:
+        return values
+    if as_dtype(dtype, what="linspace").kind == "i":
+        values = ops.floor(values)  # NumPy rounds down to integers, not toward zero
+    return astype(values, dtype)
 
 
 def shape(a):
@@ -503,4 +588,5 @@ dtype = _np.dtype
 finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
            ("builtins", "math", "ops", "Tracer", "is_tracing", "as_dtype", "at_user_line",
-            "normalize_axes", "normalize_axis", "type_of_value", "SUPPORTED_DTYPES")]
+            "normalize_axes", "normalize_axis", "type_of_value", "SUPPORTED_DTYPES",
+            "result_dtype", "constant_type", "promotion_operand")]

@@ -26,7 +26,7 @@ def ufunc_type_rule(ufunc):
 def elementwise(name, ufunc, impl=None, **rules):
     """Register an elementwise primitive whose types follow NumPy's `ufunc`."""
     return register(Primitive(name, ufunc_type_rule(ufunc), impl or ufunc,
-                              elementwise=True, **rules))
+                              elementwise=True, ufunc=ufunc, **rules))
 
 
 neg_p = elementwise("neg", np.negative)
@@ -131,7 +131,8 @@ def _where_type(cond, x, y):
     if cond.dtype != bool_:
         raise TypeError(f"the condition must be bool, got {cond.dtype}")
     dtype, weak = result_dtype(x, y)
-    return TensorType(broadcast_shapes(cond.shape, x.shape, y.shape), dtype, weak)
+    shape = broadcast_shapes(cond.shape, x.shape, y.shape)
+    return TensorType(shape, dtype, weak and shape == ())  # an array condition: an array
 
 
 where_p = register(Primitive("where", _where_type, np.where, elementwise=True))
@@ -360,9 +361,13 @@ def _pad_type(x, *, widths, value):
     return x.with_shape(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths)))
 
 
-pad_p = register(Primitive(
-    "pad", _pad_type,
-    lambda x, *, widths, value: np.pad(x, widths, constant_values=value)))
+def _pad_impl(x, *, widths, value):
+    if np.ndim(x) == 0:  # np.pad cannot read the empty widths of a 0-d array
+        return np.array(x)
+    return np.pad(x, widths, constant_values=value)
+
+
+pad_p = register(Primitive("pad", _pad_type, _pad_impl))
 
 
 def pad(x, *, widths, value=0):
@@ -394,6 +399,9 @@ def matmul(x, y): return bind(matmul_p, x, y)
 def _iota_type(*, shape, dtype, axis):
     if dtype not in SUPPORTED_DTYPES or not 0 <= axis < len(shape):
         raise ValueError(f"iota needs a supported dtype and an axis of shape {shape}")
+    if dtype == bool_ and shape[axis] > 2:  # as np.arange: bool cannot count past 1
+        raise TypeError(f"iota of bool is only supported for at most 2 values along the "
+                        f"axis, got shape {shape}, axis {axis}")
     return TensorType(shape, dtype)
 
 

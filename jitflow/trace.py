@@ -186,7 +186,11 @@ class Tracer:
     __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
     __mod__, __rmod__ = _binary("remainder"), _binary("remainder", True)
     __pow__, __rpow__ = _binary("power"), _binary("power", True)
-    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
+    __matmul__ = _method("matmul")  # NumPy's matmul: 1-D operands are promoted
+
+    def __rmatmul__(self, other):
+        return _jnp().matmul(other, self)
+
     __and__, __rand__ = _binary("bitwise_and"), _binary("bitwise_and", True)
     __or__, __ror__ = _binary("bitwise_or"), _binary("bitwise_or", True)
     __xor__, __rxor__ = _binary("bitwise_xor"), _binary("bitwise_xor", True)

@@ -4,6 +4,7 @@ Graphs are immutable: passes build new ones. A Var is an SSA value identified by
 object itself, so a rewritten graph may keep the Vars of the graph it came from.
 """
 import itertools
+import math
 
 import numpy as np
 
@@ -65,7 +66,8 @@ class Node:
         return self.prim.name
 
     def params_key(self):
-        return tuple(sorted(self.params.items()))
+        """Params as a hashable key that tells -0.0 from 0.0 (they compare equal)."""
+        return tuple(sorted((k, _exact(v)) for k, v in self.params.items()))
 
     def replace(self, *, inputs=None, outputs=None, subgraphs=None):
         return Node(self.prim, self.inputs if inputs is None else inputs, self.params,
@@ -74,6 +76,14 @@ class Node:
 
     def __repr__(self):
         return f"Node({self.op})"
+
+
+def _exact(value):
+    if isinstance(value, float):
+        return (float, value, math.copysign(1.0, value))
+    if isinstance(value, tuple):
+        return tuple(_exact(v) for v in value)
+    return value
 
 
 class Graph:

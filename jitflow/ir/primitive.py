@@ -24,6 +24,7 @@ class Primitive:
     elementwise: bool = False
     has_subgraphs: bool = False
     pure: bool = True  # deterministic and effect-free: may be folded, merged or dropped
+    ufunc: object = None  # the NumPy ufunc whose dtype rules an elementwise primitive follows
     vjp: Optional[Callable] = None
     jvp: Optional[Callable] = None
     lower: Optional[Callable] = None

@@ -46,6 +46,12 @@ class TensorType:
     dtype: np.dtype
     weak: bool = False  # came from a Python scalar: defers to the other operand's dtype
 
+    def __post_init__(self):
+        # A weak value is a Python scalar at run time (np.where(c, 1.0, 2.0) of an array
+        # c is a float64 array, as is np.broadcast_to(1.0, (3,))): weak implies 0-d.
+        if self.weak and self.shape != ():
+            raise ValueError(f"a weakly typed value must be 0-d, got shape {self.shape}")
+
     @property
     def ndim(self):
         return len(self.shape)
@@ -55,7 +61,8 @@ class TensorType:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def with_shape(self, shape):
-        return TensorType(tuple(shape), self.dtype, self.weak)
+        shape = tuple(shape)
+        return TensorType(shape, self.dtype, self.weak and shape == ())
 
     def strong(self):
         return TensorType(self.shape, self.dtype)
@@ -102,6 +109,12 @@ def resolve_ufunc_dtypes(ufunc, types):
                             f"which jitflow does not support; cast the input first")
     weak = all(t.weak for t in types)
     return tuple(out for out in outs), weak
+
+
+def ufunc_loop_dtypes(ufunc, types):
+    """The dtypes NumPy's loop for `ufunc` computes in: one per input, then the outputs."""
+    operands = tuple(promotion_operand(t) for t in types)
+    return ufunc.resolve_dtypes(operands + (None,) * ufunc.nout)
 
 
 def result_dtype(*types):

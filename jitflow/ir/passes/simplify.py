@@ -24,8 +24,17 @@ def _simplify_node(node, producers):
     if result is None:
         return None
     if isinstance(result, Node):
-        return result
+        return result if _types_match(result) else None
     return (result,) if result.type == node.outputs[0].type else None
+
+
+def _types_match(node):
+    """A rewritten node must define its outputs with exactly their old types."""
+    try:
+        types = node.prim.infer_types(*(v.type for v in node.inputs), **node.params)
+    except (TypeError, ValueError):
+        return False
+    return types == tuple(v.type for v in node.outputs)
 
 
 # --- matching helpers ------------------------------------------------------------------
@@ -64,6 +73,15 @@ def _op(value, producers, name):
     return producer if producer is not None and producer.op == name else None
 
 
+def _negation_in_result_dtype(value, node, producers):
+    """The neg node defining `value`, if it negates in the node's result dtype: an integer
+    negation promoted afterwards (-0 is +0, -MIN wraps) is not a float negation."""
+    neg = _op(value, producers, "neg")
+    if neg is None or neg.outputs[0].type.dtype != node.outputs[0].type.dtype:
+        return None
+    return neg
+
+
 def _node(name, inputs, node, **params):
     """A node of primitive `name` that defines `node`'s outputs."""
     return Node(REGISTRY[name], inputs, params, node.outputs)
@@ -82,7 +100,7 @@ def _commuted(rule):
 def _add(node, x, y, producers):
     if _is_additive_identity(y, x, producers):
         return x                                              # x + (-0.0) -> x; i + 0 -> i
-    if (neg := _op(y, producers, "neg")) is not None:
+    if (neg := _negation_in_result_dtype(y, node, producers)) is not None:
         return _node("sub", (x, neg.inputs[0]), node)        # x + (-y) -> x - y
     return None
 
@@ -91,7 +109,7 @@ def _sub(node, x, y, producers, **_):
     if _is(y, producers, 0, negative_zero=False) or (
             x.type.dtype.kind != "f" and _is(y, producers, 0)):
         return x                                              # x - 0.0 -> x
-    if (neg := _op(y, producers, "neg")) is not None:
+    if (neg := _negation_in_result_dtype(y, node, producers)) is not None:
         return _node("add", (x, neg.inputs[0]), node)        # x - (-y) -> x + y
     if x.type.dtype.kind == "f" and _is(x, producers, 0, negative_zero=True):
         return _node("neg", (y,), node)                      # -0.0 - y -> -y
@@ -179,7 +197,12 @@ def _broadcast_to(node, x, producers, shape):
 
 
 def _same_type(node, x, producers, **_):
-    return x                                                  # cast(x, x.dtype) -> x, ...
+    return x                                                  # cast(x, x.dtype) -> x
+
+
+def _sum_of_one(node, x, producers, **_):
+    # NumPy's float sums start from +0.0, so a float sum of one -0.0 is +0.0, not x.
+    return x if x.type.dtype.kind != "f" else None           # sum over size-1 axes -> x
 
 
 def _slice(node, x, producers, starts, steps, sizes):
@@ -192,5 +215,5 @@ RULES = {
     "neg": _neg, "logical_not": _logical_not, "abs": _abs,
     "max": _idempotent, "min": _idempotent, "where": _where,
     "transpose": _transpose, "reshape": _reshape, "broadcast_to": _broadcast_to,
-    "cast": _same_type, "reduce_sum": _same_type, "slice": _slice,
+    "cast": _same_type, "reduce_sum": _sum_of_one, "slice": _slice,
 }

@@ -1,0 +1,431 @@
+"""Random programs: the same Python program, run eagerly by NumPy and traced through
+@jitflow.function (so optimized by simplify, constant folding, CSE and DCE), must give the
+same values (bit for bit, NaN where NumPy has NaN, the same signed zeros) and dtypes.
+
+A program is a list of steps `v3 = op(v0, v2, param=...)` over the inputs v0.. and the
+values computed so far. Each op is written once against a namespace `xp`: NumPy for the
+reference, jitflow.numpy under tracing (operators and methods are the same code).
+"""
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import given, note, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitflow
+import jitflow.numpy as jnp
+from strategies import arrays, elements
+
+
+@pytest.fixture(autouse=True, scope="module")
+def reference_interpreter():
+    """These tests check tracing and the passes bit for bit, so they run the optimized
+    graph on the NumPy reference interpreter: native code may round exp, sin, ... an ulp
+    differently, and in a long program (floor, cancellation) an ulp can become anything."""
+    saved = jitflow.config.backend
+    jitflow.config.backend = "interpreter"
+    yield
+    jitflow.config.backend = saved
+
+
+# Hypothesis tries the first entry of a list most: tables start with the likeliest to
+# expose a bug (floats, signed zeros, binary operations).
+INPUT_DTYPES = [np.dtype(d) for d in ("float32", "float64", "int32", "int64")]
+MAX_SIZE, MAX_DIMS, MIN_STEPS, MAX_STEPS = 64, 4, 6, 24
+
+# Python scalars (weakly typed): the simplifier's identities (signed zeros, +-1) often,
+# and IEEE corners.
+LITERALS = [-0.0, 0.0, 1, -1, 0, 2, 1.0, -1.0, -0.0, 0.0, 0.5, 2.0, float("inf"),
+            float("nan")]
+# Values that float inputs hold often: the ones where exact rewrites can go wrong.
+SPECIAL = [-0.0, 0.0, 1.0, -1.0, float("nan"), float("inf"), float("-inf")]
+
+UNARY = {
+    "negative": lambda xp, x: -x,
+    "abs": lambda xp, x: xp.abs(x),
+    "exp": lambda xp, x: xp.exp(x),
+    "log1p_abs": lambda xp, x: xp.log1p(xp.abs(x)),
+    "tanh": lambda xp, x: xp.tanh(x),
+    "sin": lambda xp, x: xp.sin(x),
+    "floor": lambda xp, x: xp.floor(x),
+    "sqrt_abs": lambda xp, x: xp.sqrt(xp.abs(x)),
+    "double_negative": lambda xp, x: -(-x),
+    "square": lambda xp, x: x ** 2,
+    "power_one": lambda xp, x: x ** 1,
+}
+
+BINARY = {
+    "add": lambda xp, x, y: x + y,
+    "subtract": lambda xp, x, y: xp.subtract(x, y),
+    "multiply": lambda xp, x, y: x * y,
+    "divide": lambda xp, x, y: x / y,
+    "maximum": lambda xp, x, y: xp.maximum(x, y),
+    "minimum": lambda xp, x, y: xp.minimum(x, y),
+    "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "where_less_equal": lambda xp, x, y: xp.where(x <= y, y * 2, x),
+}
+
+REDUCTIONS = {
+    "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
+    "max": lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    "mean": lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+}
+
+SHAPE_OPS = {
+    "transpose": lambda xp, x, perm: xp.transpose(x, perm),
+    "reshape": lambda xp, x, shape: x.reshape(shape),
+    "broadcast_to": lambda xp, x, shape: xp.broadcast_to(x, shape),
+    "slice": lambda xp, x, index: x[index],
+    "concatenate": lambda xp, x, y, axis: xp.concatenate([x, y], axis=axis),
+    "pad": lambda xp, x, width, value: xp.pad(x, width, constant_values=value),
+    "astype": lambda xp, x, dtype: x.astype(dtype),
+}
+
+# A constant array as a value of its own: steps on it alone are constant-folded.
+CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
+
+OPS = {**UNARY, **BINARY, **REDUCTIONS, **SHAPE_OPS, **CONSTANT}
+
+
+@dataclass
+class Step:
+    op: str
+    args: tuple     # ints name earlier values; ("lit", v) a literal; ("const", a) an array
+    params: dict
+
+    def __str__(self):
+        args = [_show(a) for a in self.args]
+        args += [f"{k}={v!r}" for k, v in self.params.items()]
+        return f"{self.op}({', '.join(args)})"
+
+
+def _show(arg):
+    if isinstance(arg, int):
+        return f"v{arg}"
+    kind, value = arg
+    return repr(value) if kind == "lit" else f"np.{value!r}"
+
+
+@dataclass
+class Program:
+    inputs: list
+    steps: list
+    outputs: tuple
+
+    def __str__(self):
+        lines = [f"v{i} = input {x.dtype}{list(x.shape)}"
+                 for i, x in enumerate(self.inputs)]
+        first = len(self.inputs)
+        lines += [f"v{first + i} = {step}" for i, step in enumerate(self.steps)]
+        lines.append("return " + ", ".join(f"v{i}" for i in self.outputs))
+        return "\n".join(lines)
+
+
+def run(program, xp, inputs):
+    values = list(inputs)
+    for step in program.steps:
+        args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
+        value = OPS[step.op](xp, *args, **step.params)
+        # NumPy keeps 0-d results as arrays, as traced values are: NumPy's scalars have
+        # arithmetic of their own (a float64 scalar ** 2 calls C pow, an array squares).
+        values.append(np.asarray(value) if xp is np else value)
+    return tuple(values[i] for i in program.outputs)
+
+
+def run_numpy(program, inputs=None):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # mean of an empty slice
+        return run(program, np, program.inputs if inputs is None else inputs)
+
+
+def special_values_like(x):
+    """An array of x's shape and dtype holding the corner cases in turn."""
+    if x.dtype.kind == "f":
+        corners = SPECIAL + [2.5, -3.0]
+    else:
+        info = np.iinfo(x.dtype)
+        corners = [0, 1, -1, 2, -3, info.min, info.max]
+    return np.resize(np.array(corners, x.dtype), x.shape)
+
+
+# --- generation -----------------------------------------------------------------------
+#
+# Programs are drawn one step at a time, each step applied to the real input arrays with
+# NumPy at once, so later steps know the shapes and dtypes they work on.
+
+def _fits(value):
+    value = np.asarray(value)
+    return value.dtype in INPUT_DTYPES and value.size <= MAX_SIZE and \
+        value.ndim <= MAX_DIMS
+
+
+def _broadcasts(a, b):
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+        return True
+    except ValueError:
+        return False
+
+
+def _operand(draw, values, x):
+    """A second operand for x: an earlier value it broadcasts with, a literal, or a
+    constant array."""
+    kind = draw(st.sampled_from(["literal", "value", "constant"]))
+    if kind == "value":
+        partners = [i for i, v in enumerate(values) if _broadcasts(v, x)]
+        return draw(st.sampled_from(partners))
+    if kind == "literal":
+        return ("lit", draw(st.sampled_from(LITERALS)))
+    shape = np.shape(x)[draw(st.integers(0, np.ndim(x))):]
+    dtype = draw(st.sampled_from(INPUT_DTYPES))
+    return ("const", draw(arrays(dtype, shape, min_value=-3, max_value=3)))
+
+
+def _axis(draw, ndim):
+    """None, an int (negative too) or a tuple of distinct axes."""
+    if ndim == 0 or draw(st.booleans()):
+        return None
+    axes = draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True))
+    axes = [a - ndim if draw(st.booleans()) else a for a in axes]
+    return axes[0] if len(axes) == 1 and draw(st.booleans()) else tuple(axes)
+
+
+def _new_shape(draw, shape):
+    """A shape of the same size: flattened, an axis of 1 added, two axes merged, or an
+    axis split in two."""
+    size = int(np.prod(shape))
+    choices = [(size,), shape + (1,), (1,) + shape]
+    if len(shape) >= 2:
+        i = draw(st.integers(0, len(shape) - 2))
+        choices.append(shape[:i] + (shape[i] * shape[i + 1],) + shape[i + 2:])
+    for i, d in enumerate(shape):
+        for factor in (2, 3):
+            if d and d % factor == 0:
+                choices.append(shape[:i] + (factor, d // factor) + shape[i + 1:])
+    return draw(st.sampled_from(choices))
+
+
+def _broadcast_target(draw, shape):
+    """A shape x broadcasts to: axes of 1 grown, new leading axes."""
+    grown = tuple(draw(st.integers(1, 3)) if d == 1 else d for d in shape)
+    lead = tuple(draw(st.lists(st.integers(0, 3), max_size=MAX_DIMS - len(shape))))
+    return lead + grown
+
+
+def _slice_index(draw, shape):
+    entries = []
+    for length in shape:
+        if length and draw(st.integers(0, 3)) == 0:
+            entries.append(draw(st.integers(-length, length - 1)))
+        else:
+            bound = st.none() | st.integers(-length - 1, length + 1)
+            step = st.none() | st.sampled_from([1, 2, -1, -2])
+            entries.append(slice(draw(bound), draw(bound), draw(step)))
+    return tuple(entries)
+
+
+def _draw_step(draw, values):
+    # Mostly the newest value, so that steps build on each other.
+    x_index = draw(st.sampled_from([len(values) - 1, None]))
+    x_index = draw(st.integers(0, len(values) - 1)) if x_index is None else x_index
+    x = values[x_index]
+    kind = draw(st.sampled_from(["binary", "unary", "shape", "reduction"]))
+    if kind == "unary":
+        return Step(draw(st.sampled_from(list(UNARY))), (x_index,), {})
+    if kind == "binary":
+        y = _operand(draw, values, x)
+        args = (x_index, y) if draw(st.booleans()) else (y, x_index)
+        return Step(draw(st.sampled_from(list(BINARY))), args, {})
+    if kind == "reduction":
+        params = {"axis": _axis(draw, np.ndim(x)), "keepdims": draw(st.booleans())}
+        return Step(draw(st.sampled_from(list(REDUCTIONS))), (x_index,), params)
+    shape = np.shape(x)
+    op = draw(st.sampled_from(list(SHAPE_OPS)))
+    if op == "reshape":
+        return Step(op, (x_index,), {"shape": _new_shape(draw, shape)})
+    if op == "transpose":  # reversed axes (x.T) first: transposes of transposes
+        perms = st.just(tuple(reversed(range(len(shape))))) | st.permutations(
+            range(len(shape))).map(tuple)
+        return Step(op, (x_index,), {"perm": draw(perms)})
+    if op == "broadcast_to":
+        return Step(op, (x_index,), {"shape": _broadcast_target(draw, shape)})
+    if op == "slice":
+        return Step(op, (x_index,), {"index": _slice_index(draw, shape)})
+    if op == "pad":
+        width = draw(st.integers(0, 2) | st.tuples(st.integers(0, 2), st.integers(0, 2)))
+        value = draw(st.sampled_from(LITERALS))
+        return Step(op, (x_index,), {"width": width, "value": value})
+    if op == "astype":  # float to int is undefined for NaN and inf: not drawn
+        kind = np.asarray(x).dtype.kind
+        dtypes = [d for d in INPUT_DTYPES if d.kind == "f" or kind == "i"]
+        return Step(op, (x_index,), {"dtype": draw(st.sampled_from(dtypes))})
+    if not shape:
+        return None  # concatenate needs an axis
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    partners = [i for i, v in enumerate(values) if _fits_beside(np.shape(v), shape, axis)]
+    return Step(op, (x_index, draw(st.sampled_from(partners))), {"axis": axis})
+
+
+def _fits_beside(shape, other, axis):
+    """Whether arrays of these shapes concatenate along `axis`."""
+    axis %= len(other)
+    return len(shape) == len(other) and all(
+        a == b for k, (a, b) in enumerate(zip(shape, other)) if k != axis)
+
+
+@st.composite
+def programs(draw):
+    count = draw(st.integers(1, 3))
+    shapes = draw(hnp.mutually_broadcastable_shapes(
+        num_shapes=count, max_dims=3, min_side=0, max_side=4)).input_shapes
+    inputs = [draw(input_arrays(draw(st.sampled_from(INPUT_DTYPES)), s)) for s in shapes]
+    program = Program(inputs, [], ())
+    values = list(inputs)
+    if draw(st.booleans()):
+        constant = draw(input_arrays(draw(st.sampled_from(INPUT_DTYPES)), shapes[0]))
+        program.steps.append(Step("constant", (("const", constant),), {}))
+        values.append(constant)
+    for _ in range(draw(st.integers(MIN_STEPS, MAX_STEPS))):
+        step = _draw_step(draw, values)
+        if step is None:
+            continue
+        program.steps.append(step)
+        program.outputs = (len(values),)
+        try:
+            (value,) = run_numpy(program)
+        except (ValueError, TypeError, IndexError, ArithmeticError):
+            value = None  # NumPy refuses it (max of nothing, say): not a program
+        if value is None or not _fits(value):
+            program.steps.pop()
+            continue
+        values.append(value)
+    # Return every value no later step uses, so that no step is dead code.
+    used = {a for step in program.steps for a in step.args if isinstance(a, int)}
+    program.outputs = tuple(i for i in range(len(inputs), len(values)) if i not in used)
+    return program
+
+
+def input_arrays(dtype, shape):
+    if dtype.kind != "f":
+        return arrays(dtype, shape)
+    return hnp.arrays(dtype, shape, elements=st.sampled_from(SPECIAL) | elements(dtype))
+
+
+# --- the property ---------------------------------------------------------------------
+
+def assert_same(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype, f"dtype {got.dtype}, NumPy gives {expected.dtype}"
+    assert got.shape == expected.shape, f"shape {got.shape}, NumPy gives {expected.shape}"
+    np.testing.assert_array_equal(got, expected)  # NaN matches NaN
+    if expected.dtype.kind == "f":  # and -0.0 must stay -0.0
+        numbers = ~np.isnan(expected)
+        np.testing.assert_array_equal(np.signbit(got[numbers]),
+                                      np.signbit(expected[numbers]))
+
+
+@given(programs(), st.booleans())
+def test_traced_program_matches_numpy(program, check_ir):
+    note(f"program:\n{program}")
+    fn = jitflow.function(lambda *inputs: run(program, jnp, inputs))
+    saved = jitflow.config.check_ir
+    jitflow.config.check_ir = check_ir  # verify the IR after every pass
+    try:
+        # The drawn inputs, then (same signature: the cached function) every corner case.
+        for inputs in (program.inputs, [special_values_like(x) for x in program.inputs]):
+            note(f"inputs: {inputs}")
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # NumPy on constants
+                got = fn(*inputs)
+            expected = run_numpy(program, inputs)
+            assert len(got) == len(expected)
+            for g, e in zip(got, expected):
+                assert_same(g, e)
+    finally:
+        jitflow.config.check_ir = saved
+
+
+# Short programs on the identities the simplifier knows (and near misses), run on every
+# corner case of each dtype: each must give what NumPy gives, bit for bit.
+IDENTITIES = {
+    "x + -0.0": lambda x: x + -0.0, "x + 0.0": lambda x: x + 0.0, "0 + x": lambda x: 0 + x,
+    "x - 0.0": lambda x: x - 0.0, "x - -0.0": lambda x: x - -0.0, "x - 0": lambda x: x - 0,
+    "0.0 - x": lambda x: 0.0 - x, "x * 1": lambda x: x * 1, "x * 1.0": lambda x: x * 1.0,
+    "x * -1": lambda x: x * -1, "-1.0 * x": lambda x: -1.0 * x, "x * 0": lambda x: x * 0,
+    "x / 1": lambda x: x / 1, "x / -1": lambda x: x / -1, "x ** 1": lambda x: x ** 1,
+    "x ** 2": lambda x: x ** 2, "x ** 1.0": lambda x: x ** 1.0, "-(-x)": lambda x: -(-x),
+    "x + (-x)": lambda x: x + (-x), "x - (-x)": lambda x: x - (-x),
+    "0.0 + (-x)": lambda x: 0.0 + (-x), "abs(abs(x))": lambda x: np.abs(np.abs(x)),
+    "abs(-x)": lambda x: np.abs(-x), "max(x, x)": lambda x: np.maximum(x, x),
+    "min(x, -x)": lambda x: np.minimum(x, -x),
+    "where(c, x, x)": lambda x: np.where(x > 0, x, x),
+    "where(true, x, 0)": lambda x: np.where(np.ones(x.shape, bool), x, 0),
+    "where(false, x, 1.0)": lambda x: np.where(np.zeros(x.shape, bool), x, 1.0),
+    "x.T.T": lambda x: x.T.T,
+    "transposes": lambda x: np.transpose(np.transpose(x.reshape(2, 3, 2), (1, 2, 0)),
+                                         (1, 0, 2)),
+    "reshapes": lambda x: x.reshape(2, 6).reshape(3, 4).reshape(12),
+    "broadcasts": lambda x: np.broadcast_to(np.broadcast_to(x[:1], (2, 4)), (5, 2, 4)),
+    "x[:, :]": lambda x: x[:, :], "x[::-1][::-1]": lambda x: x[::-1][::-1],
+    "astype(own dtype)": lambda x: x.astype(x.dtype),
+    "exp(x) + exp(x)": lambda x: np.exp(x) + np.exp(x),
+    "sum(x, 1) - sum(x, 1)": lambda x: np.sum(x, axis=1) - np.sum(x, axis=1),
+    "(x + 1) - 1": lambda x: (x + 1) - 1,
+}
+
+
+@pytest.mark.parametrize("name, dtype", [
+    pytest.param(name, dtype, id=f"{name}-{dtype}")
+    for name in IDENTITIES for dtype in INPUT_DTYPES])
+def test_identity_programs_match_numpy(name, dtype):
+    fn = IDENTITIES[name]
+    x = special_values_like(np.empty((3, 4), dtype))
+    with np.errstate(all="ignore"):
+        expected = fn(x)
+        got = jitflow.function(fn)(x)
+    assert_same(got, expected)
+
+
+def test_a_program_prints_readably():
+    x = np.zeros((2, 3), np.float32)
+    program = Program([x], [Step("add", (0, ("lit", -0.0)), {}),
+                            Step("sum", (1,), {"axis": 1, "keepdims": True})], (2,))
+    assert str(program) == ("v0 = input float32[2, 3]\n"
+                            "v1 = add(v0, -0.0)\n"
+                            "v2 = sum(v1, axis=1, keepdims=True)\n"
+                            "return v2")
+
+
+# Regression tests for bugs the random programs found in the passes.
+
+@pytest.mark.parametrize("x, axis, keepdims", [(np.array(-0.0), None, False),
+                                               (np.array([[-0.0]]), 1, True)])
+def test_sum_that_reduces_nothing_gives_positive_zero(x, axis, keepdims):
+    # NumPy's float sums start from +0.0: the sum of a single -0.0 is +0.0.
+    for reduce in (np.sum, np.mean):
+        fn = jitflow.function(lambda x: reduce(x, axis=axis, keepdims=keepdims))
+        assert_same(fn(x), reduce(x, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("fn, x", [(lambda x: -0.0 - x, np.array([1, 2], np.int32)),
+                                   (lambda x: np.array([-0.0, -0.0]) - x, np.array(1.0))])
+def test_negative_zero_minus_y_keeps_the_type(fn, x):
+    # -0.0 - y -> -y only when -y has the node's dtype and shape.
+    assert_same(jitflow.function(fn)(x), fn(x))
+
+
+def test_float_plus_negated_integer():
+    x = np.array([-0.0, 1.0, 0.0], np.float32)
+    y = np.array([0, np.iinfo(np.int32).min, 0], np.int32)
+    for fn in (lambda x, y: x + (-y), lambda x, y: x - (-y)):
+        assert_same(jitflow.function(fn)(x, y), fn(x, y))
+
+
+def test_pads_with_signed_zeros():
+    def fn(x):
+        return np.pad(x, 1, constant_values=0.0), np.pad(x, 1, constant_values=-0.0)
+    x = np.ones(2)
+    for got, expected in zip(jitflow.function(fn)(x), fn(x)):
+        assert_same(got, expected)
