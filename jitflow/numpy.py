@@ -152,11 +152,14 @@ def clip(a, a_min=None, a_max=None, out=None):
     operands = [v for v in (a, a_min, a_max) if v is not None]
     common, _ = result_dtype(*(constant_type(v) for v in operands))
     a = a if _dtype_of(a) == common else astype(a, common)
-    # Bound first: maximum and minimum return their second operand when the two are
-    # equal, and NumPy's clip keeps x then (clip(-0.0, 0.0, 0.0) is -0.0).
-    result = a if a_min is None else ops.maximum(a_min, a)
-    result = result if a_max is None else ops.minimum(a_max, result)
-    return _strong(result)
+    # maximum and minimum return their second operand on ties (-0.0 against 0.0). With
+    # one bound NumPy calls maximum(x, bound) or minimum(x, bound), so ties give the
+    # bound; with both, its clip loop keeps x (clip(-0.0, 0.0, 0.0) is -0.0).
+    if a_max is None:
+        return _strong(ops.maximum(a, a_min))
+    if a_min is None:
+        return _strong(ops.minimum(a, a_max))
+    return _strong(ops.minimum(a_max, ops.maximum(a_min, a)))
 
 
 def astype(x, dtype, copy=True):

@@ -114,7 +114,12 @@ def resolve_ufunc_dtypes(ufunc, types):
 def ufunc_loop_dtypes(ufunc, types):
     """The dtypes NumPy's loop for `ufunc` computes in: one per input, then the outputs."""
     operands = tuple(promotion_operand(t) for t in types)
-    return ufunc.resolve_dtypes(operands + (None,) * ufunc.nout)
+    resolved = ufunc.resolve_dtypes(operands + (None,) * ufunc.nout)
+    if any(d.kind == "O" for d in resolved):
+        # NumPy compares two Python ints in an object loop (exact for any size); weak
+        # ints are int64 here, so their int64 loop is the one that applies.
+        resolved = ufunc.resolve_dtypes(tuple(t.dtype for t in types) + (None,) * ufunc.nout)
+    return resolved
 
 
 def result_dtype(*types):

@@ -1,0 +1,1 @@
+"""The LLVM backend: lowering of optimized graphs to native code through llvmlite."""

@@ -1,0 +1,115 @@
+"""Small helpers over llvmlite's IRBuilder: types, constants, casts, loops, intrinsics.
+
+Scalar operations follow NumPy's exact semantics (signed zeros, NaN, integer division by
+zero, float->int casts of NaN), since compiled results must equal NumPy's.
+"""
+from contextlib import contextmanager
+
+import numpy as np
+from llvmlite import ir
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+PTR = ir.PointerType()
+
+LLVM_TYPES = {np.dtype(np.bool_): I8, np.dtype(np.int32): I32, np.dtype(np.int64): I64,
+              np.dtype(np.float32): F32, np.dtype(np.float64): F64}
+
+
+def ltype(dtype):
+    """The LLVM type holding one element of `dtype` in memory (bool is one byte)."""
+    return LLVM_TYPES[np.dtype(dtype)]
+
+
+class Emitter:
+    """Emits code at one insertion point. Values are kept in their memory types: bool as
+    an i8 that is 0 or 1; comparisons produce i1 and `bool` turns them back into i8."""
+
+    def __init__(self, builder):
+        self.b = builder
+        self.module = builder.module
+
+    # --- constants and casts ----------------------------------------------------------
+    def const(self, value, dtype):
+        dtype = np.dtype(dtype)
+        if dtype.kind == "f":
+            return ir.Constant(ltype(dtype), float(value))
+        return ir.Constant(ltype(dtype), int(value))
+
+    def bool(self, bit):
+        return self.b.zext(bit, I8)
+
+    def truth(self, value, dtype):
+        """An i1: value != 0 (NaN is true, as in NumPy)."""
+        if np.dtype(dtype).kind == "f":
+            return self.b.fcmp_unordered("!=", value, self.const(0, dtype))
+        return self.b.icmp_signed("!=", value, self.const(0, dtype))
+
+    def cast(self, value, src, dst):
+        src, dst = np.dtype(src), np.dtype(dst)
+        if src == dst:
+            return value
+        if dst.kind == "b":
+            return self.bool(self.truth(value, src))
+        if src.kind == "f" and dst.kind == "f":
+            return self.b.fpext(value, ltype(dst)) if dst.itemsize > src.itemsize \
+                else self.b.fptrunc(value, ltype(dst))
+        if src.kind in "bi" and dst.kind == "f":
+            return self.b.uitofp(value, ltype(dst)) if src.kind == "b" \
+                else self.b.sitofp(value, ltype(dst))
+        if src.kind in "bi":  # integer widths
+            if src.itemsize > dst.itemsize:
+                return self.b.trunc(value, ltype(dst))
+            return self.b.zext(value, ltype(dst)) if src.kind == "b" \
+                else self.b.sext(value, ltype(dst))
+        return self._float_to_int(value, src, dst)
+
+    def _float_to_int(self, value, src, dst):
+        # fptosi of NaN or of an out-of-range value is poison in LLVM; x86 (and so NumPy)
+        # gives the minimum integer there, so that is what we select.
+        bits = dst.itemsize * 8
+        low = self.const(-2.0 ** (bits - 1), src)
+        in_range = self.b.and_(self.b.fcmp_ordered(">=", value, low),
+                               self.b.fcmp_ordered("<", value, self.const(2.0 ** (bits - 1),
+                                                                          src)))
+        safe = self.b.select(in_range, value, self.const(0, src))
+        converted = self.b.fptosi(safe, ltype(dst))
+        return self.b.select(in_range, converted, self.const(-2 ** (bits - 1), dst))
+
+    # --- memory -------------------------------------------------------------------------
+    def element_pointer(self, base, dtype, index):
+        return self.b.gep(base, [index], inbounds=True, source_etype=ltype(dtype))
+
+    def load(self, base, dtype, index):
+        return self.b.load(self.element_pointer(base, dtype, index), typ=ltype(dtype))
+
+    def store(self, value, base, dtype, index):
+        self.b.store(value, self.element_pointer(base, dtype, index))
+
+    # --- control flow -------------------------------------------------------------------
+    @contextmanager
+    def for_range(self, count, name="i"):
+        """for i in range(count): the body is emitted inside the `with` block."""
+        b = self.b
+        count = count if isinstance(count, ir.Value) else I64(count)
+        before = b.block
+        loop = b.append_basic_block(f"{name}.loop")
+        after = b.append_basic_block(f"{name}.end")
+        b.cbranch(b.icmp_signed(">", count, I64(0)), loop, after)
+        b.position_at_end(loop)
+        index = b.phi(I64, name=name)
+        index.add_incoming(I64(0), before)
+        yield index
+        following = b.add(index, I64(1), flags=["nuw", "nsw"])
+        index.add_incoming(following, b.block)
+        b.cbranch(b.icmp_signed("<", following, count), loop, after)
+        b.position_at_end(after)
+
+    @contextmanager
+    def if_then(self, condition):
+        with self.b.if_then(condition):
+            yield
+
+    def intrinsic(self, name, value, *more):
+        function = self.module.declare_intrinsic(name, [value.type])
+        return self.b.call(function, [value, *more])

@@ -1,0 +1,85 @@
+"""Target machine, optimization pipeline and JIT: LLVM IR text in, callable code out.
+
+Each compiled module gets its own MCJIT engine and its own TargetMachine: an engine takes
+ownership of the TargetMachine it is given, and using that TargetMachine after the engine
+is gone aborts the process, so target machines are never shared.
+"""
+import ctypes
+import ctypes.util
+import functools
+
+import llvmlite
+import llvmlite.binding as llvm
+
+
+@functools.cache
+def _initialize():
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    libmvec()
+
+
+@functools.cache
+def libmvec():
+    """glibc's vector math library as a ctypes handle, loaded into the process so that
+    JIT-compiled code can call its vector functions (mathlib's "libmvec" route); None on
+    platforms without it."""
+    for path in filter(None, (ctypes.util.find_library("mvec"), "libmvec.so.1")):
+        try:
+            handle = ctypes.CDLL(path)
+            llvm.load_library_permanently(path)
+            return handle
+        except (OSError, RuntimeError):
+            continue
+    return None
+
+
+@functools.cache
+def host():
+    """(triple, cpu name, feature string) of this machine: without the host CPU and its
+    features LLVM targets baseline x86-64 and emits SSE code only."""
+    _initialize()
+    return (llvm.get_process_triple(), llvm.get_host_cpu_name(),
+            llvm.get_host_cpu_features().flatten())
+
+
+def host_fingerprint():
+    """What compiled code depends on besides the IR: used in cache keys."""
+    triple, cpu, features = host()
+    return f"{triple}|{cpu}|{features}|llvmlite {llvmlite.__version__}"
+
+
+def _target_machine(opt):
+    triple, cpu, features = host()
+    target = llvm.Target.from_triple(triple)
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt,
+                                        reloc="default", codemodel="jitdefault", jit=True)
+
+
+def optimize_module(module, machine, speed_level=3):
+    """LLVM's new-pass-manager pipeline at `speed_level`, with both vectorizers on."""
+    options = llvm.create_pipeline_tuning_options(speed_level=speed_level)
+    options.loop_vectorization = True
+    options.slp_vectorization = True
+    builder = llvm.create_pass_builder(machine, options)
+    builder.getModulePassManager().run(module, builder)
+
+
+class CompiledModule:
+    """Native code for one LLVM module; keeps its engine (and so the code) alive."""
+
+    def __init__(self, llvm_ir, speed_level=3):
+        _initialize()
+        module = llvm.parse_assembly(str(llvm_ir))
+        module.verify()
+        machine = _target_machine(opt=speed_level)
+        optimize_module(module, machine, speed_level)
+        self.optimized_ir = str(module)
+        self._engine = llvm.create_mcjit_compiler(module, machine)  # owns `machine`
+        self._engine.finalize_object()
+
+    def address(self, name):
+        address = self._engine.get_function_address(name)
+        if not address:
+            raise KeyError(f"compiled module has no function '{name}'")
+        return address

@@ -1,0 +1,40 @@
+"""Run-time errors of generated code: a status word the entry function returns.
+
+Kernels never read or write out of bounds: a bad index is replaced by a safe one, the
+status records the error, and the call boundary raises it as a Python exception.
+"""
+from .emitter import I32
+
+OK = 0
+INDEX_OUT_OF_BOUNDS = 1
+NEGATIVE_POWER = 2
+
+MESSAGES = {
+    INDEX_OUT_OF_BOUNDS: (IndexError, "an index is out of bounds for the indexed axis"),
+    NEGATIVE_POWER: (ValueError, "Integers to negative integer powers are not allowed."),
+}
+
+
+class ErrorState:
+    """An i32 in the entry function's frame; the first error flagged wins."""
+    NEGATIVE_POWER = NEGATIVE_POWER
+    INDEX_OUT_OF_BOUNDS = INDEX_OUT_OF_BOUNDS
+
+    def __init__(self, em):
+        self.em = em
+        self.slot = em.b.alloca(I32, name="status")
+        em.b.store(I32(OK), self.slot)
+
+    def flag_if(self, condition, code):
+        b = self.em.b
+        current = b.load(self.slot, typ=I32)
+        unset = b.icmp_signed("==", current, I32(OK))
+        b.store(b.select(b.and_(condition, unset), I32(code), current), self.slot)
+
+    def result(self):
+        return self.em.b.load(self.slot, typ=I32)
+
+
+def raise_for(status, where):
+    kind, message = MESSAGES.get(status, (RuntimeError, f"native code failed ({status})"))
+    raise kind(f"{where}: {message}")

@@ -1,0 +1,198 @@
+"""Graph -> LLVM module: one entry function that runs the whole graph.
+
+    i32 jitflow_entry(ptr args)
+
+args holds pointers to the inputs, then the outputs (fresh C-contiguous arrays), then
+the workspace for intermediates; the result is 0 or an error code (errors.py). Each node
+becomes one loop nest writing a contiguous buffer, except the view primitives (reshape,
+transpose, broadcast_to, slice), which only re-describe their input's layout.
+"""
+import numpy as np
+from llvmlite import ir
+
+from ..ir.graph import Lit
+from ..ir.types import ufunc_loop_dtypes
+from .emitter import I8, I32, I64, PTR, Emitter, ltype
+from .errors import ErrorState
+from .memory import MemoryPlan
+from .structural import STRUCTURAL
+from .scalar import RULES as SCALAR_RULES
+from .views import View, collapse
+
+ENTRY = "jitflow_entry"
+VIEW_PRIMITIVES = {"reshape", "transpose", "broadcast_to", "slice"}
+
+
+class Lowering:
+    """Lowers one graph; `module` is the result, `memory.size` the workspace it needs."""
+
+    def __init__(self, graph, name="jitflow"):
+        self.graph = graph
+        self.module = ir.Module(name)
+        function = ir.Function(self.module, ir.FunctionType(I32, [PTR]), ENTRY)
+        self.builder = ir.IRBuilder(function.append_basic_block("entry"))
+        self.em = Emitter(self.builder)
+        self.em.error = ErrorState(self.em)
+        self.memory = MemoryPlan(graph, self._workspace_pointer)
+        self.values = {}
+        self._args = function.args[0]
+        self._workspace = self._argument(len(graph.inputs) + len(graph.outputs))
+        self._lower()
+
+    # --- arguments ------------------------------------------------------------------------
+    def _argument(self, index):
+        slot = self.builder.gep(self._args, [I64(index)], source_etype=PTR)
+        return self.builder.load(slot, typ=PTR)
+
+    def _workspace_pointer(self, byte_offset):
+        return self.builder.gep(self._workspace, [I64(byte_offset)], source_etype=I8)
+
+    # --- the walk -----------------------------------------------------------------------------
+    def _lower(self):
+        for i, var in enumerate(self.graph.inputs):
+            self.values[var] = View.contiguous(self._argument(i), var.type.dtype,
+                                               var.type.shape)
+        outputs = self._output_buffers()
+        for index, node in enumerate(self.graph.nodes):
+            self.node_index = index
+            self._lower_node(node, outputs)
+            self.memory.release_after(index)
+        self._copy_outputs(outputs)
+        self.builder.ret(self.em.error.result())
+
+    def _output_buffers(self):
+        """Graph outputs get their own argument buffers; a node that produces one writes
+        straight into it (the first time it appears among the outputs)."""
+        buffers = {}
+        first = len(self.graph.inputs)
+        for i, value in enumerate(self.graph.outputs):
+            view = View.contiguous(self._argument(first + i), value.type.dtype,
+                                   value.type.shape)
+            buffers.setdefault(value if not isinstance(value, Lit) else ("lit", i), []).append(view)
+        return buffers
+
+    def _lower_node(self, node, outputs):
+        inputs = [self.view(v) for v in node.inputs]
+        if node.op in VIEW_PRIMITIVES:
+            view = self._view_op(node, inputs[0])
+            self.memory.keep_alive(view, node.outputs[0])
+            self.values[node.outputs[0]] = view
+            return
+        destinations = []
+        for var in node.outputs:
+            targets = outputs.get(var)
+            destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
+        if node.prim.elementwise:
+            self._elementwise(node, inputs, destinations[0])
+        else:
+            rule = STRUCTURAL.get(node.op)
+            if rule is None:
+                raise NotImplementedError(f"no lowering for primitive '{node.op}'")
+            rule(self, node, inputs, destinations)
+        for var, view in zip(node.outputs, destinations):
+            self.values[var] = view
+
+    def view(self, value):
+        if isinstance(value, Lit):
+            return self._constant(value)
+        return self.values[value]
+
+    def _constant(self, lit):
+        array = lit.value
+        flat = array.reshape(-1)
+        if flat.size and np.all(flat == flat[0]) and (
+                lit.type.dtype.kind != "f" or np.all(np.signbit(flat) == np.signbit(flat[0]))):
+            return View(None, lit.type.dtype, array.shape, (0,) * array.ndim, 0, flat[0])
+        element = ltype(lit.type.dtype)
+        data = np.ascontiguousarray(array, dtype=lit.type.dtype)
+        if lit.type.dtype.kind == "b":
+            data = data.astype(np.int8)
+        values = [element(v) for v in (data.tolist() if data.ndim == 0 else data.reshape(-1).tolist())]
+        values = values if values else [element(0)]
+        storage = ir.GlobalVariable(self.module, ir.ArrayType(element, len(values)),
+                                    name=f"const.{len(self.module.globals)}")
+        storage.initializer = ir.Constant(ir.ArrayType(element, len(values)), values)
+        storage.global_constant = True
+        storage.linkage = "internal"
+        return View.contiguous(storage, lit.type.dtype, array.shape)
+
+    def _view_op(self, node, source):
+        params = node.params
+        if node.op == "transpose":
+            return source.transpose(params["perm"])
+        if node.op == "broadcast_to":
+            return source.broadcast_to(params["shape"])
+        if node.op == "slice":
+            return source.slice(params["starts"], params["steps"], params["sizes"])
+        if not source.is_contiguous() and source.constant is None:  # reshape needs a copy
+            copy = self.memory.allocate(node.outputs[0], shape=source.shape)
+            self.copy(source, copy)
+            source = copy
+        return source.reshape(params["shape"])
+
+    def _copy_outputs(self, outputs):
+        for key, targets in outputs.items():
+            source = self.view(key) if not isinstance(key, tuple) else \
+                self._constant(self.graph.outputs[key[1]])
+            for target in targets:
+                self.copy(source, target)
+
+    # --- loop nests -------------------------------------------------------------------------
+    def loop_nest(self, shape, views, body):
+        """for every index of `shape`: body(element offsets of each view). The views are
+        read as broadcast to `shape`; axes are collapsed where all layouts allow."""
+        stride_lists = [v.broadcast_to(shape).strides for v in views]
+        loop_shape, stride_lists = collapse(shape, *stride_lists)
+        offsets = [I64(v.offset) for v in views]
+        self._nest(loop_shape, stride_lists, offsets, 0, body)
+
+    def _nest(self, shape, stride_lists, offsets, axis, body):
+        if axis == len(shape):
+            body(offsets)
+            return
+        with self.em.for_range(shape[axis], name=f"ax{axis}") as index:
+            moved = [off if strides[axis] == 0 else
+                     self.builder.add(off, self.builder.mul(index, I64(strides[axis])))
+                     for off, strides in zip(offsets, stride_lists)]
+            self._nest(shape, stride_lists, moved, axis + 1, body)
+
+    def read(self, view, offset):
+        if view.constant is not None:
+            return self.em.const(view.constant, view.dtype)
+        return self.em.load(view.base, view.dtype, offset)
+
+    def fill(self, target, value):
+        constant = self.em.const(value, target.dtype)
+        self.loop_nest(target.shape, [target],
+                       lambda offsets: self.em.store(constant, target.base, target.dtype,
+                                                     offsets[0]))
+
+    def copy(self, source, target):
+        """target[...] = source, converting the dtype; target is contiguous."""
+        def body(offsets):
+            value = self.em.cast(self.read(source, offsets[0]), source.dtype, target.dtype)
+            self.em.store(value, target.base, target.dtype, offsets[1])
+        self.loop_nest(target.shape, [source, target], body)
+
+    def _elementwise(self, node, inputs, out):
+        if node.op == "cast":
+            return self.copy(inputs[0], out)
+        loop_dtypes = _loop_dtypes(node)
+        rule = SCALAR_RULES[node.op]
+
+        def body(offsets):
+            values = [self.em.cast(self.read(v, off), v.dtype, dtype)
+                      for v, off, dtype in zip(inputs, offsets, loop_dtypes)]
+            result = rule(self.em, *values, dtype=loop_dtypes[-1])
+            self.em.store(result, out.base, out.dtype, offsets[-1])
+        self.loop_nest(out.shape, inputs + [out], body)
+
+
+def _loop_dtypes(node):
+    """Dtypes the operands are converted to before the scalar rule runs; the last entry is
+    the dtype the rule is told it computes in."""
+    if node.op == "where":
+        dtype = node.outputs[0].type.dtype
+        return [np.dtype(np.bool_), dtype, dtype, dtype]
+    resolved = ufunc_loop_dtypes(node.prim.ufunc, [v.type for v in node.inputs])
+    return list(resolved[:len(node.inputs)]) + [resolved[0]]

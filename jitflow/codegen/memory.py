@@ -1,0 +1,76 @@
+"""The memory plan: intermediates share one workspace, reused by liveness.
+
+A buffer lives until the last use of every value that views it; then its bytes go back
+to a free list and later buffers of the same size or smaller reuse them (first fit).
+"""
+from ..ir.graph import Var
+from .views import View
+
+ALIGNMENT = 64  # bytes: a full cache line, and the widest vector load
+
+
+class MemoryPlan:
+    def __init__(self, graph, pointer_at):
+        self.pointer_at = pointer_at  # byte offset -> llvmlite pointer into the workspace
+        self.last_use = {}
+        for index, node in enumerate(graph.nodes):
+            for value in node.inputs:
+                if isinstance(value, Var):
+                    self.last_use[value] = index
+        for value in graph.outputs:
+            if isinstance(value, Var):
+                self.last_use[value] = len(graph.nodes)
+        self.size = 0
+        self._free = []   # (offset, nbytes)
+        self._live = {}   # id(pointer) -> [offset, nbytes, last index needed]
+
+    def allocate(self, var, shape=None, dtype=None):
+        shape = var.type.shape if shape is None else shape
+        dtype = var.type.dtype if dtype is None else dtype
+        nbytes = _aligned(max(1, int(_count(shape)) * dtype.itemsize))
+        offset = self._take(nbytes)
+        pointer = self.pointer_at(offset)
+        until = self.last_use.get(var, -1) if var is not None else -1
+        self._live[id(pointer)] = [offset, nbytes, until]
+        return View.contiguous(pointer, dtype, shape)
+
+    def scratch(self, shape, dtype, until):
+        """A buffer for a kernel's own use, alive until node `until` is done."""
+        view = self.allocate(None, shape, dtype)
+        self._live[id(view.base)][2] = until
+        return view
+
+    def keep_alive(self, view, var):
+        """`var` views `view.base`'s buffer: keep the buffer until var's last use."""
+        entry = self._live.get(id(view.base))
+        if entry is not None:
+            entry[2] = max(entry[2], self.last_use.get(var, -1))
+
+    def release_after(self, index):
+        for key, (offset, nbytes, until) in list(self._live.items()):
+            if until <= index:
+                del self._live[key]
+                self._free.append((offset, nbytes))
+
+    def _take(self, nbytes):
+        for i, (offset, size) in enumerate(self._free):
+            if size >= nbytes:
+                if size > nbytes:
+                    self._free[i] = (offset + nbytes, size - nbytes)
+                else:
+                    del self._free[i]
+                return offset
+        offset = self.size
+        self.size += nbytes
+        return offset
+
+
+def _aligned(nbytes):
+    return (nbytes + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+
+
+def _count(shape):
+    count = 1
+    for size in shape:
+        count *= size
+    return count

@@ -1,0 +1,212 @@
+"""Lowerings of the primitives that are not elementwise: reductions, scans, gathers,
+concatenation, padding, matmul and iota. Each writes its contiguous output buffers.
+
+Index arithmetic goes through Lowering.loop_nest, which hands the body one element
+offset per view. An `index_view` has no memory: its offset *is* an index (a position
+along some axes), which is how bodies learn where they are.
+"""
+import numpy as np
+
+from .emitter import I64
+from .errors import INDEX_OUT_OF_BOUNDS
+from .scalar import RULES as SCALAR
+from .views import View, contiguous_strides
+
+
+def index_view(shape, axes):
+    """A memoryless view whose offset at an index is the C-order position over `axes`."""
+    sub = contiguous_strides([shape[a] for a in axes])
+    strides = [0] * len(shape)
+    for axis, stride in zip(axes, sub):
+        strides[axis] = stride
+    return View(None, np.dtype(np.int64), tuple(shape), tuple(strides))
+
+
+def reduced_view(out, shape, axes):
+    """The output of a reduction seen with the input's shape: stride 0 on reduced axes."""
+    kept = iter(contiguous_strides([s for i, s in enumerate(shape) if i not in axes]))
+    strides = tuple(0 if i in axes else next(kept) for i in range(len(shape)))
+    return View(out.base, out.dtype, tuple(shape), strides)
+
+
+def _identity(op, dtype):
+    if op == "reduce_sum":
+        return 0
+    if op == "reduce_prod":
+        return 1
+    if dtype.kind == "f":
+        return -np.inf if op == "reduce_max" else np.inf
+    if dtype.kind == "b":
+        return op == "reduce_min"
+    info = np.iinfo(dtype)
+    return info.min if op == "reduce_max" else info.max
+
+
+COMBINE = {"reduce_sum": "add", "reduce_prod": "mul", "reduce_max": "max",
+           "reduce_min": "min"}
+
+
+def reduce(lo, node, inputs, outputs):
+    """Fill the output with the identity, then fold every input element into its slot, in
+    C order: columns reductions vectorize over the output, and order matches NumPy's."""
+    (x,), (out,) = inputs, outputs
+    em = lo.em
+    lo.fill(out, _identity(node.op, out.dtype))
+    combine = SCALAR[COMBINE[node.op]]
+    target = reduced_view(out, x.shape, node.params["axes"])
+
+    def body(offsets):
+        value = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
+        accumulated = em.load(out.base, out.dtype, offsets[1])
+        em.store(combine(em, accumulated, value, dtype=out.dtype), out.base, out.dtype,
+                 offsets[1])
+    lo.loop_nest(x.shape, [x, target], body)
+
+
+def arg_reduce(lo, node, inputs, outputs):
+    """argmax/argmin: the first position of the extreme value; a NaN beats everything,
+    and the first NaN wins, as in NumPy."""
+    (x,), (out,) = inputs, outputs
+    em, b = lo.em, lo.builder
+    axis = node.params["axis"]
+    axes = tuple(range(len(x.shape))) if axis is None else (axis,)
+    best = lo.memory.scratch(out.shape, x.dtype, until=lo.node_index)
+    lo.fill(best, _identity("reduce_max" if node.op == "argmax" else "reduce_min", x.dtype))
+    lo.fill(out, 0)
+    op = ">" if node.op == "argmax" else "<"
+    views = [x, reduced_view(best, x.shape, axes), reduced_view(out, x.shape, axes),
+             index_view(x.shape, axes)]
+
+    def body(offsets):
+        value = lo.read(x, offsets[0])
+        current = em.load(best.base, best.dtype, offsets[1])
+        if x.dtype.kind == "f":
+            better = b.or_(b.fcmp_ordered(op, value, current),
+                           b.and_(b.fcmp_unordered("uno", value, value),
+                                  b.fcmp_ordered("ord", current, current)))
+        elif x.dtype.kind == "b":
+            better = b.icmp_unsigned(op, value, current)
+        else:
+            better = b.icmp_signed(op, value, current)
+        em.store(b.select(better, value, current), best.base, best.dtype, offsets[1])
+        index = em.load(out.base, out.dtype, offsets[2])
+        em.store(b.select(better, offsets[3], index), out.base, out.dtype, offsets[2])
+    lo.loop_nest(x.shape, views, body)
+
+
+def cumsum(lo, node, inputs, outputs):
+    """out[..., k, ...] = out[..., k-1, ...] + x[..., k, ...], sequentially like NumPy."""
+    (x,), (out,) = inputs, outputs
+    em, b = lo.em, lo.builder
+    axis = node.params["axis"]
+    step = contiguous_strides(out.shape)[axis]
+
+    def body(offsets):
+        first = b.icmp_signed("==", offsets[2], I64(0))
+        previous_at = b.select(first, offsets[1], b.sub(offsets[1], I64(step)))
+        previous = em.load(out.base, out.dtype, previous_at)
+        value = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
+        total = SCALAR["add"](em, previous, value, dtype=out.dtype)
+        # the first element is taken as it is: NumPy's cumsum of [-0.0] is [-0.0]
+        em.store(b.select(first, value, total), out.base, out.dtype, offsets[1])
+    lo.loop_nest(x.shape, [x, out, index_view(x.shape, (axis,))], body)
+
+
+def gather(lo, node, inputs, outputs):
+    """out[..., i, ...] = x[..., idx[i], ...] with bounds checks: a bad index flags an
+    IndexError and reads element 0 instead, so memory is never touched out of bounds."""
+    x, indices, (out,) = inputs[0], inputs[1:], outputs
+    em, b = lo.em, lo.builder
+    axis, count = node.params["axis"], len(indices)
+    batch = out.shape[axis:len(out.shape) - (len(x.shape) - axis - count)]
+    # x's own strides on the axes that are not indexed; 0 on the batch axes.
+    rest = x.strides[:axis] + (0,) * len(batch) + x.strides[axis + count:]
+    base = View(None, x.dtype, out.shape, rest, x.offset)
+    index_views = [_placed(v, out.shape, axis, batch) for v in indices]
+
+    def body(offsets):
+        position = offsets[0]
+        for m, (view, offset) in enumerate(zip(index_views, offsets[1:-1])):
+            size = x.shape[axis + m]
+            index = em.cast(lo.read(view, offset), view.dtype, np.dtype(np.int64))
+            index = b.select(b.icmp_signed("<", index, I64(0)), b.add(index, I64(size)), index)
+            bad = b.or_(b.icmp_signed("<", index, I64(0)), b.icmp_signed(">=", index, I64(size)))
+            lo.em.error.flag_if(bad, INDEX_OUT_OF_BOUNDS)
+            index = b.select(bad, I64(0), index)
+            position = b.add(position, b.mul(index, I64(x.strides[axis + m])))
+        em.store(lo.read(x, position), out.base, out.dtype, offsets[-1])
+    lo.loop_nest(out.shape, [base] + index_views + [out], body)
+
+
+def _placed(index, out_shape, axis, batch):
+    """An index array read at the output's positions: its broadcast batch axes sit at
+    `axis`, every other output axis has stride 0."""
+    strides = index.broadcast_to(batch).strides
+    full = (0,) * axis + strides + (0,) * (len(out_shape) - axis - len(batch))
+    return View(index.base, index.dtype, tuple(out_shape), full, index.offset, index.constant)
+
+
+def concatenate(lo, node, inputs, outputs):
+    (out,), axis = outputs, node.params["axis"]
+    start = 0
+    for x in inputs:
+        starts = [start if i == axis else 0 for i in range(len(out.shape))]
+        lo.copy(x, out.slice(starts, [1] * len(out.shape), x.shape))
+        start += x.shape[axis]
+
+
+def pad(lo, node, inputs, outputs):
+    (x,), (out,) = inputs, outputs
+    lo.fill(out, node.params["value"])
+    starts = [lo_width for lo_width, _ in node.params["widths"]]
+    lo.copy(x, out.slice(starts, [1] * len(out.shape), x.shape))
+
+
+def matmul(lo, node, inputs, outputs):
+    """out[b, m, n] += x[b, m, k] * y[b, k, n], with n innermost so the loop vectorizes."""
+    (x, y), (out,) = inputs, outputs
+    em = lo.em
+    *batch, rows, cols = out.shape
+    depth = x.shape[-1]
+    shape = tuple(batch) + (rows, depth, cols)
+    lead = len(batch)
+    x_view = _batched(x, shape, (x.strides[-2], x.strides[-1], 0))
+    y_view = _batched(y, shape, (0, y.strides[-2], y.strides[-1]))
+    out_strides = contiguous_strides(out.shape)
+    out_view = View(out.base, out.dtype, shape, out_strides[:lead] + (cols, 0, 1))
+    lo.fill(out, 0)
+    multiply, add = SCALAR["mul"], SCALAR["add"]
+
+    def body(offsets):
+        a = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
+        c = em.cast(lo.read(y, offsets[1]), y.dtype, out.dtype)
+        total = em.load(out.base, out.dtype, offsets[2])
+        product = multiply(em, a, c, dtype=out.dtype)
+        em.store(add(em, total, product, dtype=out.dtype), out.base, out.dtype, offsets[2])
+    lo.loop_nest(shape, [x_view, y_view, out_view], body)
+
+
+def _batched(view, loop_shape, matrix_strides):
+    """A matmul operand seen in the (batch..., rows, depth, cols) loop."""
+    lead = len(view.shape) - 2
+    batch_view = View(view.base, view.dtype, view.shape[:lead], view.strides[:lead],
+                      view.offset, view.constant).broadcast_to(loop_shape[:-3])
+    return View(view.base, view.dtype, loop_shape, batch_view.strides + matrix_strides,
+                view.offset, view.constant)
+
+
+def iota(lo, node, inputs, outputs):
+    (out,) = outputs
+    em = lo.em
+
+    def body(offsets):
+        em.store(em.cast(offsets[0], np.dtype(np.int64), out.dtype), out.base, out.dtype,
+                 offsets[1])
+    lo.loop_nest(out.shape, [index_view(out.shape, (node.params["axis"],)), out], body)
+
+
+STRUCTURAL = {
+    "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
+    "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
+    "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
+}
