@@ -66,7 +66,9 @@ def main(selection=""):
         if selection not in name:
             continue
         compiled = jitflow.function(fn)
-        np.testing.assert_allclose(compiled(*args), fn(*args), rtol=2e-4, atol=1e-5)
+        expected = fn(*args)  # float32 sums in another order: scale atol to the values
+        np.testing.assert_allclose(compiled(*args), expected, rtol=1e-4,
+                                   atol=1e-5 * float(np.abs(expected).max()))
         reference, ours = best_time(fn, *args), best_time(compiled, *args)
         print(f"{name:40s} {_fmt(reference):>12s} {_fmt(ours):>12s} {reference / ours:8.2f}")
 
