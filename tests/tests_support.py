@@ -1,6 +1,20 @@
-"""A primitive that owns a subgraph, for testing what the IR does with sub-graphs before
-control flow uses them: call(x) evaluates its one subgraph on its inputs."""
+"""Shared test helpers: golden IR text, tracing a function to a graph, and a primitive
+that owns a subgraph (call(x) evaluates its one subgraph on its inputs), for testing what
+the IR does with sub-graphs before control flow uses them."""
+import textwrap
+
+import jitflow
 from jitflow.ir.interpret import eval_graph
+
+
+def golden(text):
+    """Expected IR text written indented inside a test."""
+    return textwrap.dedent(text).strip()
+
+
+def trace(fn, *args):
+    """The unoptimized graph of fn traced on args."""
+    return jitflow.function(fn).trace(*args)
 from jitflow.ir.primitive import Primitive
 
 

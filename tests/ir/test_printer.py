@@ -1,7 +1,5 @@
 """The printer's text is stable: numbering by definition order, constants, params,
 subgraphs."""
-import textwrap
-
 import numpy as np
 
 import jitflow
@@ -9,11 +7,7 @@ import jitflow.numpy as jnp
 from jitflow.ir.graph import Graph, Lit, Node, Var
 from jitflow.ir.types import TensorType
 from jitflow import ops
-from tests_support import call_p
-
-
-def golden(text):
-    return textwrap.dedent(text).strip()
+from tests_support import call_p, golden, trace
 
 
 def test_printed_function():

@@ -1,23 +1,14 @@
 """Golden IR for constant folding, common-subexpression elimination and dead-code
 elimination, one pass at a time."""
-import textwrap
-
 import numpy as np
 
 import jitflow
 import jitflow.numpy as jnp
 from jitflow.ir.passes import constant_fold, cse, dce
 from jitflow.ir.passes.fold import FOLD_LIMIT
+from tests_support import golden, trace
 
 X = np.ones((2, 3), np.float32)
-
-
-def golden(text):
-    return textwrap.dedent(text).strip()
-
-
-def trace(fn, *args):
-    return jitflow.function(fn).trace(*args)
 
 
 def test_constant_folding_evaluates_small_constant_nodes():

@@ -1,15 +1,10 @@
 """The whole pipeline: golden IR, fixpoint iteration, dumping and checking."""
-import textwrap
-
 import numpy as np
 
 import jitflow
 import jitflow.numpy as jnp
 from jitflow.ir.passes import PIPELINE
-
-
-def golden(text):
-    return textwrap.dedent(text).strip()
+from tests_support import golden, trace
 
 
 def test_pipeline_order_is_one_tuple():

@@ -1,6 +1,4 @@
 """Golden IR for the algebraic simplifier, and its IEEE exactness on special values."""
-import textwrap
-
 import numpy as np
 import pytest
 
@@ -8,17 +6,10 @@ import jitflow
 import jitflow.numpy as jnp
 from jitflow.ir.interpret import eval_graph
 from jitflow.ir.passes import simplify
+from tests_support import golden, trace
 
 X = np.ones((2, 3), np.float32)
 I = np.ones((2, 3), np.int32)
-
-
-def golden(text):
-    return textwrap.dedent(text).strip()
-
-
-def trace(fn, *args):
-    return jitflow.function(fn).trace(*args)
 
 
 def test_float_identities_keep_only_exact_rewrites():
