@@ -9,6 +9,7 @@ from . import pytree
 from .ir.interpret import eval_graph
 
 BACKENDS = ("native", "interpreter")
+FALLBACK = object()  # call_arrays could not run: use the checked path
 
 
 class Executable:
@@ -24,6 +25,17 @@ class Executable:
             self._run = self.native
         else:
             self._run = lambda leaves: eval_graph(graph, leaves)
+
+    def call_arrays(self, arrays):
+        """Fast path for plain C-contiguous ndarray arguments matching the signature
+        exactly (Function checks that): returns the results, or FALLBACK."""
+        outputs = self.native.call_arrays(arrays)
+        if outputs is None:
+            return FALLBACK
+        results = [out if out.ndim else out[()] for out in outputs]
+        if self.out_structure == pytree.LEAF:
+            return results[0]
+        return pytree.unflatten(self.out_structure, results)
 
     def __call__(self, leaves):
         outputs = self._run(leaves)

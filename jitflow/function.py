@@ -16,7 +16,7 @@ from . import pytree
 from .config import config
 from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
                      with_user_line)
-from .executable import Executable
+from .executable import FALLBACK, Executable
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Tracer, make_graph
@@ -52,6 +52,9 @@ class Function:
         self.signature = inspect.signature(fn)
         self.static = _static_names(self.signature, static_argnames, static_argnums)
         self._cache = {}
+        self._fast = {}  # _array_key(args) -> Executable, for plain ndarray calls
+        self._fast_eligible = not self.static and all(
+            p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
         self._info = CacheInfo()
         self._warned = False
@@ -59,6 +62,13 @@ class Function:
     def __call__(self, *args, **kwargs):
         if config.run_eagerly:
             return self.fn(*args, **kwargs)
+        if self._fast and not kwargs:
+            executable = self._fast.get(_array_key(args))
+            if executable is not None:
+                result = executable.call_arrays(args)
+                if result is not FALLBACK:
+                    self._info.hits += 1
+                    return result
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
         if any(isinstance(leaf, Tracer) for leaf in leaves):
@@ -70,7 +80,16 @@ class Function:
             executable = self._compile(bound, signature)
         else:
             self._info.hits += 1
+        self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
+
+    def _remember_fast_path(self, args, kwargs, executable):
+        """Calls with exactly one plain C-contiguous ndarray per parameter can skip
+        binding, flattening and checking next time: their key says it all."""
+        if (self._fast_eligible and not kwargs and executable.backend == "native"
+                and len(args) == len(self.signature.parameters)
+                and all(type(a) is np.ndarray and a.flags.c_contiguous for a in args)):
+            self._fast[_array_key(args)] = executable
 
     def trace(self, *args, **kwargs):
         """The graph traced for these arguments, before optimization."""
@@ -164,6 +183,14 @@ class Function:
         if self._info.traces + 1 >= config.retrace_warning_after and not self._warned:
             self._warned = True
             _warn_retraces(self.__qualname__, self._info.traces + 1, self._info.reasons)
+
+
+def _array_key(args):
+    """The exact identity of plain ndarray arguments (None for anything else)."""
+    try:
+        return tuple([(type(a), a.shape, a.strides, a.dtype) for a in args])
+    except AttributeError:
+        return None
 
 
 def _static_names(signature, names, numbers):

@@ -165,3 +165,37 @@ def test_graph_inspection_api():
     assert [node.op for node in graph.nodes] == ["sin", "mul"]
     assert [node.op for node in jitflow.optimize(graph).nodes] == ["sin"]
     assert str(graph).startswith("graph(%0: f64[3]) {")
+
+
+class Subclass(np.ndarray):
+    pass
+
+
+def test_fast_path_serves_repeat_calls_and_never_trusts_a_layout_it_did_not_check(
+        monkeypatch):
+    monkeypatch.setattr(jitflow.config, "backend", "native")
+    f = jitflow.function(lambda x, y: (x * y + 1, (x * y).sum()))
+    x, y = np.arange(6.0).reshape(2, 3), np.full(3, 2.0)
+    f(x, y)
+    assert len(f._fast) == 1  # remembered for plain C-contiguous arrays
+    out, total = f(x, y)
+    np.testing.assert_array_equal(out, x * y + 1)
+    assert total == 30.0 and f.cache_info().hits == 1
+    strided = np.arange(12.0).reshape(2, 6)[:, ::2]
+    np.testing.assert_array_equal(f(strided, y)[0], strided * y + 1)
+    raw = np.zeros(6 * 8 + 1, np.uint8)
+    misaligned = np.frombuffer(raw.data, np.float64, count=6, offset=1).reshape(2, 3)
+    misaligned[...] = x
+    assert not misaligned.flags.aligned and misaligned.flags.c_contiguous
+    np.testing.assert_array_equal(f(misaligned, y)[0], x * y + 1)
+    np.testing.assert_array_equal(f(x.view(Subclass), y)[0], x * y + 1)
+    assert f.cache_info().traces == 1
+
+
+def test_fast_path_is_not_used_for_numpy_scalars_or_keywords(monkeypatch):
+    monkeypatch.setattr(jitflow.config, "backend", "native")
+    g = jitflow.function(lambda x: x + 1)
+    assert g(np.float64(1.0)) == 2.0 and g(np.float64(2.0)) == 3.0
+    assert g(np.array(2.0)) == 3.0 and g(x=np.array(5.0)) == 6.0
+    assert isinstance(g(np.array(2.0)), np.float64)
+    assert not g._fast or all(key[0][0] is np.ndarray for key in g._fast)

@@ -8,10 +8,13 @@ from .emitter import I32
 OK = 0
 INDEX_OUT_OF_BOUNDS = 1
 NEGATIVE_POWER = 2
+OUT_OF_MEMORY = 3
+FALLBACK = -1  # the fast entry declined (a misaligned array): take the checked path
 
 MESSAGES = {
     INDEX_OUT_OF_BOUNDS: (IndexError, "an index is out of bounds for the indexed axis"),
     NEGATIVE_POWER: (ValueError, "Integers to negative integer powers are not allowed."),
+    OUT_OF_MEMORY: (MemoryError, "cannot allocate the workspace"),
 }
 
 

@@ -8,8 +8,9 @@ import ctypes
 
 import numpy as np
 
+from .boundary import OBJECT_ENTRY, add_object_entry
 from .engine import CompiledModule
-from .errors import OK, raise_for
+from .errors import FALLBACK, OK, raise_for
 from .lower import ENTRY, Lowering
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -21,13 +22,20 @@ class NativeGraph:
     def __init__(self, graph, name="function"):
         self.name = name
         lowering = Lowering(graph, name)
-        self.llvm_ir = str(lowering.module)
-        self.workspace_size = lowering.memory.size
-        self.compiled = CompiledModule(self.llvm_ir)
-        self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
+        self.workspace_size = lowering.memory.size
+        add_object_entry(lowering.module, lowering.module.get_global(ENTRY),
+                         [t.dtype for t in self._in_types + self._out_types],
+                         self.workspace_size)
+        self.llvm_ir = str(lowering.module)
+        self.compiled = CompiledModule(self.llvm_ir)
+        self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
+        # Holds the GIL (PYFUNCTYPE): the arrays are read as objects by native code.
+        object_entry = ctypes.PYFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * (self._slots - 1))
+        self._object_entry = object_entry(self.compiled.address(OBJECT_ENTRY))
+        self._out_specs = [(t.shape, t.dtype) for t in self._out_types]
 
     def __call__(self, args):
         inputs = [self._argument(value, t, i) for i, (value, t) in
@@ -42,11 +50,24 @@ class NativeGraph:
             raise_for(status, self.name)
         return outputs
 
+    def call_arrays(self, arrays):
+        """The fast path: `arrays` must already match the signature exactly (plain,
+        C-contiguous ndarrays of the compiled shapes and dtypes; Function checks that).
+        Returns the outputs, or None when native code declined (a misaligned array)."""
+        outputs = [np.empty(shape, dtype) for shape, dtype in self._out_specs]
+        status = self._object_entry(*arrays, *outputs)
+        if status == OK:
+            return outputs
+        if status == FALLBACK:
+            return None
+        raise_for(status, self.name)
+
     def _argument(self, value, type, position):
         array = np.asarray(value)
         if array.shape != type.shape or (array.dtype != type.dtype and not type.weak):
             raise TypeError(f"{self.name}: argument {position} is {array.dtype}"
                             f"{list(array.shape)}, compiled for {type}")
-        if array.dtype != type.dtype or not array.flags.c_contiguous:
-            array = np.ascontiguousarray(array, dtype=type.dtype)
+        if array.dtype != type.dtype or not array.flags.c_contiguous or \
+                not array.flags.aligned:
+            array = np.array(array, dtype=type.dtype, order="C")  # a fresh, aligned copy
         return array
