@@ -18,7 +18,7 @@ from .ir.passes import optimize as _optimize
 from .ir.types import TensorType, bool_, float32, float64, int32, int64
 from .trace import Tracer
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 
 def optimize(graph):

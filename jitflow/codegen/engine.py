@@ -11,6 +11,8 @@ import functools
 import llvmlite
 import llvmlite.binding as llvm
 
+from . import disk_cache
+
 
 @functools.cache
 def _initialize():
@@ -69,13 +71,24 @@ class CompiledModule:
     """Native code for one LLVM module; keeps its engine (and so the code) alive."""
 
     def __init__(self, llvm_ir, speed_level=3):
+        """Compile `llvm_ir`, or load its object code from the disk cache. optimized_ir
+        is the optimized module's text, or None when the code came from the cache."""
         _initialize()
-        module = llvm.parse_assembly(str(llvm_ir))
+        text = str(llvm_ir)
+        entry = disk_cache.key(f"O{speed_level}\n{text}", host_fingerprint())
+        cached = disk_cache.load(entry)
+        self.from_cache = cached is not None
+        module = llvm.parse_assembly(text)
         module.verify()
         machine = _target_machine(opt=speed_level)
-        optimize_module(module, machine, speed_level)
-        self.optimized_ir = str(module)
+        self.optimized_ir = None
+        if cached is None:
+            optimize_module(module, machine, speed_level)
+            self.optimized_ir = str(module)
         self._engine = llvm.create_mcjit_compiler(module, machine)  # owns `machine`
+        self._engine.set_object_cache(
+            notify_func=lambda _, code: disk_cache.store(entry, code),
+            getbuffer_func=lambda _: cached)
         self._engine.finalize_object()
 
     def address(self, name):
