@@ -71,8 +71,7 @@ class CompiledModule:
     """Native code for one LLVM module; keeps its engine (and so the code) alive."""
 
     def __init__(self, llvm_ir, speed_level=3):
-        """Compile `llvm_ir`, or load its object code from the disk cache. optimized_ir
-        is the optimized module's text, or None when the code came from the cache."""
+        """Compile `llvm_ir`, or load its object code from the disk cache."""
         _initialize()
         text = str(llvm_ir)
         entry = disk_cache.key(f"O{speed_level}\n{text}", host_fingerprint())
@@ -81,15 +80,24 @@ class CompiledModule:
         module = llvm.parse_assembly(text)
         module.verify()
         machine = _target_machine(opt=speed_level)
-        self.optimized_ir = None
+        self._source, self._speed_level, self._optimized_ir = text, speed_level, None
         if cached is None:
             optimize_module(module, machine, speed_level)
-            self.optimized_ir = str(module)
+            self._optimized_ir = str(module)
         self._engine = llvm.create_mcjit_compiler(module, machine)  # owns `machine`
         self._engine.set_object_cache(
             notify_func=lambda _, code: disk_cache.store(entry, code),
             getbuffer_func=lambda _: cached)
         self._engine.finalize_object()
+
+    @property
+    def optimized_ir(self):
+        """The optimized module's text (recomputed when the code came from the cache)."""
+        if self._optimized_ir is None:
+            module = llvm.parse_assembly(self._source)
+            optimize_module(module, _target_machine(self._speed_level), self._speed_level)
+            self._optimized_ir = str(module)
+        return self._optimized_ir
 
     def address(self, name):
         address = self._engine.get_function_address(name)

@@ -82,7 +82,9 @@ class Lowering:
         for var in node.outputs:
             targets = outputs.get(var)
             destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
-        if node.prim.elementwise:
+        if node.op == "fused":
+            self._fused(node, inputs, destinations)
+        elif node.prim.elementwise:
             self._elementwise(node, inputs, destinations[0])
         else:
             rule = STRUCTURAL.get(node.op)
@@ -175,17 +177,42 @@ class Lowering:
         self.loop_nest(target.shape, [source, target], body)
 
     def _elementwise(self, node, inputs, out):
-        if node.op == "cast":
-            return self.copy(inputs[0], out)
-        loop_dtypes = _loop_dtypes(node)
-        rule = SCALAR_RULES[node.op]
-
         def body(offsets):
-            values = [self.em.cast(self.read(v, off), v.dtype, dtype)
-                      for v, off, dtype in zip(inputs, offsets, loop_dtypes)]
-            result = rule(self.em, *values, dtype=loop_dtypes[-1])
-            self.em.store(result, out.base, out.dtype, offsets[-1])
+            values = [self.read(v, off) for v, off in zip(inputs, offsets)]
+            self.em.store(self._scalar(node, values), out.base, out.dtype, offsets[-1])
         self.loop_nest(out.shape, inputs + [out], body)
+
+    def _scalar(self, node, values):
+        """One element of an elementwise node, from its operands' elements."""
+        in_types = [v.type.dtype for v in node.inputs]
+        if node.op == "cast":
+            return self.em.cast(values[0], in_types[0], node.outputs[0].type.dtype)
+        loop_dtypes = _loop_dtypes(node)
+        operands = [self.em.cast(value, dtype, loop) for value, dtype, loop in
+                    zip(values, in_types, loop_dtypes)]
+        return SCALAR_RULES[node.op](self.em, *operands, dtype=loop_dtypes[-1])
+
+    def _fused(self, node, inputs, outputs):
+        """A fused node: one loop nest evaluating the whole body per element, so its
+        intermediates live in registers, never in memory."""
+        (body,) = node.subgraphs
+        constants = {lit: self._constant(lit) for n in body.nodes for lit in n.inputs
+                     if isinstance(lit, Lit)}
+        arrays = [v for v in constants.values() if v.constant is None]
+        views = inputs + arrays + outputs
+
+        def element(offsets):
+            env = dict(zip(body.inputs, (self.read(v, off) for v, off in
+                                         zip(inputs, offsets))))
+            at = dict(zip(map(id, arrays), offsets[len(inputs):]))
+            for member in body.nodes:
+                values = [env[v] if not isinstance(v, Lit) else
+                          self.read(constants[v], at.get(id(constants[v]), I64(0)))
+                          for v in member.inputs]
+                env[member.outputs[0]] = self._scalar(member, values)
+            for var, out, offset in zip(body.outputs, outputs, offsets[-len(outputs):]):
+                self.em.store(env[var], out.base, out.dtype, offset)
+        self.loop_nest(outputs[0].shape, views, element)
 
 
 def _loop_dtypes(node):

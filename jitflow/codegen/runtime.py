@@ -8,6 +8,7 @@ import ctypes
 
 import numpy as np
 
+from ..ir.passes.fuse import fuse
 from .boundary import OBJECT_ENTRY, add_object_entry
 from .engine import CompiledModule
 from .errors import FALLBACK, OK, raise_for
@@ -21,7 +22,8 @@ class NativeGraph:
 
     def __init__(self, graph, name="function"):
         self.name = name
-        lowering = Lowering(graph, name)
+        self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
+        lowering = Lowering(self.graph, name)
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1

@@ -30,7 +30,8 @@ def test_second_compilation_loads_the_object_code(cache_dir):
     first = compile_graph()
     assert not first.compiled.from_cache and len(entries(cache_dir)) == 1
     second = compile_graph()
-    assert second.compiled.from_cache and second.compiled.optimized_ir is None
+    assert second.compiled.from_cache
+    assert "<" in second.compiled.optimized_ir  # still there, recomputed on demand
     x = np.linspace(-3, 3, 64, dtype=np.float32)
     np.testing.assert_array_equal(second([x])[0], first([x])[0])
 

@@ -55,8 +55,7 @@ def test_memory_plan_reuses_dead_buffers():
     assert native.workspace_size <= 3 * one_buffer  # 11 intermediates, at most 3 live
 
 
-def test_elementwise_loops_are_vectorized(monkeypatch):
-    monkeypatch.setenv("JITFLOW_CACHE", "0")  # compile, so that the optimized IR exists
+def test_elementwise_loops_are_vectorized():
     _, native = compile_pair(lambda x, y: x * y + 1.0, np.ones(1024, np.float32),
                              np.ones(1024, np.float32))
     assert re.search(r"<(4|8|16) x float>", native.compiled.optimized_ir)
