@@ -11,8 +11,8 @@ class Config:
 
     dump_ir prints the IR after every pass (JITFLOW_DUMP=1); check_ir verifies it after
     every pass (JITFLOW_CHECK=1). A function traced `retrace_warning_after` times warns.
-    backend is "native" (compile with LLVM) or "interpreter" (the NumPy reference
-    interpreter), from JITFLOW_BACKEND.
+    backend is "native" (compile with LLVM, the default) or "interpreter" (the NumPy
+    reference interpreter), from JITFLOW_BACKEND.
     """
 
     def __init__(self):
@@ -20,7 +20,7 @@ class Config:
         self.dump_ir = _flag("JITFLOW_DUMP")
         self.check_ir = _flag("JITFLOW_CHECK")
         self.retrace_warning_after = 5
-        self.backend = os.environ.get("JITFLOW_BACKEND", "interpreter").strip().lower()
+        self.backend = os.environ.get("JITFLOW_BACKEND", "native").strip().lower()
 
     def __repr__(self):
         return (f"Config(run_eagerly={self.run_eagerly}, dump_ir={self.dump_ir}, "

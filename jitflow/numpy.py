@@ -153,13 +153,16 @@ def clip(a, a_min=None, a_max=None, out=None):
     common, _ = result_dtype(*(constant_type(v) for v in operands))
     a = a if _dtype_of(a) == common else astype(a, common)
     # maximum and minimum return their second operand on ties (-0.0 against 0.0). With
-    # one bound NumPy calls maximum(x, bound) or minimum(x, bound), so ties give the
-    # bound; with both, its clip loop keeps x (clip(-0.0, 0.0, 0.0) is -0.0).
+    # one bound NumPy calls maximum(x, bound) or minimum(x, bound): ties give the bound.
+    # With both, NumPy's clip loop keeps x when both bounds are single values, and
+    # otherwise computes min(max(x, lo), hi), where ties give the bound (hi last).
     if a_max is None:
         return _strong(ops.maximum(a, a_min))
     if a_min is None:
         return _strong(ops.minimum(a, a_max))
-    return _strong(ops.minimum(a_max, ops.maximum(a_min, a)))
+    if math.prod(_shape(a_min)) == 1 and math.prod(_shape(a_max)) == 1:
+        return _strong(ops.minimum(a_max, ops.maximum(a_min, a)))
+    return _strong(ops.minimum(ops.maximum(a, a_min), a_max))
 
 
 def astype(x, dtype, copy=True):

@@ -1,9 +1,16 @@
 """Hypothesis profiles: 'ci' (the default) keeps the suite fast; run
-`pytest --hypothesis-profile=thorough` for a deep search."""
+`pytest --hypothesis-profile=thorough` for a deep search.
+
+The `backend` fixture runs a test once per backend jitflow.function can run graphs on
+(tests/fidelity.py says how results are compared on each)."""
 import os
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+import jitflow
+from fidelity import BACKENDS
 
 # Compiled code goes to a cache of this run's own, never to the user's.
 os.environ["JITFLOW_CACHE_DIR"] = tempfile.mkdtemp(prefix="jitflow-test-cache-")
@@ -13,3 +20,15 @@ settings.register_profile("ci", max_examples=40, deadline=None,
 settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
+
+
+@pytest.fixture(params=BACKENDS, scope="module")
+def backend(request):
+    """Traced graphs run on `request.param`, with every type rule re-run after every
+    optimization pass. Module-scoped, so pytest runs a module's tests on one backend,
+    then on the other."""
+    config = jitflow.config
+    saved = config.check_ir, config.backend
+    config.check_ir, config.backend = True, request.param
+    yield request.param
+    config.check_ir, config.backend = saved

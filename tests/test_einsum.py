@@ -5,12 +5,16 @@ dtype, shape and values.
 """
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitflow
 import jitflow.numpy as jnp
+from fidelity import given_per_backend
 from strategies import arrays
+
+# Traced functions run on the interpreter and on native code (conftest.py).
+pytestmark = pytest.mark.usefixtures("backend")
 
 DTYPES = [np.dtype("float32"), np.dtype("float64"), np.dtype("int32")]
 
@@ -75,7 +79,7 @@ def einsum_problem(draw, subscripts):
 
 
 @pytest.mark.parametrize("subscripts", EINSUM_CASES)
-@given(data=st.data())
+@given_per_backend(data=st.data())
 def test_einsum_matches_numpy(subscripts, data):
     operands = data.draw(einsum_problem(subscripts))
     check_both_ways(lambda *xs: jnp.einsum(subscripts, *xs),
@@ -88,7 +92,7 @@ ELLIPSIS_CASES = ["...ij,...jk->...ik", "...ij,...jk", "...ij->...ji", "...i,...
 
 
 @pytest.mark.parametrize("subscripts", ELLIPSIS_CASES)
-@given(data=st.data())
+@given_per_backend(data=st.data())
 def test_einsum_ellipsis_broadcasts_like_numpy(subscripts, data):
     # Batch shapes that broadcast together, size-1 dims included.
     specs = subscripts.split("->")[0].split(",")
@@ -161,7 +165,7 @@ def test_einsum_of_python_scalars_is_strongly_typed():
 dtypes = st.sampled_from(DTYPES)
 
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_matmul_matches_numpy(data):
     # The gufunc signature covers 1-D operands and broadcasting of the batch dims.
     shapes = data.draw(hnp.mutually_broadcastable_shapes(
@@ -189,13 +193,13 @@ def dot_shapes(draw):
     return a, tuple(b)
 
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_dot_matches_numpy(data):
     shapes = data.draw(dot_shapes())
     check_both_ways(jnp.dot, np.dot, operands_for(data.draw, data.draw(dtypes), shapes))
 
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_inner_matches_numpy(data):
     a = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
     b = list(data.draw(hnp.array_shapes(min_dims=1 if a else 0, max_dims=3, max_side=3)))
@@ -205,7 +209,7 @@ def test_inner_matches_numpy(data):
     check_both_ways(jnp.inner, np.inner, operands)
 
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_outer_matches_numpy(data):
     shapes = [data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
               for _ in range(2)]
@@ -238,7 +242,7 @@ def _insert(free, positions, sizes):
     return tuple(next(rest) if s is None else s for s in shape)
 
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_tensordot_matches_numpy(data):
     a, b, axes = data.draw(tensordot_problem())
     operands = operands_for(data.draw, data.draw(dtypes), [a, b])

@@ -6,12 +6,16 @@ into the trace; "traced" integer arrays are passed to the function as arguments.
 """
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitflow
 import jitflow.numpy as jnp
+from fidelity import given_per_backend
 from strategies import DTYPES, INT_DTYPES, arrays, shapes
+
+# Traced functions run on the interpreter and on native code (conftest.py).
+pytestmark = pytest.mark.usefixtures("backend")
 
 
 class Traced:
@@ -147,7 +151,7 @@ def mixed_indices(draw, shape):
 
 # --- basic indexing -------------------------------------------------------------------
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_basic_indexing_matches_numpy(data):
     x = data.draw(any_array())
     index = data.draw(basic_indices(x.shape), label="index")
@@ -171,7 +175,7 @@ def test_zero_d_array():
 
 # --- integer-array indexing -----------------------------------------------------------
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_single_array_index_matches_numpy(data):
     x = data.draw(any_array(min_dims=1, min_side=1))
     axis = data.draw(st.integers(0, x.ndim - 1))
@@ -179,7 +183,7 @@ def test_single_array_index_matches_numpy(data):
     assert_same_as_numpy(x, (slice(None),) * axis + (array,))
 
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_mixed_array_indices_match_numpy(data):
     x = data.draw(any_array(min_dims=1, max_dims=4, min_side=1))
     index = data.draw(mixed_indices(x.shape), label="index")
@@ -226,7 +230,7 @@ def test_array_indexing_of_an_empty_axis():
 
 # --- constant masks -------------------------------------------------------------------
 
-@given(st.data())
+@given_per_backend(st.data())
 def test_constant_mask_matches_numpy(data):
     x = data.draw(any_array(min_dims=1))
     start = data.draw(st.integers(0, x.ndim - 1))
@@ -276,6 +280,13 @@ def test_traced_mask_raises_boolean_index_error():
 def test_out_of_bounds_raises(index):
     # Traced index arrays are checked when the function runs, never read out of bounds.
     assert_raises_like_numpy(X, index, IndexError)
+
+
+@pytest.mark.parametrize("index", [(Traced(np.array([5])),), (Traced(np.array([0, -4])), 0),
+                                   (slice(None), Traced(np.array([[2, 0]])))])
+def test_out_of_bounds_raises_even_when_the_result_is_empty(index):
+    # NumPy checks every index, also when another axis of size 0 leaves nothing to take.
+    assert_raises_like_numpy(np.zeros((3, 2, 0)), index, IndexError)
 
 
 @pytest.mark.parametrize("index", [(0, 0, 0, 0), (0, 0, 0, None, 0), (Ellipsis, 0, 0, 0, 0),

@@ -9,12 +9,16 @@ OK = 0
 INDEX_OUT_OF_BOUNDS = 1
 NEGATIVE_POWER = 2
 OUT_OF_MEMORY = 3
+PYTHON_INT_OVERFLOW = 4
 FALLBACK = -1  # the fast entry declined (a misaligned array): take the checked path
 
 MESSAGES = {
     INDEX_OUT_OF_BOUNDS: (IndexError, "an index is out of bounds for the indexed axis"),
     NEGATIVE_POWER: (ValueError, "Integers to negative integer powers are not allowed."),
     OUT_OF_MEMORY: (MemoryError, "cannot allocate the workspace"),
+    # NEP 50: a Python int takes the array's dtype, and NumPy refuses one that does not
+    # fit (int32 is the only integer dtype narrower than the int64 Python ints arrive in).
+    PYTHON_INT_OVERFLOW: (OverflowError, "Python integer out of bounds for int32"),
 }
 
 
@@ -22,6 +26,7 @@ class ErrorState:
     """An i32 in the entry function's frame; the first error flagged wins."""
     NEGATIVE_POWER = NEGATIVE_POWER
     INDEX_OUT_OF_BOUNDS = INDEX_OUT_OF_BOUNDS
+    PYTHON_INT_OVERFLOW = PYTHON_INT_OVERFLOW
 
     def __init__(self, em):
         self.em = em

@@ -177,6 +177,9 @@ class Lowering:
         self.loop_nest(target.shape, [source, target], body)
 
     def _elementwise(self, node, inputs, out):
+        for i in _checked_python_ints(node):  # loop-invariant: checked once, up front
+            self._check_python_int(self.read(inputs[i], I64(inputs[i].offset)), node, i)
+
         def body(offsets):
             values = [self.read(v, off) for v, off in zip(inputs, offsets)]
             self.em.store(self._scalar(node, values), out.base, out.dtype, offsets[-1])
@@ -188,9 +191,26 @@ class Lowering:
         if node.op == "cast":
             return self.em.cast(values[0], in_types[0], node.outputs[0].type.dtype)
         loop_dtypes = _loop_dtypes(node)
-        operands = [self.em.cast(value, dtype, loop) for value, dtype, loop in
-                    zip(values, in_types, loop_dtypes)]
+        operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value, dtype,
+                    loop in zip(node.inputs, values, in_types, loop_dtypes)]
         return SCALAR_RULES[node.op](self.em, *operands, dtype=loop_dtypes[-1])
+
+    def _to_loop_dtype(self, input, value, dtype, loop):
+        """An operand converted for the loop. A Python int becomes a float the way Python
+        converts it, through float64: 2**60 + 2**36 + 1 rounds twice, to float32 2**60,
+        not once (to 2**60 + 2**37) as an int64 array's element does."""
+        if _is_python_int(input) and loop.kind == "f":
+            float64 = np.dtype(np.float64)
+            value, dtype = self.em.cast(value, dtype, float64), float64
+        return self.em.cast(value, dtype, loop)
+
+    def _check_python_int(self, number, node, position):
+        """Flag NumPy's OverflowError if the Python int `number`, operand `position` of
+        `node`, does not fit the loop's integer dtype."""
+        info, b = np.iinfo(_loop_dtypes(node)[position]), self.builder
+        outside = b.or_(b.icmp_signed("<", number, I64(int(info.min))),
+                        b.icmp_signed(">", number, I64(int(info.max))))
+        self.em.error.flag_if(outside, self.em.error.PYTHON_INT_OVERFLOW)
 
     def _fused(self, node, inputs, outputs):
         """A fused node: one loop nest evaluating the whole body per element, so its
@@ -200,6 +220,8 @@ class Lowering:
                      if isinstance(lit, Lit)}
         arrays = [v for v in constants.values() if v.constant is None]
         views = inputs + arrays + outputs
+        inline_checks = self._check_fused_python_ints(
+            body, {**dict(zip(body.inputs, inputs)), **constants})
 
         def element(offsets):
             env = dict(zip(body.inputs, (self.read(v, off) for v, off in
@@ -209,10 +231,46 @@ class Lowering:
                 values = [env[v] if not isinstance(v, Lit) else
                           self.read(constants[v], at.get(id(constants[v]), I64(0)))
                           for v in member.inputs]
+                for i in inline_checks.get(id(member), ()):
+                    self._check_python_int(values[i], member, i)
                 env[member.outputs[0]] = self._scalar(member, values)
             for var, out, offset in zip(body.outputs, outputs, offsets[-len(outputs):]):
                 self.em.store(env[var], out.base, out.dtype, offset)
         self.loop_nest(outputs[0].shape, views, element)
+
+    def _check_fused_python_ints(self, body, outer):
+        """Check before the loop the Python int operands of a fused body's members that
+        come from outside (`outer`: body input or literal -> view). One computed inside
+        the body can only be in a 0-d body (Python ints are 0-d), whose one element
+        checks it: returns {id(member): [its operand positions]} for those."""
+        inline = {}
+        for member in body.nodes:
+            for i in _checked_python_ints(member):
+                view = outer.get(member.inputs[i])
+                if view is None:
+                    inline.setdefault(id(member), []).append(i)
+                else:
+                    self._check_python_int(self.read(view, I64(view.offset)), member, i)
+        return inline
+
+
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def _is_python_int(value):
+    """A weakly typed int: a Python int, which NumPy takes by its value (NEP 50)."""
+    return value.type.weak and value.type.dtype.kind == "i"
+
+
+def _checked_python_ints(node):
+    """Positions of the Python int operands NumPy converts to a narrower integer loop
+    dtype, raising OverflowError if they do not fit (NEP 50). np.where is no ufunc: it
+    converts them unchecked (they wrap)."""
+    if node.op in ("cast", "where"):
+        return []
+    return [i for i, (value, loop) in enumerate(zip(node.inputs, _loop_dtypes(node)))
+            if _is_python_int(value) and loop.kind == "i" and
+            loop.itemsize < value.type.dtype.itemsize]
 
 
 def _loop_dtypes(node):
@@ -222,4 +280,10 @@ def _loop_dtypes(node):
         dtype = node.outputs[0].type.dtype
         return [np.dtype(np.bool_), dtype, dtype, dtype]
     resolved = ufunc_loop_dtypes(node.prim.ufunc, [v.type for v in node.inputs])
-    return list(resolved[:len(node.inputs)]) + [resolved[0]]
+    dtypes = list(resolved[:len(node.inputs)]) + [resolved[0]]
+    if node.op in COMPARISONS and dtypes[0].kind == "i" and \
+            any(_is_python_int(v) for v in node.inputs):
+        # NumPy compares integers with a Python int exactly, whatever its size (int32
+        # x < 2**40 is True): in int64, which holds both, so do we.
+        dtypes = [np.dtype(np.int64)] * len(dtypes)
+    return dtypes

@@ -16,12 +16,37 @@ def _is_float(dtype):
 
 def _fcmp(op):
     def compare(em, x, y, dtype):
-        if _is_float(dtype):  # ordered: NaN compares false, except for !=
-            bit = em.b.fcmp_unordered(op, x, y) if op == "!=" else em.b.fcmp_ordered(op, x, y)
+        if _is_float(dtype):
+            bit = compare_floats(em, op, x, y)
         else:
             bit = em.b.icmp_signed(op, x, y)
         return em.bool(bit)
     return compare
+
+
+def compare_floats(em, op, x, y):
+    """x op y (an i1) as NumPy compares floats: false where either is NaN, except for !=.
+
+    Computed on integer ordinals, not by fcmp: LLVM's instcombine misfolds a select whose
+    condition compares its own arms against a select of the same kind (where(m > 0, m, 0)
+    of m = where(0 > x, 0, x) came out as m, wrong for x = -0.0 and NaN), and it sees
+    through any bitcast or freeze put between them. Integer compares it leaves alone."""
+    b = em.b
+    either_nan = b.fcmp_unordered("uno", x, y)
+    ordered = b.icmp_signed(op, _ordinal(em, x), _ordinal(em, y))
+    if op == "!=":
+        return b.or_(ordered, either_nan)
+    return b.and_(ordered, b.not_(either_nan))
+
+
+def _ordinal(em, x):
+    """x's bit pattern as an integer ordered like x's value, -0.0 and 0.0 both 0 (NaN
+    aside): a negative float is sign and magnitude, so its ordinal is -magnitude."""
+    b = em.b
+    itype = ir.IntType(64 if isinstance(x.type, ir.DoubleType) else 32)
+    bits = b.bitcast(x, itype)
+    flipped = b.sub(ir.Constant(itype, -(1 << (itype.width - 1))), bits)
+    return b.select(b.icmp_signed("<", bits, ir.Constant(itype, 0)), flipped, bits)
 
 
 def _arith(float_op, int_op):
@@ -117,8 +142,8 @@ def minimum(em, x, y, dtype):
 
 
 def _pick(em, x, y, dtype, op):
-    if _is_float(dtype):
-        keep_x = em.b.or_(em.b.fcmp_ordered(op, x, y), em.b.fcmp_unordered("uno", x, x))
+    if _is_float(dtype):  # a float compare that LLVM cannot misfold (compare_floats)
+        keep_x = em.b.or_(compare_floats(em, op, x, y), em.b.fcmp_unordered("uno", x, x))
     else:
         keep_x = em.b.icmp_unsigned(op, x, y) if np.dtype(dtype).kind == "b" \
             else em.b.icmp_signed(op, x, y)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .emitter import I64
 from .errors import INDEX_OUT_OF_BOUNDS
-from .scalar import RULES as SCALAR
+from .scalar import RULES as SCALAR, compare_floats
 from .views import View, contiguous_strides
 
 
@@ -80,8 +80,8 @@ def arg_reduce(lo, node, inputs, outputs):
     def body(offsets):
         value = lo.read(x, offsets[0])
         current = em.load(best.base, best.dtype, offsets[1])
-        if x.dtype.kind == "f":
-            better = b.or_(b.fcmp_ordered(op, value, current),
+        if x.dtype.kind == "f":  # compare_floats: a compare LLVM cannot misfold
+            better = b.or_(compare_floats(em, op, value, current),
                            b.and_(b.fcmp_unordered("uno", value, value),
                                   b.fcmp_ordered("ord", current, current)))
         elif x.dtype.kind == "b":
@@ -113,12 +113,16 @@ def cumsum(lo, node, inputs, outputs):
 
 
 def gather(lo, node, inputs, outputs):
-    """out[..., i, ...] = x[..., idx[i], ...] with bounds checks: a bad index flags an
-    IndexError and reads element 0 instead, so memory is never touched out of bounds."""
+    """out[..., i, ...] = x[..., idx[i], ...]. Every index is checked first, in a loop of
+    its own: NumPy raises IndexError for a bad index even when the result is empty (x's
+    other axes may have size 0). The gather then reads element 0 for a bad index, so
+    memory is never touched out of bounds."""
     x, indices, (out,) = inputs[0], inputs[1:], outputs
     em, b = lo.em, lo.builder
     axis, count = node.params["axis"], len(indices)
     batch = out.shape[axis:len(out.shape) - (len(x.shape) - axis - count)]
+    sizes = x.shape[axis:axis + count]
+    _check_indices(lo, indices, sizes, batch)
     # x's own strides on the axes that are not indexed; 0 on the batch axes.
     rest = x.strides[:axis] + (0,) * len(batch) + x.strides[axis + count:]
     base = View(None, x.dtype, out.shape, rest, x.offset)
@@ -127,15 +131,30 @@ def gather(lo, node, inputs, outputs):
     def body(offsets):
         position = offsets[0]
         for m, (view, offset) in enumerate(zip(index_views, offsets[1:-1])):
-            size = x.shape[axis + m]
-            index = em.cast(lo.read(view, offset), view.dtype, np.dtype(np.int64))
-            index = b.select(b.icmp_signed("<", index, I64(0)), b.add(index, I64(size)), index)
-            bad = b.or_(b.icmp_signed("<", index, I64(0)), b.icmp_signed(">=", index, I64(size)))
-            lo.em.error.flag_if(bad, INDEX_OUT_OF_BOUNDS)
+            index, bad = _normalized_index(lo, view, offset, sizes[m])
             index = b.select(bad, I64(0), index)
             position = b.add(position, b.mul(index, I64(x.strides[axis + m])))
         em.store(lo.read(x, position), out.base, out.dtype, offsets[-1])
     lo.loop_nest(out.shape, [base] + index_views + [out], body)
+
+
+def _check_indices(lo, indices, sizes, batch):
+    """Flag an IndexError if any index is outside -size <= index < size."""
+    def body(offsets):
+        for view, offset, size in zip(indices, offsets, sizes):
+            _, bad = _normalized_index(lo, view, offset, size)
+            lo.em.error.flag_if(bad, INDEX_OUT_OF_BOUNDS)
+    lo.loop_nest(batch, list(indices), body)
+
+
+def _normalized_index(lo, view, offset, size):
+    """(index, bad): the index read at `offset`, negative ones counted from the end, and
+    whether it is out of bounds."""
+    b = lo.builder
+    index = lo.em.cast(lo.read(view, offset), view.dtype, np.dtype(np.int64))
+    index = b.select(b.icmp_signed("<", index, I64(0)), b.add(index, I64(size)), index)
+    bad = b.or_(b.icmp_signed("<", index, I64(0)), b.icmp_signed(">=", index, I64(size)))
+    return index, bad
 
 
 def _placed(index, out_shape, axis, batch):
@@ -156,9 +175,18 @@ def concatenate(lo, node, inputs, outputs):
 
 
 def pad(lo, node, inputs, outputs):
+    """x with `value` around it. NumPy converts the value by assignment to the array's
+    dtype (2.5 pads an int array with 2; inf raises OverflowError), even when every width
+    is 0, but never for a 0-d array, which np.pad cannot pad: the same here, at compile
+    time, since the value is static."""
     (x,), (out,) = inputs, outputs
-    lo.fill(out, node.params["value"])
-    starts = [lo_width for lo_width, _ in node.params["widths"]]
+    widths = node.params["widths"]
+    if x.shape:
+        value = np.empty((), out.dtype)
+        value[()] = node.params["value"]
+        if any(any(pair) for pair in widths):
+            lo.fill(out, value.item())
+    starts = [lo_width for lo_width, _ in widths]
     lo.copy(x, out.slice(starts, [1] * len(out.shape), x.shape))
 
 
