@@ -215,27 +215,25 @@ def _reduction(fn):
     return lambda x, *, axes, keepdims: fn(x, axis=axes, keepdims=keepdims)
 
 
-def _sum_atol(operands, params):
-    """Summation order is NumPy's business (pairwise, by blocks): allow n roundings of
-    the sum of magnitudes."""
-    x = np.asarray(operands[0])
-    if x.dtype.kind != "f":
-        return 0.0
-    count = math.prod(x.shape[a] for a in params["axes"])
-    magnitude = np.sum(np.abs(x.astype(np.float64)), axis=params["axes"],
-                       keepdims=params["keepdims"])
-    return count * float(np.finfo(x.dtype).eps) * np.nan_to_num(magnitude, posinf=0)
+def _reduction_atol(reduce, floor=False):
+    """Reduction order is NumPy's business (pairwise, by blocks): allow n roundings of
+    the reduction of magnitudes (plus the smallest normal with `floor`: products
+    underflow)."""
+    def atol(operands, params):
+        x = np.asarray(operands[0])
+        if x.dtype.kind != "f":
+            return 0.0
+        count = math.prod(x.shape[a] for a in params["axes"])
+        magnitude = reduce(np.abs(x.astype(np.float64)), axis=params["axes"],
+                           keepdims=params["keepdims"])
+        eps = float(np.finfo(x.dtype).eps)
+        return count * eps * np.nan_to_num(magnitude, posinf=0) + \
+            (float(np.finfo(x.dtype).tiny) if floor else 0.0)
+    return atol
 
 
-def _prod_atol(operands, params):
-    x = np.asarray(operands[0])
-    if x.dtype.kind != "f":
-        return 0.0
-    count = math.prod(x.shape[a] for a in params["axes"])
-    magnitude = np.prod(np.abs(x.astype(np.float64)), axis=params["axes"],
-                        keepdims=params["keepdims"])
-    return (count * float(np.finfo(x.dtype).eps) * np.nan_to_num(magnitude, posinf=0)
-            + float(np.finfo(x.dtype).tiny))
+_sum_atol = _reduction_atol(np.sum)
+_prod_atol = _reduction_atol(np.prod, floor=True)
 
 
 CASES["reduce_sum"] = Case(_reduction_draw, _reduction(np.sum), atol=_sum_atol)

@@ -4,6 +4,7 @@ import pytest
 
 from jitflow import ops
 from jitflow.ir.graph import Graph, Lit, Node, Var, VerifyError, verify
+from jitflow.ir.passes.fuse import fused_p
 from jitflow.ir.types import TensorType
 
 F32 = np.dtype("float32")
@@ -48,8 +49,7 @@ def test_verify_reruns_rules_with_params_and_literals():
 
 
 def test_verify_recurses_into_subgraphs():
-    from tests_support import call_p
     x, y, inner_x, inner_y = vec(3), vec(3), vec(3), vec(4)  # inner output mistyped
     body = Graph([inner_x], [Node(ops.exp_p, [inner_x], {}, [inner_y])], [inner_y])
     with pytest.raises(VerifyError, match="exp"):
-        verify(Graph([x], [Node(call_p, [x], {}, [y], [body])], [y]))
+        verify(Graph([x], [Node(fused_p, [x], {}, [y], [body])], [y]))

@@ -7,7 +7,8 @@ import jitflow.numpy as jnp
 from jitflow.ir.graph import Graph, Lit, Node, Var
 from jitflow.ir.types import TensorType
 from jitflow import ops
-from tests_support import call_p, golden, trace
+from jitflow.ir.passes.fuse import fused_p
+from tests_support import golden, trace
 
 
 def test_printed_function():
@@ -51,10 +52,10 @@ def test_subgraphs_print_indented_under_their_node():
     t = TensorType((3,), np.dtype("float64"))
     inner_in, inner_out, x, y = Var(t), Var(t), Var(t), Var(t)
     body = Graph([inner_in], [Node(ops.sin_p, [inner_in], {}, [inner_out])], [inner_out])
-    graph = Graph([x], [Node(call_p, [x], {}, [y], [body])], [y])
+    graph = Graph([x], [Node(fused_p, [x], {}, [y], [body])], [y])
     assert str(graph) == golden("""
         graph(%0: f64[3]) {
-          %1: f64[3] = call %0
+          %1: f64[3] = fused %0
             subgraph0(%2: f64[3]) {
               %3: f64[3] = sin %2
               return %3
