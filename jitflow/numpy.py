@@ -13,7 +13,7 @@ from . import ops
 from .contract import dot, einsum, inner, matmul, outer, tensordot  # noqa: F401
 from .errors import at_user_line
 from .ir.types import (as_dtype, normalize_axes, normalize_axis, promotion_operand,
-                       result_dtype, type_of_value, SUPPORTED_DTYPES)
+                       result_dtype, type_of_value)
 from .trace import Tracer, constant_type, is_tracing
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
@@ -594,5 +594,5 @@ dtype = _np.dtype
 finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
            ("builtins", "math", "ops", "Tracer", "is_tracing", "as_dtype", "at_user_line",
-            "normalize_axes", "normalize_axis", "type_of_value", "SUPPORTED_DTYPES",
+            "normalize_axes", "normalize_axis", "type_of_value",
             "result_dtype", "constant_type", "promotion_operand")]

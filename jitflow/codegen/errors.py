@@ -24,9 +24,6 @@ MESSAGES = {
 
 class ErrorState:
     """An i32 in the entry function's frame; the first error flagged wins."""
-    NEGATIVE_POWER = NEGATIVE_POWER
-    INDEX_OUT_OF_BOUNDS = INDEX_OUT_OF_BOUNDS
-    PYTHON_INT_OVERFLOW = PYTHON_INT_OVERFLOW
 
     def __init__(self, em):
         self.em = em

@@ -13,7 +13,7 @@ from llvmlite import ir
 from ..ir.graph import Lit
 from ..ir.types import ufunc_loop_dtypes
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
-from .errors import ErrorState
+from .errors import PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
 from .structural import STRUCTURAL
 from .scalar import RULES as SCALAR_RULES
@@ -210,7 +210,7 @@ class Lowering:
         info, b = np.iinfo(_loop_dtypes(node)[position]), self.builder
         outside = b.or_(b.icmp_signed("<", number, I64(int(info.min))),
                         b.icmp_signed(">", number, I64(int(info.max))))
-        self.em.error.flag_if(outside, self.em.error.PYTHON_INT_OVERFLOW)
+        self.em.error.flag_if(outside, PYTHON_INT_OVERFLOW)
 
     def _fused(self, node, inputs, outputs):
         """A fused node: one loop nest evaluating the whole body per element, so its

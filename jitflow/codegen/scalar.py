@@ -7,7 +7,8 @@ import numpy as np
 from llvmlite import ir
 
 from . import mathlib
-from .emitter import I8, ltype
+from .emitter import I8
+from .errors import NEGATIVE_POWER
 
 
 def _is_float(dtype):
@@ -219,7 +220,7 @@ def _int_power(em, x, y, dtype):
     b = em.b
     if np.dtype(dtype).kind == "b":
         return b.or_(x, b.xor(y, I8(1)))  # True**y = True, False**0 = True, False**1 = False
-    em.error.flag_if(b.icmp_signed("<", y, em.const(0, dtype)), em.error.NEGATIVE_POWER)
+    em.error.flag_if(b.icmp_signed("<", y, em.const(0, dtype)), NEGATIVE_POWER)
     result = em.const(1, dtype)
     base, exponent = x, y
     bits = np.dtype(dtype).itemsize * 8

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .types import TensorType, type_of_value
+from .types import type_of_value
 
 _var_ids = itertools.count()
 
