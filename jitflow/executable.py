@@ -24,7 +24,8 @@ class Executable:
             self.native = NativeGraph(graph, name)
             self._run = self.native
         else:
-            self._run = lambda leaves: eval_graph(graph, leaves)
+            self._run = lambda leaves: [_owned(value, leaves)
+                                        for value in eval_graph(graph, leaves)]
 
     def call_arrays(self, arrays):
         """Fast path for plain C-contiguous ndarray arguments matching the signature
@@ -39,20 +40,26 @@ class Executable:
 
     def __call__(self, leaves):
         outputs = self._run(leaves)
-        results = [_result(value, var.type, leaves)
-                   for value, var in zip(outputs, self.graph.outputs)]
+        results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
         return pytree.unflatten(self.out_structure, results)
 
 
-def _result(value, type, inputs):
+def _result(value, type):
     """What NumPy would hand back: a Python scalar for weak values, a NumPy scalar for
-    0-d results, otherwise a fresh array the caller owns."""
+    0-d results, otherwise the array."""
     if type.weak:
         return np.asarray(value).item()
     array = np.asarray(value)
-    if array.ndim == 0:
-        return array[()]
-    if array.base is not None or not array.flags.writeable or \
-            any(array is leaf for leaf in inputs):
-        array = array.copy()
-    return array
+    return array[()] if array.ndim == 0 else array
+
+
+def _owned(value, inputs):
+    """An interpreter result as a fresh array the caller owns: NumPy may have returned
+    an input itself, a view of one, or a read-only broadcast view. (Native outputs are
+    always fresh.)"""
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.base is not None or not value.flags.writeable or \
+            any(value is leaf for leaf in inputs):
+        return value.copy()
+    return value
