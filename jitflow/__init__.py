@@ -8,6 +8,8 @@
         return np.tanh(x @ w).sum(axis=1)
 """
 from . import numpy
+from .autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
+                       value_and_grad, vjp, vjp_graph)
 from .config import config
 from .errors import (BooleanIndexError, ConcretizationError, RetraceWarning,
                      TracerLeakError)
@@ -16,6 +18,7 @@ from .ir.graph import Graph, Lit, Node, Var, verify
 from .ir.passes import PIPELINE
 from .ir.passes import optimize as _optimize
 from .ir.types import TensorType, bool_, float32, float64, int32, int64
+from .ops import stop_gradient
 from .trace import Tracer
 
 from ._version import __version__
@@ -26,7 +29,9 @@ def optimize(graph):
     return _optimize(graph, dump=config.dump_ir, check=config.check_ir)
 
 
-__all__ = ["numpy", "config", "function", "Function", "CacheInfo", "optimize", "verify",
+__all__ = ["numpy", "config", "function", "grad", "value_and_grad", "vjp", "jvp",
+           "jacrev", "jacfwd", "jacobian", "hessian", "vjp_graph", "jvp_graph",
+           "stop_gradient", "Function", "CacheInfo", "optimize", "verify",
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "bool_", "int32", "int64", "float32", "float64"]

@@ -4,13 +4,17 @@ bind(prim, *arrays, **params) is the single entry of every operation. Outside a 
 runs the primitive's NumPy impl (eager mode). Inside one it appends a Node to the active
 GraphBuilder and returns Tracers standing for the node's outputs.
 """
+import operator
+
 import numpy as np
 
 from .errors import ConcretizationError, TracerLeakError, at_user_line, user_location
 from .ir.graph import Graph, Lit, Node, Var
+from .ir.interpret import as_operand
 from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
 
 _ACTIVE_BUILDERS = []
+NO_VALUE = object()  # what a Tracer of a builder that does not record values holds
 
 
 class GraphBuilder:
@@ -64,6 +68,11 @@ class GraphBuilder:
             self.sources[var] = tracer._builder.sources.get(tracer._var, frozenset())
         return self.captured[tracer._var][1]
 
+    records_values = False
+
+    def value_of(self, var):
+        return NO_VALUE
+
     def add_node(self, prim, operands, params, subgraphs=()):
         in_types = [v.type for v in operands]
         try:
@@ -86,6 +95,47 @@ class GraphBuilder:
         out_values = [self.operand(v) for v in outputs]
         inputs = self.inputs + [var for _, var in self.captured.values()]
         return Graph(inputs, self.nodes, out_values)
+
+    def outer_values(self):
+        """The values the captured inputs stand for, in the enclosing trace (or eager)."""
+        return [tracer for tracer, _ in self.captured.values()]
+
+
+class RecordingBuilder(GraphBuilder):
+    """A builder that also computes every value as it records it: the function runs on
+    concrete values (print, np.asarray, `if` on values and pdb all work) while its graph
+    is recorded for differentiation. Used for eager derivatives."""
+    records_values = True
+
+    def __init__(self, name="function"):
+        super().__init__(name)
+        self.values = {}
+
+    def value_of(self, var):
+        return self.values[var]
+
+    def new_input(self, type, source, value=NO_VALUE):
+        tracer = super().new_input(type, source)
+        self.values[tracer._var] = as_operand(value, type)
+        return tracer
+
+    def _capture(self, tracer):
+        var = super()._capture(tracer)
+        self.values[var] = tracer._builder.value_of(tracer._var)
+        return var
+
+    def add_node(self, prim, operands, params, subgraphs=()):
+        tracers = super().add_node(prim, operands, params, subgraphs)
+        node = self.nodes[-1]
+        outs = prim.evaluate(*map(self._read, operands), subgraphs=subgraphs, **params)
+        for var, value in zip(node.outputs, outs, strict=True):
+            self.values[var] = as_operand(value, var.type)
+        return tracers
+
+    def _read(self, operand):
+        if isinstance(operand, Lit):
+            return as_operand(operand.value, operand.type)
+        return self.values[operand]
 
 
 def bind(prim, *args, subgraphs=(), **params):
@@ -116,6 +166,10 @@ def _builder_for(args):
 
 def is_tracing():
     return bool(_ACTIVE_BUILDERS)
+
+
+def innermost_builder():
+    return _ACTIVE_BUILDERS[-1] if _ACTIVE_BUILDERS else None
 
 
 def _ops():
@@ -176,7 +230,10 @@ class Tracer:
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self):
-        return f"Tracer<{self._var.type}>"
+        value = self._builder.value_of(self._var)
+        if value is NO_VALUE:
+            return f"Tracer<{self._var.type}>"
+        return f"Tracer<{self._var.type}>({np.array2string(np.asarray(value))})"
 
     # --- operators ----------------------------------------------------------------
     __add__, __radd__ = _binary("add"), _binary("add", True)
@@ -242,7 +299,13 @@ class Tracer:
         from .numpy_dispatch import dispatch_function
         return dispatch_function(func, args, kwargs)
 
-    # --- no concrete values ---------------------------------------------------------
+    # --- concrete values: known while recording eagerly, unknown while tracing ---------
+    def _value(self, what):
+        value = self._builder.value_of(self._var)
+        if value is NO_VALUE:
+            raise self._concretization_error(what)
+        return value
+
     def _concretization_error(self, what):
         sources = sorted(self._builder.sources.get(self._var, ()))
         origin = (f"derived from argument {', '.join(repr(s) for s in sources)}"
@@ -257,28 +320,33 @@ class Tracer:
             f"control-flow functions (cond, while_loop) for branches and loops on values.")
 
     def __bool__(self):
-        raise self._concretization_error("bool() (an `if`, `while`, `and`, `or` or `not`)")
+        return bool(self._value("bool() (an `if`, `while`, `and`, `or` or `not`)"))
 
     def __int__(self):
-        raise self._concretization_error("int()")
+        return int(self._value("int()"))
 
     def __float__(self):
-        raise self._concretization_error("float()")
+        return float(self._value("float()"))
 
     def __complex__(self):
-        raise self._concretization_error("complex()")
+        return complex(self._value("complex()"))
 
     def __index__(self):
-        raise self._concretization_error("using it as a Python index (__index__)")
+        return operator.index(self._value("using it as a Python index (__index__)"))
 
     def __array__(self, dtype=None, copy=None):
-        raise self._concretization_error("converting it to a NumPy array")
+        value = np.asarray(self._value("converting it to a NumPy array"))
+        return value if dtype is None else value.astype(dtype)
 
     def item(self):
-        raise self._concretization_error(".item()")
+        return np.asarray(self._value(".item()")).item()
 
     def tolist(self):
-        raise self._concretization_error(".tolist()")
+        return np.asarray(self._value(".tolist()")).tolist()
+
+    def __str__(self):
+        value = self._builder.value_of(self._var)
+        return repr(self) if value is NO_VALUE else str(np.asarray(value))
 
 
 def make_graph(fn, in_types, sources, name="function"):

@@ -200,6 +200,7 @@ def _cast_draw(data):
 
 
 CASES["cast"] = Case(_cast_draw, lambda x, *, dtype: np.asarray(x).astype(dtype))
+CASES["stop_gradient"] = elementwise(lambda x: np.array(x, copy=True), 1)
 
 
 # --- reductions ---------------------------------------------------------------------------
@@ -368,6 +369,22 @@ def _gather_draw(data):
 
 CASES["gather"] = Case(
     _gather_draw, lambda x, *indices, axis: x[(slice(None),) * axis + tuple(indices)])
+
+
+def _scatter_add_draw(data):
+    (x, *indices), params = _gather_draw(data)
+    taken = np.asarray(x)[(slice(None),) * params["axis"] + tuple(indices)]
+    updates = operand(data, taken.shape, scalars=False)
+    return [updates, *indices], {"axis": params["axis"], "shape": np.shape(x)}
+
+
+def _scatter_add_reference(updates, *indices, axis, shape):
+    out = np.zeros(shape, updates.dtype)
+    np.add.at(out, (slice(None),) * axis + tuple(indices), updates)
+    return out
+
+
+CASES["scatter_add"] = Case(_scatter_add_draw, _scatter_add_reference)
 
 
 def _concatenate_draw(data):

@@ -202,8 +202,11 @@ def iota(lo, node, inputs, outputs):
     lo.loop_nest(out.shape, [index_view(out.shape, (node.params["axis"],)), out], body)
 
 
+from .scatter import scatter_add  # noqa: E402  it uses the index helpers above
+
 STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
+    "scatter_add": scatter_add,
 }

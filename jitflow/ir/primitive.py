@@ -14,8 +14,12 @@ class Primitive:
     type_rule(*in_types, **params) -> TensorType, or a tuple when multiple_results.
     impl(*arrays, **params) -> ndarray (or tuple): eager execution, the reference
     interpreter and constant folding all use it. Primitives owning subgraphs receive them
-    as the keyword `subgraphs` in both. vjp, jvp and lower are filled by the autodiff and
-    codegen layers; `why_no_vjp` etc. record a deliberate absence.
+    as the keyword `subgraphs` in both.
+
+    vjp(ct, *primals, out, **params) -> one cotangent per input (None: zero), and
+    jvp(tangents, *primals, out, **params) -> the output's tangent (None: zero), are
+    written with jitflow's ops, so they trace and differentiate again. A primitive whose
+    results are never floats has no rules, and says why in `no_gradient`.
     """
     name: str
     type_rule: Callable
@@ -28,6 +32,7 @@ class Primitive:
     vjp: Optional[Callable] = None
     jvp: Optional[Callable] = None
     lower: Optional[Callable] = None
+    no_gradient: str = ""
 
     def infer_types(self, *in_types, subgraphs=(), **params):
         if self.has_subgraphs:

@@ -205,6 +205,11 @@ def _sum_of_one(node, x, producers, **_):
     return x if x.type.dtype.kind != "f" else None           # sum over size-1 axes -> x
 
 
+def _no_longer_needed(node, x, producers, **_):
+    # Derivatives are taken while tracing; the traced graph only computes values.
+    return x                                                  # stop_gradient(x) -> x
+
+
 def _slice(node, x, producers, starts, steps, sizes):
     full = sizes == x.type.shape and all(s == 1 for s in steps)
     return x if full else None                               # x[:, :] -> x
@@ -216,4 +221,5 @@ RULES = {
     "max": _idempotent, "min": _idempotent, "where": _where,
     "transpose": _transpose, "reshape": _reshape, "broadcast_to": _broadcast_to,
     "cast": _same_type, "reduce_sum": _sum_of_one, "slice": _slice,
+    "stop_gradient": _no_longer_needed,
 }

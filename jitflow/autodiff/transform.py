@@ -1,0 +1,173 @@
+"""Reverse and forward mode as passes over a Graph's nodes.
+
+Every pass here walks a graph the way the interpreter does, but each step calls bind()
+through the primitives' public ops. So the same code computes derivatives eagerly (on
+NumPy values, when no trace is active) and records them as new nodes (inside a trace,
+where they are then optimized and compiled with the rest). Zero cotangents and tangents
+are symbolic: None, never an array of zeros.
+"""
+import numpy as np
+
+from .. import ops
+from ..ir.graph import Lit, Var
+from ..ir.interpret import as_operand
+from ..trace import bind, constant_type, make_graph
+
+
+def differentiable(type):
+    """Only floating-point values carry derivatives; integers and booleans get none."""
+    return type.dtype.kind == "f"
+
+
+def read(env, value):
+    if isinstance(value, Lit):
+        return as_operand(value.value, value.type)
+    return env[value]
+
+
+def run_nodes(graph, env):
+    """Evaluate `graph`'s nodes through bind, from `env` holding its inputs; fills `env`
+    with every value and returns it."""
+    for node in graph.nodes:
+        outs = bind(node.prim, *(read(env, v) for v in node.inputs),
+                    subgraphs=node.subgraphs, **node.params)
+        env.update(zip(node.outputs, outs if node.prim.multiple_results else (outs,)))
+    return env
+
+
+# --- reverse mode -------------------------------------------------------------------------
+
+def backward_pass(graph, env, out_cts):
+    """The cotangent of each graph input (None for zero), given the outputs' cotangents
+    and `env` holding every value of the forward pass."""
+    cts = {}
+
+    def accumulate(var, ct):
+        if ct is None or not isinstance(var, Var) or not differentiable(var.type):
+            return
+        ct = fit_cotangent(ct, var.type)
+        cts[var] = ct if var not in cts else ops.add(cts[var], ct)
+
+    for var, ct in zip(graph.outputs, out_cts, strict=True):
+        accumulate(var, ct)
+    for node in reversed(graph.nodes):
+        node_cts = [cts.pop(var, None) for var in node.outputs]
+        if all(ct is None for ct in node_cts) or not _takes_cotangents(node):
+            continue
+        in_cts = node.prim.rule("vjp")(
+            node_cts if node.prim.multiple_results else node_cts[0],
+            *(read(env, v) for v in node.inputs), out=_outputs(node, env),
+            **_params(node))
+        for var, ct in zip(node.inputs, in_cts, strict=True):
+            accumulate(var, ct)
+    return [cts.get(var) for var in graph.inputs]
+
+
+def _takes_cotangents(node):
+    return any(isinstance(v, Var) and differentiable(v.type) for v in node.inputs)
+
+
+def _outputs(node, env):
+    outs = [env[v] for v in node.outputs]
+    return outs if node.prim.multiple_results else outs[0]
+
+
+def _params(node):
+    if node.prim.has_subgraphs:
+        return dict(node.params, subgraphs=node.subgraphs)
+    return node.params
+
+
+def fit_cotangent(ct, type):
+    """A cotangent computed in a broadcast shape, summed back to `type`'s shape, in its
+    dtype: this is where broadcasting is undone."""
+    ct_type = constant_type(ct)
+    if ct_type.shape != type.shape:
+        lead = len(ct_type.shape) - len(type.shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, d in enumerate(type.shape)
+            if d == 1 and ct_type.shape[lead + i] != 1)
+        ct = ops.reshape(ops.reduce_sum(ct, axes=axes), type.shape)
+    if constant_type(ct).dtype != type.dtype:
+        ct = ops.cast(ct, type.dtype)
+    return ct
+
+
+# --- forward mode -------------------------------------------------------------------------
+
+def tangent_pass(graph, env, in_tangents):
+    """The tangent of each graph output (None for zero), given the inputs' tangents and
+    `env` holding every value of the forward pass."""
+    tangents = {var: fit_tangent(t, var.type)
+                for var, t in zip(graph.inputs, in_tangents, strict=True)
+                if t is not None and differentiable(var.type)}
+    for node in graph.nodes:
+        node_tangents = [tangents.get(v) if isinstance(v, Var) else None
+                         for v in node.inputs]
+        if all(t is None for t in node_tangents) or \
+                not any(differentiable(v.type) for v in node.outputs):
+            continue
+        outs = node.prim.rule("jvp")(node_tangents, *(read(env, v) for v in node.inputs),
+                                     out=_outputs(node, env), **_params(node))
+        outs = outs if node.prim.multiple_results else [outs]
+        for var, tangent in zip(node.outputs, outs, strict=True):
+            if tangent is not None and differentiable(var.type):
+                tangents[var] = fit_tangent(tangent, var.type)
+    return [tangents.get(v) if isinstance(v, Var) else None for v in graph.outputs]
+
+
+def fit_tangent(tangent, type):
+    """A tangent in `type`'s dtype, broadcast to its shape (an elementwise rule may
+    return the tangent of an operand that was broadcast)."""
+    tangent_type = constant_type(tangent)
+    if tangent_type.dtype != type.dtype:
+        tangent = ops.cast(tangent, type.dtype)
+    if tangent_type.shape != type.shape:
+        tangent = ops.broadcast_to(tangent, type.shape)
+    return tangent
+
+
+def zeros(type):
+    return ops.broadcast_to(np.zeros((), type.dtype), type.shape)
+
+
+# --- whole graphs ---------------------------------------------------------------------------
+
+def vjp_graph(graph):
+    """Graph (inputs...) -> (outputs...) to graph (inputs..., output cotangents...) ->
+    (outputs..., input cotangents...). Outputs that are not floats take no cotangent;
+    inputs that are not floats get none."""
+    cotangent_types = [v.type.strong() for v in graph.outputs if differentiable(v.type)]
+
+    def both_passes(*args):
+        env = run_nodes(graph, dict(zip(graph.inputs, args)))
+        given = iter(args[len(graph.inputs):])
+        out_cts = [next(given) if differentiable(v.type) else None for v in graph.outputs]
+        in_cts = backward_pass(graph, env, out_cts)
+        return [read(env, v) for v in graph.outputs] + [
+            zeros(v.type.strong()) if ct is None else ct
+            for v, ct in zip(graph.inputs, in_cts) if differentiable(v.type)]
+    in_types = [v.type for v in graph.inputs] + cotangent_types
+    names = [f"x{i}" for i in range(len(graph.inputs))] + \
+        [f"ct{i}" for i in range(len(cotangent_types))]
+    return make_graph(both_passes, in_types, names, name="vjp")
+
+
+def jvp_graph(graph):
+    """Graph (inputs...) -> (outputs...) to graph (inputs..., input tangents...) ->
+    (outputs..., output tangents...), for the float inputs and outputs."""
+    tangent_types = [v.type.strong() for v in graph.inputs if differentiable(v.type)]
+
+    def forward(*args):
+        env = run_nodes(graph, dict(zip(graph.inputs, args)))
+        given = iter(args[len(graph.inputs):])
+        in_tangents = [next(given) if differentiable(v.type) else None
+                       for v in graph.inputs]
+        out_tangents = tangent_pass(graph, env, in_tangents)
+        return [read(env, v) for v in graph.outputs] + [
+            zeros(v.type.strong()) if t is None else t
+            for v, t in zip(graph.outputs, out_tangents) if differentiable(v.type)]
+    in_types = [v.type for v in graph.inputs] + tangent_types
+    names = [f"x{i}" for i in range(len(graph.inputs))] + \
+        [f"t{i}" for i in range(len(tangent_types))]
+    return make_graph(forward, in_types, names, name="jvp")

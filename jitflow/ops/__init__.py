@@ -1,0 +1,14 @@
+"""Every primitive, one block each: its type rule, NumPy implementation and derivative
+rules, followed by its wrapper.
+
+Wrappers take arrays positionally and static parameters by keyword, and call bind(): they
+run eagerly on NumPy values and record nodes on Tracers. These are the building blocks;
+jitflow.numpy puts NumPy's names and signatures on top of them.
+"""
+from .select import *        # noqa: F401,F403  where, cast, stop_gradient
+from .elementwise import *   # noqa: F401,F403  NumPy's ufuncs
+from .shapes import *        # noqa: F401,F403  reshape, broadcast_to, transpose
+from .reductions import *    # noqa: F401,F403  sums, products, extrema, arg-extrema, cumsum
+from .slicing import *       # noqa: F401,F403  slice, gather, scatter_add, concatenate, pad
+from .contraction import *   # noqa: F401,F403  matmul
+from .creation import *      # noqa: F401,F403  iota

@@ -1,0 +1,38 @@
+"""matmul: batched matrix products with NumPy's broadcasting of the batch axes."""
+import numpy as np
+
+from ..ir.primitive import Primitive, register
+from ..ir.types import ShapeError, TensorType, broadcast_shapes, resolve_ufunc_dtypes
+from ..trace import bind, constant_type
+from .elementwise import add_tangents
+from .shapes import transpose
+
+
+def _matmul_type(x, y):
+    if x.ndim < 2 or y.ndim < 2:
+        raise ShapeError(f"matmul primitive needs operands of rank >= 2, got shapes "
+                         f"{x.shape} and {y.shape}")
+    if x.shape[-1] != y.shape[-2]:
+        raise ShapeError(f"matmul: inner dimensions differ: shapes {x.shape} and "
+                         f"{y.shape} ({x.shape[-1]} != {y.shape[-2]})")
+    batch = broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    (dtype,), _ = resolve_ufunc_dtypes(np.matmul, (x.strong(), y.strong()))
+    return TensorType(batch + (x.shape[-2], y.shape[-1]), dtype)
+
+
+def matrix_transpose(x):
+    n = len(constant_type(x).shape)
+    return transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+# The transform sums each cotangent over the batch axes its operand was broadcast along.
+matmul_p = register(Primitive(
+    "matmul", _matmul_type, np.matmul,
+    vjp=lambda ct, x, y, *, out: [matmul(ct, matrix_transpose(y)),
+                                  matmul(matrix_transpose(x), ct)],
+    jvp=lambda tangents, x, y, *, out: add_tangents(
+        None if tangents[0] is None else matmul(tangents[0], y),
+        None if tangents[1] is None else matmul(x, tangents[1]))))
+
+
+def matmul(x, y): return bind(matmul_p, x, y)

@@ -1,0 +1,155 @@
+"""Reductions over static axes, arg reductions and cumulative sums, with derivatives."""
+import numpy as np
+
+from ..ir.primitive import Primitive, register
+from ..ir.types import TensorType, int64
+from ..trace import bind, constant_type
+from .elementwise import (INTEGER_RESULT, divide, equal, isnan, logical_and, logical_or,
+                          multiply)
+from .select import cast, where
+from .shapes import broadcast_to, reshape
+
+
+def reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def check_axes(x, axes):
+    if any(not 0 <= a < x.ndim for a in axes) or list(axes) != sorted(set(axes)):
+        raise ValueError(f"axes {axes} are not sorted, distinct axes of a {x.ndim}-d array")
+
+
+def reduction(name, impl, accumulate_like=None, **rules):
+    """Register a reduction over static `axes`; dtypes follow `accumulate_like` (NumPy's
+    sum and prod widen bool and int32 to int64) or stay the input's."""
+    def type_rule(x, *, axes, keepdims):
+        check_axes(x, axes)
+        if accumulate_like is None and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has "
+                             f"no identity (shape {x.shape}, axes {axes})")
+        dtype = accumulate_like(x.dtype) if accumulate_like else x.dtype
+        return TensorType(reduced_shape(x.shape, axes, keepdims), dtype)
+
+    def run(x, *, axes, keepdims):
+        return impl(x, axis=axes, keepdims=keepdims)
+    return register(Primitive(name, type_rule, run, **rules))
+
+
+def _widened(dtype):
+    return int64 if dtype.kind in "bi" else dtype
+
+
+def spread(value, x, axes, keepdims):
+    """A reduction's result (or its cotangent) broadcast back over the reduced axes."""
+    shape = constant_type(x).shape
+    return broadcast_to(reshape(value, reduced_shape(shape, axes, True)), shape)
+
+
+def _sum_vjp(ct, x, *, axes, keepdims, out):
+    return [spread(ct, x, axes, keepdims)]
+
+
+def _sum_jvp(tangents, x, *, axes, keepdims, out):
+    return reduce_sum(tangents[0], axes=axes, keepdims=keepdims)
+
+
+def _prod_partials(x, axes):
+    """d prod(x) / d x_i = the product of the other elements, computed without dividing
+    by zero: with no zero it is prod / x_i; with one zero, only that element's partial is
+    nonzero (the product of the rest); with two or more, all are zero."""
+    is_zero = equal(x, 0)
+    nonzero_product = spread(reduce_prod(where(is_zero, 1, x), axes=axes, keepdims=True),
+                             x, axes, True)
+    zeros = spread(reduce_sum(is_zero, axes=axes, keepdims=True), x, axes, True)
+    lone_zero = logical_and(equal(zeros, 1), is_zero)
+    return where(equal(zeros, 0), divide(nonzero_product, where(is_zero, 1, x)),
+                 where(lone_zero, nonzero_product, 0))
+
+
+def _prod_vjp(ct, x, *, axes, keepdims, out):
+    return [multiply(spread(ct, x, axes, keepdims), _prod_partials(x, axes))]
+
+
+def _prod_jvp(tangents, x, *, axes, keepdims, out):
+    return reduce_sum(multiply(tangents[0], _prod_partials(x, axes)), axes=axes,
+                      keepdims=keepdims)
+
+
+def _extremum_weights(x, out, axes, keepdims):
+    """Where x reaches its max (or min), as weights that share the derivative equally
+    between ties. A NaN result came from the NaNs: they share it."""
+    chosen = spread(out, x, axes, keepdims)
+    hit = logical_or(equal(x, chosen), logical_and(isnan(x), isnan(chosen)))
+    weight = cast(hit, constant_type(out).dtype)
+    return divide(weight, reduce_sum(weight, axes=axes, keepdims=True))
+
+
+def _extremum_vjp(ct, x, *, axes, keepdims, out):
+    return [multiply(spread(ct, x, axes, keepdims), _extremum_weights(x, out, axes,
+                                                                      keepdims))]
+
+
+def _extremum_jvp(tangents, x, *, axes, keepdims, out):
+    weights = _extremum_weights(x, out, axes, keepdims)
+    return reduce_sum(multiply(tangents[0], weights), axes=axes, keepdims=keepdims)
+
+
+reduce_sum_p = reduction("reduce_sum", np.sum, accumulate_like=_widened,
+                         vjp=_sum_vjp, jvp=_sum_jvp)
+reduce_prod_p = reduction("reduce_prod", np.prod, accumulate_like=_widened,
+                          vjp=_prod_vjp, jvp=_prod_jvp)
+reduce_max_p = reduction("reduce_max", np.max, vjp=_extremum_vjp, jvp=_extremum_jvp)
+reduce_min_p = reduction("reduce_min", np.min, vjp=_extremum_vjp, jvp=_extremum_jvp)
+
+
+def reduce_sum(x, *, axes, keepdims=False): return bind(reduce_sum_p, x, axes=axes, keepdims=keepdims)
+def reduce_prod(x, *, axes, keepdims=False): return bind(reduce_prod_p, x, axes=axes, keepdims=keepdims)
+def reduce_max(x, *, axes, keepdims=False): return bind(reduce_max_p, x, axes=axes, keepdims=keepdims)
+def reduce_min(x, *, axes, keepdims=False): return bind(reduce_min_p, x, axes=axes, keepdims=keepdims)
+
+
+def arg_reduction(name, impl):
+    """argmax/argmin along one axis (or the flattened array when axis is None)."""
+    def type_rule(x, *, axis, keepdims):
+        axes = tuple(range(x.ndim)) if axis is None else (axis,)
+        check_axes(x, axes)
+        if any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"attempt to get {name} of an empty sequence (shape {x.shape})")
+        return TensorType(reduced_shape(x.shape, axes, keepdims), int64)
+
+    def run(x, *, axis, keepdims):
+        return impl(x, axis=axis, keepdims=keepdims)
+    return register(Primitive(name, type_rule, run, no_gradient=INTEGER_RESULT))
+
+
+argmax_p = arg_reduction("argmax", np.argmax)
+argmin_p = arg_reduction("argmin", np.argmin)
+
+
+def argmax(x, *, axis, keepdims=False): return bind(argmax_p, x, axis=axis, keepdims=keepdims)
+def argmin(x, *, axis, keepdims=False): return bind(argmin_p, x, axis=axis, keepdims=keepdims)
+
+
+def _cumsum_type(x, *, axis):
+    check_axes(x, (axis,))
+    return TensorType(x.shape, _widened(x.dtype))
+
+
+def _reverse(x, axis):
+    from .slicing import slice_array  # slicing's rules use reductions: import late
+    shape = constant_type(x).shape
+    n = len(shape)
+    return slice_array(x, starts=[shape[a] - 1 if a == axis else 0 for a in range(n)],
+                       steps=[-1 if a == axis else 1 for a in range(n)], sizes=shape)
+
+
+# The cotangent of a running sum is the running sum of the cotangent from the other end.
+cumsum_p = register(Primitive(
+    "cumsum", _cumsum_type, lambda x, *, axis: np.cumsum(x, axis=axis),
+    vjp=lambda ct, x, *, axis, out: [_reverse(cumsum(_reverse(ct, axis), axis=axis), axis)],
+    jvp=lambda tangents, x, *, axis, out: cumsum(tangents[0], axis=axis)))
+
+
+def cumsum(x, *, axis): return bind(cumsum_p, x, axis=axis)
