@@ -8,7 +8,7 @@
         return np.tanh(x @ w).sum(axis=1)
 """
 from . import numpy
-from .autodiff import (grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
+from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
                        value_and_grad, vjp, vjp_graph)
 from .config import config
 from .errors import (BooleanIndexError, ConcretizationError, RetraceWarning,
@@ -31,7 +31,7 @@ def optimize(graph):
 
 __all__ = ["numpy", "config", "function", "grad", "value_and_grad", "vjp", "jvp",
            "jacrev", "jacfwd", "jacobian", "hessian", "vjp_graph", "jvp_graph",
-           "stop_gradient", "Function", "CacheInfo", "optimize", "verify",
+           "stop_gradient", "custom_vjp", "custom_jvp", "Function", "CacheInfo", "optimize", "verify",
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "bool_", "int32", "int64", "float32", "float64"]

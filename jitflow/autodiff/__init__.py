@@ -4,8 +4,9 @@ transform.py walks a graph backwards (vjp) or forwards (jvp) through each primit
 rules; linearize.py traces a Python function for it, eagerly or inside a trace; api.py
 offers JAX's grad, value_and_grad, vjp, jvp, jacrev, jacfwd and hessian.
 """
+from .custom import custom_jvp, custom_vjp
 from .api import grad, hessian, jacfwd, jacobian, jacrev, jvp, value_and_grad, vjp
 from .transform import jvp_graph, vjp_graph
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "jacobian",
-           "hessian", "vjp_graph", "jvp_graph"]
+           "hessian", "vjp_graph", "jvp_graph", "custom_vjp", "custom_jvp"]

@@ -33,6 +33,7 @@ class Primitive:
     jvp: Optional[Callable] = None
     lower: Optional[Callable] = None
     no_gradient: str = ""
+    is_call: bool = False  # runs its one subgraph: the inline pass replaces it by its body
 
     def infer_types(self, *in_types, subgraphs=(), **params):
         if self.has_subgraphs:

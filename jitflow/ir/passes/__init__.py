@@ -3,9 +3,11 @@ from ..graph import verify
 from .cse import cse
 from .dce import dce
 from .fold import constant_fold
+from .inline import inline
 from .simplify import simplify
 
 PIPELINE = (
+    inline,         # custom-derivative calls become their bodies
     simplify,       # exact algebraic identities; exposes constants and duplicates
     constant_fold,  # evaluate small all-constant nodes with the reference impls
     cse,            # one node per (op, inputs, params)

@@ -8,7 +8,8 @@ from tests_support import golden, trace
 
 
 def test_pipeline_order_is_one_tuple():
-    assert [p.__name__ for p in PIPELINE] == ["simplify", "constant_fold", "cse", "dce"]
+    assert [p.__name__ for p in PIPELINE] == ["inline", "simplify", "constant_fold", "cse",
+                                              "dce"]
 
 
 def test_optimize_reaches_a_fixpoint():
