@@ -1,15 +1,9 @@
-"""Checking derivatives: check_grads compares jitflow's derivatives with central finite
-differences in float64, and forward mode with reverse mode, to any order.
-
-    from jitflow.testing import check_grads
-    check_grads(lambda x, y: np.sum(np.sin(x) * y), (x, y), order=2)
-
-Hypothesis strategies for such tests live in jitflow.testing_strategies.
-"""
+"""check_grads: jitflow's derivatives against central finite differences in float64,
+and forward mode against reverse mode, to any order."""
 import numpy as np
 
-from . import pytree
-from .autodiff import jvp, vjp
+from .. import pytree
+from ..autodiff import jvp, vjp
 
 
 class GradientCheckError(AssertionError):
