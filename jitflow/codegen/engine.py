@@ -80,10 +80,10 @@ class CompiledModule:
         module = llvm.parse_assembly(text)
         module.verify()
         machine = _target_machine(opt=speed_level)
+        # The optimized IR is printed only when asked for: printing costs milliseconds.
         self._source, self._speed_level, self._optimized_ir = text, speed_level, None
         if cached is None:
             optimize_module(module, machine, speed_level)
-            self._optimized_ir = str(module)
         self._engine = llvm.create_mcjit_compiler(module, machine)  # owns `machine`
         self._engine.set_object_cache(
             notify_func=lambda _, code: disk_cache.store(entry, code),
@@ -92,7 +92,7 @@ class CompiledModule:
 
     @property
     def optimized_ir(self):
-        """The optimized module's text (recomputed when the code came from the cache)."""
+        """The optimized module's text, recomputed from the source when first asked for."""
         if self._optimized_ir is None:
             module = llvm.parse_assembly(self._source)
             optimize_module(module, _target_machine(self._speed_level), self._speed_level)
