@@ -259,3 +259,18 @@ def test_gradient_of_logsumexp_is_softmax(x):
     grad = jitflow.grad(lambda x: jitflow.numpy.logsumexp(x))(x)
     np.testing.assert_allclose(grad, np.exp(x - np.max(x)) / np.sum(np.exp(x - np.max(x))),
                                rtol=1e-12, atol=1e-15)
+
+
+def test_closures_over_traced_and_recorded_values():
+    @jitflow.function
+    def step(w, x):
+        return jitflow.grad(lambda w: np.sum((x @ w) ** 2))(w)  # closes over traced x
+    w, x = np.ones(3), np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(step(w, x), 2 * x.T @ (x @ w))
+
+    def outer(x):  # the inner gradient closes over the value being differentiated
+        return np.sum(jitflow.grad(lambda y: np.sum(np.sin(x * y)))(x))
+    x = np.array([0.3, 0.7])
+    np.testing.assert_allclose(jitflow.function(jitflow.grad(outer))(x),
+                               jitflow.grad(outer)(x), rtol=1e-13)
+    check_grads(outer, (x,), order=2)
