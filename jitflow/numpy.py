@@ -143,8 +143,21 @@ def where(condition, x=None, y=None):
     return _strong(ops.where(condition, x, y))
 
 
+def _beyond(bound, a, upper):
+    """Whether `bound` is a Python int past the end of a's integer dtype on the side
+    where it clips nothing; NumPy then ignores it (past the other end, it raises)."""
+    if not isinstance(bound, int) or isinstance(bound, bool) or _dtype_of(a).kind != "i":
+        return False
+    info = _np.iinfo(_dtype_of(a))
+    return bound > info.max if upper else bound < info.min
+
+
 def clip(a, a_min=None, a_max=None, out=None):
     _no_out("clip", out)
+    if _beyond(a_min, a, upper=False):
+        a_min = None
+    if _beyond(a_max, a, upper=True):
+        a_max = None
     if a_min is None and a_max is None:
         return positive(a)  # what NumPy 2 computes: a copy (and an error for bool)
     # NumPy's clip is one ufunc of all three: compute in their common dtype, so that a

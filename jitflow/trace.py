@@ -77,7 +77,7 @@ class GraphBuilder:
         in_types = [v.type for v in operands]
         try:
             out_types = prim.infer_types(*in_types, subgraphs=subgraphs, **params)
-        except (ShapeError, TypeError, ValueError, IndexError) as error:
+        except (ShapeError, TypeError, ValueError, IndexError, OverflowError) as error:
             raise type(error)(at_user_line(f"{prim.name}: {error}")) from None
         outputs = [Var(t) for t in out_types]
         self.nodes.append(Node(prim, operands, params, outputs, subgraphs))

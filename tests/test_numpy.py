@@ -603,3 +603,18 @@ def test_unsupported_numpy_function_on_traced_value_names_it():
         run_traced(lambda x: np.arctan2(x, x), x)
     with pytest.raises(TypeError, match="numpy.add.accumulate"):
         run_traced(lambda x: np.add.accumulate(x), x)
+
+
+def test_clip_ignores_python_int_bounds_past_the_dtype_on_the_harmless_side(backend):
+    a = np.arange(3, dtype=np.int32)
+    for low, high in [(0, 2**40), (-2**40, 1), (-2**40, 2**40)]:
+        expected = np.clip(a, low, high)
+        assert_same(run_traced(lambda a: np.clip(a, low, high), a), expected)
+    with pytest.raises(OverflowError, match="int32"):
+        run_traced(lambda a: np.clip(a, 2**40, 5), a)
+
+
+@pytest.mark.parametrize("value, error", [(np.inf, OverflowError), (np.nan, ValueError)])
+def test_pad_values_that_do_not_fit_the_dtype_raise_at_trace_time(value, error):
+    with pytest.raises(error, match="test_numpy.py"):
+        jitflow.function(lambda a: np.pad(a, 1, constant_values=value))(np.arange(3))
