@@ -200,7 +200,8 @@ def _pad_type(x, *, widths, value):
     if len(widths) != x.ndim or any(lo < 0 or hi < 0 for lo, hi in widths):
         raise ShapeError(f"pad widths {widths} do not fit an array of shape {x.shape} "
                          f"(one non-negative (before, after) pair per axis)")
-    np.empty((), x.dtype)[()] = value  # as NumPy converts it: inf or NaN into ints raise
+    if x.ndim:  # NumPy converts the value (inf or NaN into an int raises) unless 0-d
+        np.empty((), x.dtype)[()] = value
     return x.with_shape(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths)))
 
 
