@@ -37,6 +37,35 @@ def softmax(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def row_sum(x):
+    return x.sum(axis=1)
+
+
+def column_sum(x):
+    return x.sum(axis=0)
+
+
+def full_sum(x):
+    return x.sum()
+
+
+def sum_of_squares(x):
+    return (x * x).sum()
+
+
+def row_max(x):
+    return x.max(axis=1)
+
+
+def row_argmax(x):
+    return x.argmax(axis=1)
+
+
+def row_logsumexp(x):
+    peak = x.max(axis=1, keepdims=True)
+    return np.log(np.exp(x - peak).sum(axis=1, keepdims=True)) + peak
+
+
 def tiny(x):
     return x * 2 + 1
 
@@ -45,16 +74,31 @@ def matmul(a, b):
     return a @ b
 
 
+def matmul_transposed(a, b):
+    return a @ b.T
+
+
 def workloads():
     rng = np.random.default_rng(0)
     big = rng.standard_normal(4 * 2 ** 20).astype(np.float32)
     rows = rng.standard_normal((4096, 1024)).astype(np.float32)
     square = rng.standard_normal((1024, 1024)).astype(np.float32)
+    stack = rng.standard_normal((64, 128, 128)).astype(np.float32)
     return [
         ("elementwise chain, 4M f32", chain, (big, big[::-1].copy())),
         ("row softmax 4096x1024 f32", softmax, (rows,)),
+        ("row logsumexp 4096x1024 f32", row_logsumexp, (rows,)),
+        ("row sum 4096x1024 f32", row_sum, (rows,)),
+        ("column sum 4096x1024 f32", column_sum, (rows,)),
+        ("full sum 4M f32", full_sum, (big,)),
+        ("sum of squares 4M f32", sum_of_squares, (big,)),
+        ("row max 4096x1024 f32", row_max, (rows,)),
+        ("row argmax 4096x1024 f32", row_argmax, (rows,)),
         ("tiny x*2+1 on 8 f32 (call overhead)", tiny, (np.ones(8, np.float32),)),
         ("sgemm 1024^3", matmul, (square, square)),
+        ("dgemm 1024^3", matmul, (square.astype(np.float64),) * 2),
+        ("sgemm 1024^3, a @ b.T", matmul_transposed, (square, square[::-1].copy())),
+        ("batched sgemm 64x128^3, b broadcast", matmul, (stack, stack[0].copy())),
     ]
 
 

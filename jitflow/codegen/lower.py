@@ -11,10 +11,12 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.graph import Lit
+from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
 from .errors import PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
+from .reductions import lower_region
 from .structural import STRUCTURAL
 from .scalar import RULES as SCALAR_RULES
 from .views import View, collapse
@@ -30,9 +32,12 @@ class Lowering:
         self.graph = graph
         self.module = ir.Module(name)
         function = ir.Function(self.module, ir.FunctionType(I32, [PTR]), ENTRY)
-        self.builder = ir.IRBuilder(function.append_basic_block("entry"))
+        self._allocas = function.append_basic_block("allocas")  # see entry_alloca
+        self._entry = function.append_basic_block("entry")
+        self.builder = ir.IRBuilder(self._allocas)
         self.em = Emitter(self.builder)
-        self.em.error = ErrorState(self.em)
+        self.em.error = ErrorState(self.em)  # its status slot is an alloca too
+        self.builder.position_at_end(self._entry)
         self.memory = MemoryPlan(graph, self._workspace_pointer)
         self.values = {}
         self._args = function.args[0]
@@ -47,6 +52,18 @@ class Lowering:
     def _workspace_pointer(self, byte_offset):
         return self.builder.gep(self._workspace, [I64(byte_offset)], source_etype=I8)
 
+    def entry_alloca(self, type, align=64):
+        """Stack memory for a kernel's own use, allocated in the function's first block
+        so that LLVM can keep it in registers (SROA only promotes allocas there). That
+        block holds nothing else but the error status's first store, and jumps to
+        "entry" once everything is lowered."""
+        slot = ir.IRBuilder(self._allocas).alloca(type)
+        slot.align = align
+        # llvmlite types an alloca as a typed pointer, which its store and gep checks
+        # then hold against element stores; the IR is the same opaque `ptr` either way.
+        slot.type = PTR
+        return slot
+
     # --- the walk -----------------------------------------------------------------------------
     def _lower(self):
         for i, var in enumerate(self.graph.inputs):
@@ -59,6 +76,7 @@ class Lowering:
             self.memory.release_after(index)
         self._copy_outputs(outputs)
         self.builder.ret(self.em.error.result())
+        ir.IRBuilder(self._allocas).branch(self._entry)
 
     def _output_buffers(self):
         """Graph outputs get their own argument buffers; a node that produces one writes
@@ -140,15 +158,16 @@ class Lowering:
                 self.copy(source, target)
 
     # --- loop nests -------------------------------------------------------------------------
-    def loop_nest(self, shape, views, body):
+    def loop_nest(self, shape, views, body, rolled=False):
         """for every index of `shape`: body(element offsets of each view). The views are
-        read as broadcast to `shape`; axes are collapsed where all layouts allow."""
+        read as broadcast to `shape`; axes are collapsed where all layouts allow.
+        rolled: keep LLVM from unrolling the innermost loop (see _keep_rolled)."""
         stride_lists = [v.broadcast_to(shape).strides for v in views]
         loop_shape, stride_lists = collapse(shape, *stride_lists)
         offsets = [I64(v.offset) for v in views]
-        self._nest(loop_shape, stride_lists, offsets, 0, body)
+        self._nest(loop_shape, stride_lists, offsets, 0, body, rolled)
 
-    def _nest(self, shape, stride_lists, offsets, axis, body):
+    def _nest(self, shape, stride_lists, offsets, axis, body, rolled):
         if axis == len(shape):
             body(offsets)
             return
@@ -156,7 +175,22 @@ class Lowering:
             moved = [off if strides[axis] == 0 else
                      self.builder.add(off, self.builder.mul(index, I64(strides[axis])))
                      for off, strides in zip(offsets, stride_lists)]
-            self._nest(shape, stride_lists, moved, axis + 1, body)
+            self._nest(shape, stride_lists, moved, axis + 1, body, rolled)
+        if rolled and axis == len(shape) - 1:
+            self._keep_rolled(index)
+
+    def _keep_rolled(self, index):
+        """Mark the loop counted by `index` not to be unrolled. LLVM fully unrolls short
+        loops before its loop vectorizer runs, and the straight-line code left behind
+        calls the scalar math functions one by one (16 expf calls for a row of 16);
+        kept as a loop, it gets the vector ones."""
+        _, latch = index.incomings[-1]
+        option = self.module.add_metadata([ir.MetaDataString(self.module,
+                                                              "llvm.loop.unroll.disable")])
+        loop_id = self.module.add_metadata([ir.MetaDataString(
+            self.module, f"jitflow.loop.{len(self.module.metadata)}")])
+        loop_id.operands = (loop_id, option)  # a loop ID refers to itself
+        latch.terminator.set_metadata("llvm.loop", loop_id)
 
     def read(self, view, offset):
         if view.constant is not None:
@@ -214,8 +248,12 @@ class Lowering:
 
     def _fused(self, node, inputs, outputs):
         """A fused node: one loop nest evaluating the whole body per element, so its
-        intermediates live in registers, never in memory."""
+        intermediates live in registers, never in memory. A body with reductions is a
+        region (reductions.py)."""
         (body,) = node.subgraphs
+        if any(member.op in REDUCTIONS for member in body.nodes):
+            lower_region(self, body, inputs, outputs)
+            return
         constants = {lit: self._constant(lit) for n in body.nodes for lit in n.inputs
                      if isinstance(lit, Lit)}
         arrays = [v for v in constants.values() if v.constant is None]
@@ -266,7 +304,7 @@ def _checked_python_ints(node):
     """Positions of the Python int operands NumPy converts to a narrower integer loop
     dtype, raising OverflowError if they do not fit (NEP 50). np.where is no ufunc: it
     converts them unchecked (they wrap)."""
-    if node.op in ("cast", "where"):
+    if node.op in ("cast", "where") or not node.prim.elementwise:
         return []
     return [i for i, (value, loop) in enumerate(zip(node.inputs, _loop_dtypes(node)))
             if _is_python_int(value) and loop.kind == "i" and

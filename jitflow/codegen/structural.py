@@ -1,6 +1,6 @@
-"""Lowerings of the primitives that are not elementwise: reductions, scans, gathers,
-concatenation, padding and iota (matmul has its own file). Each writes its contiguous
-output buffers.
+"""Lowerings of the primitives that are not elementwise: arg reductions, scans, gathers,
+concatenation, padding and iota (matmul and reductions have files of their own). Each
+writes its contiguous output buffers.
 
 Index arithmetic goes through Lowering.loop_nest, which hands the body one element
 offset per view. An `index_view` has no memory: its offset *is* an index (a position
@@ -8,92 +8,14 @@ along some axes), which is how bodies learn where they are.
 """
 import numpy as np
 
+from .arg_reductions import arg_reduce
 from .emitter import I64
 from .errors import INDEX_OUT_OF_BOUNDS
-from .scalar import RULES as SCALAR, compare_floats
 from .matmul import matmul
+from .reduced_views import index_view
+from .reductions import reduce
+from .scalar import RULES as SCALAR
 from .views import View, contiguous_strides
-
-
-def index_view(shape, axes):
-    """A memoryless view whose offset at an index is the C-order position over `axes`."""
-    sub = contiguous_strides([shape[a] for a in axes])
-    strides = [0] * len(shape)
-    for axis, stride in zip(axes, sub):
-        strides[axis] = stride
-    return View(None, np.dtype(np.int64), tuple(shape), tuple(strides))
-
-
-def reduced_view(out, shape, axes):
-    """The output of a reduction seen with the input's shape: stride 0 on reduced axes."""
-    kept = iter(contiguous_strides([s for i, s in enumerate(shape) if i not in axes]))
-    strides = tuple(0 if i in axes else next(kept) for i in range(len(shape)))
-    return View(out.base, out.dtype, tuple(shape), strides)
-
-
-def _identity(op, dtype):
-    if op == "reduce_sum":
-        return 0
-    if op == "reduce_prod":
-        return 1
-    if dtype.kind == "f":
-        return -np.inf if op == "reduce_max" else np.inf
-    if dtype.kind == "b":
-        return op == "reduce_min"
-    info = np.iinfo(dtype)
-    return info.min if op == "reduce_max" else info.max
-
-
-COMBINE = {"reduce_sum": "add", "reduce_prod": "mul", "reduce_max": "max",
-           "reduce_min": "min"}
-
-
-def reduce(lo, node, inputs, outputs):
-    """Fill the output with the identity, then fold every input element into its slot, in
-    C order: columns reductions vectorize over the output, and order matches NumPy's."""
-    (x,), (out,) = inputs, outputs
-    em = lo.em
-    lo.fill(out, _identity(node.op, out.dtype))
-    combine = SCALAR[COMBINE[node.op]]
-    target = reduced_view(out, x.shape, node.params["axes"])
-
-    def body(offsets):
-        value = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
-        accumulated = em.load(out.base, out.dtype, offsets[1])
-        em.store(combine(em, accumulated, value, dtype=out.dtype), out.base, out.dtype,
-                 offsets[1])
-    lo.loop_nest(x.shape, [x, target], body)
-
-
-def arg_reduce(lo, node, inputs, outputs):
-    """argmax/argmin: the first position of the extreme value; a NaN beats everything,
-    and the first NaN wins, as in NumPy."""
-    (x,), (out,) = inputs, outputs
-    em, b = lo.em, lo.builder
-    axis = node.params["axis"]
-    axes = tuple(range(len(x.shape))) if axis is None else (axis,)
-    best = lo.memory.scratch(out.shape, x.dtype, until=lo.node_index)
-    lo.fill(best, _identity("reduce_max" if node.op == "argmax" else "reduce_min", x.dtype))
-    lo.fill(out, 0)
-    op = ">" if node.op == "argmax" else "<"
-    views = [x, reduced_view(best, x.shape, axes), reduced_view(out, x.shape, axes),
-             index_view(x.shape, axes)]
-
-    def body(offsets):
-        value = lo.read(x, offsets[0])
-        current = em.load(best.base, best.dtype, offsets[1])
-        if x.dtype.kind == "f":  # compare_floats: a compare LLVM cannot misfold
-            better = b.or_(compare_floats(em, op, value, current),
-                           b.and_(b.fcmp_unordered("uno", value, value),
-                                  b.fcmp_ordered("ord", current, current)))
-        elif x.dtype.kind == "b":
-            better = b.icmp_unsigned(op, value, current)
-        else:
-            better = b.icmp_signed(op, value, current)
-        em.store(b.select(better, value, current), best.base, best.dtype, offsets[1])
-        index = em.load(out.base, out.dtype, offsets[2])
-        em.store(b.select(better, offsets[3], index), out.base, out.dtype, offsets[2])
-    lo.loop_nest(x.shape, views, body)
 
 
 def cumsum(lo, node, inputs, outputs):

@@ -1,14 +1,33 @@
-"""Fusion: elementwise nodes of one output shape become a `fused` node owning them.
+"""Fusion: elementwise nodes and the reductions they feed become `fused` nodes.
 
-The native backend lowers a fused node as a single loop nest, so its intermediates never
-reach memory. Groups are convex (no path between two members leaves the group, else
-the group could not run as one step) and every node joins at most one group, so
-expensive work (exp, tanh, ...) is never duplicated. Values used outside a group, or
-returned by the graph, become outputs of its fused node.
+A group has a domain, the shape its elementwise members compute, and, once a reduction
+joins, the axes every reduction of the group reduces. The native backend lowers a
+fused node as one loop nest over the domain (codegen/regions.py), so intermediates
+never reach memory:
+
+- elementwise nodes of one shape join the groups of their producers of that shape, as
+  before; broadcast operands of other shapes are read where they are;
+- a reduction joins the group that produces its operand: its elements are accumulated
+  as they are computed, never stored;
+- when the innermost axis is reduced (`rowwise`), each row is finished before the next
+  starts, so the group can go on using the row's reduction results: an elementwise node
+  of the domain's shape joins when it reads them broadcast along the reduced axes
+  (softmax's `x - max` and `e / sum`), and an elementwise node of the reduced shape joins
+  as a per-row scalar (`log(sum) + max`). Later passes over a row read it from cache.
+  Reductions over outer axes accumulate into their whole output while the domain is
+  walked once, so their results are final only at the end: nothing reads them inside.
+
+Groups are convex (no path between two members leaves the group, else the group could
+not run as one step) and every node joins at most one group, so expensive work (exp,
+tanh, ...) is never duplicated: a value that the group needs again after a reduction is
+kept in a row buffer or recomputed by the backend, whichever is cheaper (regions.py).
+Values used outside a group, or returned by the graph, become outputs of its fused node.
 """
 from ..graph import Graph, Lit, Node, Var
 from ..interpret import eval_graph
 from ..primitive import Primitive
+
+REDUCTIONS = frozenset({"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"})
 
 
 def _fused_type(*in_types, subgraphs):
@@ -28,6 +47,21 @@ fused_p = Primitive("fused", _fused_type, _fused_impl, multiple_results=True,
                     has_subgraphs=True)
 
 
+def rowwise(shape, axes):
+    """Whether a reduction of `shape` over `axes` runs row by row: when the innermost
+    axis that is not 1 is reduced, a row (the reduced axes at one index of the others)
+    is finished before the next, in cache. Otherwise the domain is walked in C order and
+    every element is folded into its output slot, vectorized over the kept inner axis."""
+    long_axes = [i for i, size in enumerate(shape) if size != 1]
+    return not long_axes or long_axes[-1] in axes
+
+
+def reduced_shapes(shape, axes):
+    """The shapes of a reduction's result: with keepdims, and without."""
+    kept = tuple(1 if i in axes else size for i, size in enumerate(shape))
+    return kept, tuple(size for i, size in enumerate(shape) if i not in axes)
+
+
 def fuse(graph):
     groups = _group(graph)
     if all(len(members) < 2 for members in groups.values()):
@@ -35,7 +69,7 @@ def fuse(graph):
     return _rebuild(graph, groups)
 
 
-def _fusible(node):
+def _elementwise(node):
     return node.prim.elementwise and not node.subgraphs
 
 
@@ -48,51 +82,113 @@ def _group(graph):
 
 
 class Grouping:
-    """Groups under construction. A fusible node joins the groups of its fusible
-    producers of the same shape, merging them, as long as every group stays convex.
+    """Groups under construction. A node joins the groups of its producers when it can
+    (see the module docstring), merging them, as long as every group stays convex.
     downstream[g] holds every group that depends on g, directly or not; a merge or join
-    is refused when a group depending on one side would sit between the two."""
+    is refused when a group depending on one side would sit between the two.
+
+    domain[g] is the shape g's elementwise members compute (None: g cannot be joined),
+    axes[g] what its reductions reduce (None: it has none yet); row_values maps the
+    values of the reduced shape that a group computes (reduction results and per-row
+    scalars) to their group."""
 
     def __init__(self, graph):
         self.position = {id(n): i for i, n in enumerate(graph.nodes)}
         self.group_of, self.groups, self.downstream = {}, {}, {}
+        self.domain, self.axes, self.row_values = {}, {}, {}
 
     def place(self, node):
-        producers = {self.group_of[v] for v in node.inputs
-                     if isinstance(v, Var) and v in self.group_of}
-        chosen = self._join(node, producers)
+        chosen = self._join(node)
         if chosen is None:
-            chosen = len(self.groups)
-            self.groups[chosen], self.downstream[chosen] = [], set()
+            chosen = self._new_group(node)
         self.groups[chosen].append(node)
-        producers = {self.group_of[v] for v in node.inputs
-                     if isinstance(v, Var) and v in self.group_of}
-        for p in producers - {chosen}:
+        if node.op in REDUCTIONS:
+            self.axes[chosen] = node.params["axes"]
+        if node.op in REDUCTIONS or (node.outputs and self._is_row_scalar(node, chosen)):
+            self.row_values[node.outputs[0]] = chosen
+        for p in self._producers(node) - {chosen}:
             self._add_edge(p, chosen)
         for member in self.groups[chosen]:
             self.group_of.update((v, chosen) for v in member.outputs)
 
-    def _join(self, node, producers):
-        if not _fusible(node):
+    def _new_group(self, node):
+        gid = len(self.groups)
+        self.groups[gid], self.downstream[gid] = [], set()
+        self.axes[gid] = None
+        if node.op in REDUCTIONS and isinstance(node.inputs[0], Var):
+            self.domain[gid] = node.inputs[0].type.shape
+        elif _elementwise(node):
+            self.domain[gid] = node.outputs[0].type.shape
+        else:
+            self.domain[gid] = None
+        return gid
+
+    def _producers(self, node):
+        return {self.group_of[v] for v in node.inputs if isinstance(v, Var) and v in self.group_of}
+
+    def _is_row_scalar(self, node, gid):
+        return _elementwise(node) and self.domain[gid] != node.outputs[0].type.shape
+
+    # --- where a node may go -----------------------------------------------------------
+    def _join(self, node):
+        if node.op in REDUCTIONS:
+            return self._join_reduction(node)
+        if not _elementwise(node):
             return None
         shape = node.outputs[0].type.shape
-        candidates = [g for g in sorted(producers) if self.groups[g]
-                      and _fusible(self.groups[g][0])
-                      and self.groups[g][0].outputs[0].type.shape == shape]
-        if not candidates:
-            return None
-        chosen = candidates[0]
-        for candidate in candidates[1:]:
-            if self._can_merge(chosen, candidate):
-                self._merge(chosen, candidate)
+        candidates = [g for g in sorted(self._producers(node))
+                      if self.domain[g] == shape and self._reads_fit(node, g)]
+        if candidates:
+            chosen = candidates[0]
+            for candidate in candidates[1:]:
+                if self._can_merge(chosen, candidate):
+                    self._merge(chosen, candidate)
+        else:
+            hosts = [g for g in sorted(self._producers(node)) if self._takes_row_scalar(node, g)]
+            if not hosts:
+                return None
+            chosen = hosts[0]
         # chosen -> other producer -> node would leave the group and come back
-        others = {self.group_of[v] for v in node.inputs
-                  if isinstance(v, Var) and v in self.group_of} - {chosen}
-        if any(p in self.downstream[chosen] for p in others):
+        if any(p in self.downstream[chosen] for p in self._producers(node) - {chosen}):
             return None
         return chosen
 
+    def _join_reduction(self, node):
+        (operand,) = node.inputs
+        gid = self.group_of.get(operand) if isinstance(operand, Var) else None
+        if gid is None or operand in self.row_values:
+            return None
+        if self.domain[gid] != operand.type.shape or \
+                self.axes[gid] not in (None, node.params["axes"]):
+            return None
+        return gid
+
+    def _reads_fit(self, node, gid):
+        """node, of g's domain shape, may read g's row values: after their reduction,
+        on a rowwise group, broadcast along the reduced axes only."""
+        rows = [v for v in node.inputs if isinstance(v, Var) and self.row_values.get(v) == gid]
+        if not rows:
+            return True
+        shape, axes = self.domain[gid], self.axes[gid]
+        if not rowwise(shape, axes):
+            return False
+        kept, _ = reduced_shapes(shape, axes)
+        trivial = all(shape[i] == 1 for i in range(len(shape)) if i not in axes)
+        return all(v.type.shape == kept or trivial for v in rows)
+
+    def _takes_row_scalar(self, node, gid):
+        """node computes one value per row of g from g's row values (and outside ones)."""
+        if self.axes[gid] is None or not rowwise(self.domain[gid], self.axes[gid]):
+            return False
+        if node.outputs[0].type.shape not in reduced_shapes(self.domain[gid], self.axes[gid]):
+            return False
+        inside = [v for v in node.inputs if isinstance(v, Var) and self.group_of.get(v) == gid]
+        return all(self.row_values.get(v) == gid for v in inside)
+
+    # --- merging and convexity ---------------------------------------------------------
     def _can_merge(self, a, b):
+        if None not in (self.axes[a], self.axes[b]) and self.axes[a] != self.axes[b]:
+            return False
         if b in self.downstream[a] or a in self.downstream[b]:
             return False
         return not any((a in self.downstream[g] or b in self.downstream[g])
@@ -103,8 +199,13 @@ class Grouping:
         members = self.groups[into] + self.groups[other]
         self.groups[into] = sorted(members, key=lambda n: self.position[id(n)])
         self.groups[other] = []
+        if self.axes[into] is None:
+            self.axes[into] = self.axes[other]
         for member in members:
             self.group_of.update((v, into) for v in member.outputs)
+        for value, gid in self.row_values.items():
+            if gid == other:
+                self.row_values[value] = into
         self.downstream[into] |= self.downstream.pop(other)
         for reached in self.downstream.values():
             if other in reached:
