@@ -1,6 +1,7 @@
-"""Gradients: jitflow's compiled value_and_grad against hand-written NumPy backward passes,
-measured in the same process. Prints best-of-N times and the ratio (NumPy / jitflow:
-above 1 means jitflow is faster), and the cold trace + compile time of each step.
+"""Gradients: jitflow's compiled value_and_grad against hand-written NumPy backward passes
+and, when JAX is installed, against jax.jit of the same value_and_grad, measured in the
+same process. Prints best-of-N times and the ratios (theirs / jitflow: above 1 means
+jitflow is faster), and jitflow's cold trace + compile time of each step.
 
     python benchmarks/bench_autodiff.py
 """
@@ -75,6 +76,33 @@ def mlp_inputs(rng):
     return params, x, labels
 
 
+def jax_versions():
+    """The same two workloads in JAX (jit of value_and_grad), if JAX is installed."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+
+    def chain(x):
+        return jnp.sum(jnp.tanh(jnp.tanh(jnp.tanh(1.5 * x))))
+
+    def loss(params, x, labels):
+        h1 = jnp.maximum(x @ params["w1"] + params["b1"], 0)
+        h2 = jnp.maximum(h1 @ params["w2"] + params["b2"], 0)
+        logits = h2 @ params["w3"] + params["b3"]
+        return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * labels, axis=1))
+
+    def step(params, x, labels):
+        value, grads = jax.value_and_grad(loss)(params, x, labels)
+        return value, {k: params[k] - 0.01 * grads[k] for k in params}
+
+    def blocking(fn):
+        compiled = jax.jit(fn)
+        return lambda *args: jax.block_until_ready(compiled(*args))
+    return [blocking(jax.value_and_grad(chain)), blocking(step)]
+
+
 def cold_compile_time(fn, *args):
     """Trace, optimize, compile and run once, with the disk cache off."""
     os.environ["JITFLOW_CACHE"] = "0"
@@ -96,14 +124,20 @@ def main():
         ("MLP 784-512-512-10 SGD step, batch 256", sgd_step, sgd_step_numpy,
          (params, batch, labels)),
     ]
-    print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} {'compile':>9}")
-    for name, fn, reference, args in rows:
+    peers = jax_versions() or [None] * len(rows)
+    print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} {'compile':>9} "
+          f"{'JAX':>10} {'ratio':>7}")
+    for (name, fn, reference, args), peer in zip(rows, peers):
         compile_time = cold_compile_time(fn, *args)
         compiled = jitflow.function(fn)
         ours = best_time(compiled, *args)
         theirs = best_time(reference, *args)
-        print(f"{name:42} {ours * 1e3:8.2f}ms {theirs * 1e3:8.2f}ms {theirs / ours:7.2f} "
-              f"{compile_time * 1e3:7.0f}ms")
+        line = (f"{name:42} {ours * 1e3:8.2f}ms {theirs * 1e3:8.2f}ms {theirs / ours:7.2f} "
+                f"{compile_time * 1e3:7.0f}ms")
+        if peer is not None:
+            jax_time = best_time(peer, *args)
+            line += f" {jax_time * 1e3:8.2f}ms {jax_time / ours:7.2f}"
+        print(line)
 
 
 if __name__ == "__main__":
