@@ -8,6 +8,8 @@ other, in the order of the reduced indices (in memory order), which is NumPy's o
 these reductions too. The fold is the elementwise rule (scalar.py): max and min
 propagate NaN from either side.
 """
+import math
+
 from .accumulate import combine, identity
 from .emitter import I64
 from .reduced_views import reduced_view
@@ -71,10 +73,12 @@ def _walk(lo, shape, views, first_slot, elements):
     step that reduced axis UNROLL indices at a time."""
     loop_shape, strides = collapse(shape, *[view.strides for view in views])
     slots = strides[first_slot:]
+    work = math.prod(shape)  # the elements folded, whichever way the loops step
     split = len(loop_shape) >= 2 and slots and loop_shape[-2] >= 2 * UNROLL and \
         all(s[-2] == 0 and s[-1] != 0 for s in slots)
     if not split:
-        lo.loop_nest(shape, views, lambda offsets: elements(offsets, [0] * len(views), 1))
+        lo.loop_nest(shape, views, lambda offsets: elements(offsets, [0] * len(views), 1),
+                     owner=first_slot, work=work)
         return
     steps = [s[-2] for s in strides]
     passes, rest = divmod(loop_shape[-2], UNROLL)
@@ -86,7 +90,9 @@ def _walk(lo, shape, views, first_slot, elements):
         return shape, [View(v.base, v.dtype, shape, s[:-2] + (s[-2] * stride, s[-1]),
                             v.offset + first * s[-2], v.constant)
                        for v, s in zip(views, strides)]
-    lo.loop_nest(*collapsed(passes, 0, UNROLL), lambda offsets: elements(offsets, steps, UNROLL))
+    lo.loop_nest(*collapsed(passes, 0, UNROLL), lambda offsets: elements(offsets, steps, UNROLL),
+                 owner=first_slot, work=work)
     if rest:
         lo.loop_nest(*collapsed(rest, passes * UNROLL, 1),
-                     lambda offsets: elements(offsets, steps, 1))
+                     lambda offsets: elements(offsets, steps, 1), owner=first_slot,
+                     work=work)

@@ -16,6 +16,7 @@ from ..ir.types import ufunc_loop_dtypes
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
 from .errors import PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
+from .parallel import BODY, Workers, body_type, define_entry, split_axis, thread_count
 from .reductions import lower_region
 from .structural import STRUCTURAL
 from .scalar import RULES as SCALAR_RULES
@@ -26,31 +27,47 @@ VIEW_PRIMITIVES = {"reshape", "transpose", "broadcast_to", "slice"}
 
 
 class Lowering:
-    """Lowers one graph; `module` is the result, `memory.size` the workspace it needs."""
+    """Lowers one graph; `module` is the result, `memory.size` the workspace it needs.
+    With several threads the graph goes into a body function that each worker runs
+    (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow"):
         self.graph = graph
         self.module = ir.Module(name)
-        function = ir.Function(self.module, ir.FunctionType(I32, [PTR]), ENTRY)
-        self._allocas = function.append_basic_block("allocas")  # see entry_alloca
-        self._entry = function.append_basic_block("entry")
+        self.threads = thread_count()
+        self._function = ir.Function(self.module, body_type(), BODY) if self.threads > 1 \
+            else ir.Function(self.module, ir.FunctionType(I32, [PTR]), ENTRY)
+        self._allocas = self._function.append_basic_block("allocas")  # see entry_alloca
+        self._entry = self._function.append_basic_block("entry")
         self.builder = ir.IRBuilder(self._allocas)
         self.em = Emitter(self.builder)
         self.em.error = ErrorState(self.em)  # its status slot is an alloca too
         self.builder.position_at_end(self._entry)
-        self.memory = MemoryPlan(graph, self._workspace_pointer)
+        self.workers = Workers(self.builder, self._function, self.threads) \
+            if self.threads > 1 else None
+        self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
         self.values = {}
-        self._args = function.args[0]
+        self._nest_depth = 0
+        self._args = self._function.args[0]
         self._workspace = self._argument(len(graph.inputs) + len(graph.outputs))
         self._lower()
 
     # --- arguments ------------------------------------------------------------------------
+    # Argument and workspace pointers are computed in the first block, which dominates
+    # every other: code that only worker 0 runs and parallel nests both use them.
     def _argument(self, index):
-        slot = self.builder.gep(self._args, [I64(index)], source_etype=PTR)
-        return self.builder.load(slot, typ=PTR)
+        b = ir.IRBuilder(self._allocas)
+        slot = b.gep(self._args, [I64(index)], source_etype=PTR)
+        return b.load(slot, typ=PTR)
 
-    def _workspace_pointer(self, byte_offset):
-        return self.builder.gep(self._workspace, [I64(byte_offset)], source_etype=I8)
+    def _workspace_pointer(self, byte_offset, copy_bytes=0):
+        """The workspace at `byte_offset`; scratch kept per worker (copy_bytes: the size
+        of one copy) is at worker * copy_bytes from there."""
+        b = ir.IRBuilder(self._allocas)
+        offset = I64(byte_offset)
+        if copy_bytes and self.workers is not None:
+            offset = b.add(offset, b.mul(self.workers.worker, I64(copy_bytes)))
+        return b.gep(self._workspace, [offset], source_etype=I8)
 
     def entry_alloca(self, type, align=64):
         """Stack memory for a kernel's own use, allocated in the function's first block
@@ -70,13 +87,19 @@ class Lowering:
             self.values[var] = View.contiguous(self._argument(i), var.type.dtype,
                                                var.type.shape)
         outputs = self._output_buffers()
+        if self.workers is not None:
+            self.workers.open_serial()
         for index, node in enumerate(self.graph.nodes):
             self.node_index = index
             self._lower_node(node, outputs)
             self.memory.release_after(index)
         self._copy_outputs(outputs)
+        if self.workers is not None:
+            self.workers.close_serial()
         self.builder.ret(self.em.error.result())
         ir.IRBuilder(self._allocas).branch(self._entry)
+        if self.workers is not None:
+            define_entry(self.module, self._function, self.threads, self.workers.used, ENTRY)
 
     def _output_buffers(self):
         """Graph outputs get their own argument buffers; a node that produces one writes
@@ -158,24 +181,47 @@ class Lowering:
                 self.copy(source, target)
 
     # --- loop nests -------------------------------------------------------------------------
-    def loop_nest(self, shape, views, body, rolled=False):
+    def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None):
         """for every index of `shape`: body(element offsets of each view). The views are
         read as broadcast to `shape`; axes are collapsed where all layouts allow.
-        rolled: keep LLVM from unrolling the innermost loop (see _keep_rolled)."""
+        rolled: keep LLVM from unrolling the innermost loop (see _keep_rolled).
+        owner: the position in `views` of a view each iteration writes only its own
+        elements of (stride 0 on reduced axes): a large nest, not inside another, may
+        then be split between threads along a loop the owner walks (parallel.py).
+        work: the elements the nest handles in all, when each iteration runs a loop."""
         stride_lists = [v.broadcast_to(shape).strides for v in views]
         loop_shape, stride_lists = collapse(shape, *stride_lists)
         offsets = [I64(v.offset) for v in views]
-        self._nest(loop_shape, stride_lists, offsets, 0, body, rolled)
+        axis = None
+        if owner is not None and self.workers is not None and self._nest_depth == 0:
+            axis = split_axis(loop_shape, stride_lists[owner], self.threads, work)
+        self._nest_depth += 1
+        if axis is None:
+            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled)
+        else:
+            self.workers.split(loop_shape[axis], axis == len(loop_shape) - 1,
+                               lambda begin, count: self._nest(
+                                   loop_shape, stride_lists, offsets, 0, body, rolled,
+                                   (axis, begin, count)))
+        self._nest_depth -= 1
 
-    def _nest(self, shape, stride_lists, offsets, axis, body, rolled):
+    def _nest(self, shape, stride_lists, offsets, axis, body, rolled, chunk=None):
+        """chunk: (axis, first index, count), run-time values, when only that part of
+        one loop is this worker's."""
         if axis == len(shape):
             body(offsets)
             return
-        with self.em.for_range(shape[axis], name=f"ax{axis}") as index:
+        count = shape[axis]
+        if chunk is not None and chunk[0] == axis:
+            _, first, count = chunk
+            offsets = [off if strides[axis] == 0 else
+                       self.builder.add(off, self.builder.mul(first, I64(strides[axis])))
+                       for off, strides in zip(offsets, stride_lists)]
+        with self.em.for_range(count, name=f"ax{axis}") as index:
             moved = [off if strides[axis] == 0 else
                      self.builder.add(off, self.builder.mul(index, I64(strides[axis])))
                      for off, strides in zip(offsets, stride_lists)]
-            self._nest(shape, stride_lists, moved, axis + 1, body, rolled)
+            self._nest(shape, stride_lists, moved, axis + 1, body, rolled, chunk)
         if rolled and axis == len(shape) - 1:
             self._keep_rolled(index)
 
@@ -201,14 +247,14 @@ class Lowering:
         constant = self.em.const(value, target.dtype)
         self.loop_nest(target.shape, [target],
                        lambda offsets: self.em.store(constant, target.base, target.dtype,
-                                                     offsets[0]))
+                                                     offsets[0]), owner=0)
 
     def copy(self, source, target):
         """target[...] = source, converting the dtype; target is contiguous."""
         def body(offsets):
             value = self.em.cast(self.read(source, offsets[0]), source.dtype, target.dtype)
             self.em.store(value, target.base, target.dtype, offsets[1])
-        self.loop_nest(target.shape, [source, target], body)
+        self.loop_nest(target.shape, [source, target], body, owner=1)
 
     def _elementwise(self, node, inputs, out):
         for i in _checked_python_ints(node):  # loop-invariant: checked once, up front
@@ -217,7 +263,7 @@ class Lowering:
         def body(offsets):
             values = [self.read(v, off) for v, off in zip(inputs, offsets)]
             self.em.store(self._scalar(node, values), out.base, out.dtype, offsets[-1])
-        self.loop_nest(out.shape, inputs + [out], body)
+        self.loop_nest(out.shape, inputs + [out], body, owner=len(inputs))
 
     def _scalar(self, node, values):
         """One element of an elementwise node, from its operands' elements."""
@@ -274,7 +320,7 @@ class Lowering:
                 env[member.outputs[0]] = self._scalar(member, values)
             for var, out, offset in zip(body.outputs, outputs, offsets[-len(outputs):]):
                 self.em.store(env[var], out.base, out.dtype, offset)
-        self.loop_nest(outputs[0].shape, views, element)
+        self.loop_nest(outputs[0].shape, views, element, owner=len(inputs) + len(arrays))
 
     def _check_fused_python_ints(self, body, outer):
         """Check before the loop the Python int operands of a fused body's members that

@@ -10,8 +10,10 @@ ALIGNMENT = 64  # bytes: a full cache line, and the widest vector load
 
 
 class MemoryPlan:
-    def __init__(self, graph, pointer_at):
-        self.pointer_at = pointer_at  # byte offset -> llvmlite pointer into the workspace
+    def __init__(self, graph, pointer_at, copies=1):
+        # (byte offset, bytes per copy) -> llvmlite pointer into the workspace
+        self.pointer_at = pointer_at
+        self.copies = copies  # of per-worker scratch: one per thread (parallel.py)
         self.last_use = {}
         for index, node in enumerate(graph.nodes):
             for value in node.inputs:
@@ -34,11 +36,19 @@ class MemoryPlan:
         self._live[id(pointer)] = [offset, nbytes, until]
         return View.contiguous(pointer, dtype, shape)
 
-    def scratch(self, shape, dtype, until):
-        """A buffer for a kernel's own use, alive until node `until` is done."""
-        view = self.allocate(None, shape, dtype)
-        self._live[id(view.base)][2] = until
-        return view
+    def scratch(self, shape, dtype, until, per_worker=False):
+        """A buffer for a kernel's own use, alive until node `until` is done.
+        per_worker: each worker gets a copy of its own (a kernel that may be split
+        between threads keeps row buffers and partial results there)."""
+        if not per_worker or self.copies == 1:
+            view = self.allocate(None, shape, dtype)
+            self._live[id(view.base)][2] = until
+            return view
+        copy_bytes = _aligned(max(1, int(_count(shape)) * dtype.itemsize))
+        offset = self._take(copy_bytes * self.copies)
+        pointer = self.pointer_at(offset, copy_bytes)
+        self._live[id(pointer)] = [offset, copy_bytes * self.copies, until]
+        return View.contiguous(pointer, dtype, shape)
 
     def keep_alive(self, view, var):
         """`var` views `view.base`'s buffer: keep the buffer until var's last use."""

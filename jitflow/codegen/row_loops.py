@@ -8,8 +8,8 @@ them anyway, and the vector accumulators (accumulate.py) then fold that memory w
 is in L1. A reduction of a value already in memory, contiguous along the chunk (an
 input, say), folds it in place.
 
-Rows are independent and each owns its result: a later split of the row loop between
-threads changes nothing but where the row buffers and tiles live (one set per thread).
+Rows are independent and each owns its result: the row loop may be split between
+threads (parallel.py), each with row buffers and partial results of its own.
 """
 import math
 
@@ -55,7 +55,8 @@ class RowLoops:
         self.outputs = {v: outputs[i] for v, i in positions.items()}
         self.kept_shape = tuple(region.shape[i] for i in region.kept)
         self.row_shape = tuple(region.shape[i] for i in region.axes)
-        self.buffers = {v: lo.memory.scratch(self.row_shape, v.type.dtype, until=lo.node_index)
+        self.buffers = {v: lo.memory.scratch(self.row_shape, v.type.dtype, until=lo.node_index,
+                                             per_worker=True)
                         for v in sorted(region.buffered, key=region.position)}
         self.accumulators, self.tiles = {}, {}
 
@@ -66,8 +67,10 @@ class RowLoops:
                 self.accumulators[id(r)] = Accumulator(self.lo, r.op, r.outputs[0].type.dtype)
         outer = self._outer_views()
         keys = list(outer)
+        owner = next(i for i, key in enumerate(keys) if key[0] == "out")
         self.lo.loop_nest(self.kept_shape, [outer[k] for k in keys],
-                          lambda offsets: self._row(outer, dict(zip(keys, offsets))))
+                          lambda offsets: self._row(outer, dict(zip(keys, offsets))),
+                          owner=owner, work=math.prod(self.region.shape))
 
     def _outer_views(self):
         """key -> a view over the kept axes of everything whose position moves with the
@@ -208,7 +211,7 @@ class RowLoops:
         per_slice = full + (rest > 0)
         count = math.prod(shape[:axis]) * per_slice
         partials = {r: self.lo.memory.scratch((count,), r.outputs[0].type.dtype,
-                                              until=self.lo.node_index)
+                                              until=self.lo.node_index, per_worker=True)
                     for r in phase.reductions} if count > 1 else {}
         numbering = tuple(s * per_slice for s in contiguous_strides(shape[:axis]))
         results = {}

@@ -59,7 +59,7 @@ def gather(lo, node, inputs, outputs):
             index = b.select(bad, I64(0), index)
             position = b.add(position, b.mul(index, I64(x.strides[axis + m])))
         em.store(lo.read(x, position), out.base, out.dtype, offsets[-1])
-    lo.loop_nest(out.shape, [base] + index_views + [out], body)
+    lo.loop_nest(out.shape, [base] + index_views + [out], body, owner=len(index_views) + 1)
 
 
 def _check_indices(lo, indices, sizes, batch):
@@ -121,7 +121,8 @@ def iota(lo, node, inputs, outputs):
     def body(offsets):
         em.store(em.cast(offsets[0], np.dtype(np.int64), out.dtype), out.base, out.dtype,
                  offsets[1])
-    lo.loop_nest(out.shape, [index_view(out.shape, (node.params["axis"],)), out], body)
+    lo.loop_nest(out.shape, [index_view(out.shape, (node.params["axis"],)), out], body,
+                 owner=1)
 
 
 from .scatter import scatter_add  # noqa: E402  it uses the index helpers above
