@@ -124,21 +124,22 @@ def main():
         ("MLP 784-512-512-10 SGD step, batch 256", sgd_step, sgd_step_numpy,
          (params, batch, labels)),
     ]
-    peers = jax_versions() or [None] * len(rows)
     print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} {'compile':>9} "
           f"{'JAX':>10} {'ratio':>7}")
-    for (name, fn, reference, args), peer in zip(rows, peers):
+    measured = []
+    for name, fn, reference, args in rows:
         compile_time = cold_compile_time(fn, *args)
-        compiled = jitflow.function(fn)
-        ours = best_time(compiled, *args)
-        theirs = best_time(reference, *args)
+        ours = best_time(jitflow.function(fn), *args)
+        measured.append((name, ours, best_time(reference, *args), compile_time))
+    # JAX last: its idle worker threads keep spinning and would slow whatever ran next.
+    peers = jax_versions()
+    for i, (name, ours, theirs, compile_time) in enumerate(measured):
         line = (f"{name:42} {ours * 1e3:8.2f}ms {theirs * 1e3:8.2f}ms {theirs / ours:7.2f} "
                 f"{compile_time * 1e3:7.0f}ms")
-        if peer is not None:
-            jax_time = best_time(peer, *args)
+        if peers is not None:
+            jax_time = best_time(peers[i], *rows[i][3])
             line += f" {jax_time * 1e3:8.2f}ms {jax_time / ours:7.2f}"
         print(line)
-
 
 if __name__ == "__main__":
     main()
