@@ -47,6 +47,9 @@ def gather(lo, node, inputs, outputs):
     batch = out.shape[axis:len(out.shape) - (len(x.shape) - axis - count)]
     sizes = x.shape[axis:axis + count]
     _check_indices(lo, indices, sizes, batch)
+    if 0 in sizes:  # no element exists to read: any index was flagged, none may be read
+        lo.fill(out, 0)
+        return
     # x's own strides on the axes that are not indexed; 0 on the batch axes.
     rest = x.strides[:axis] + (0,) * len(batch) + x.strides[axis + count:]
     base = View(None, x.dtype, out.shape, rest, x.offset)

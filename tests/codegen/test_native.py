@@ -120,3 +120,14 @@ def test_float_to_int_casts_of_nan_and_overflow_match_numpy():
         expected = [x.astype(np.int32), x.astype(np.int64), x.astype(np.bool_)]
     for got, want in zip(native([x]), expected):
         np.testing.assert_array_equal(got, want)
+
+
+def test_indexing_an_empty_axis_raises_without_reading_it():
+    # Every index into an axis of length 0 is out of bounds; the kernel must flag it
+    # and read nothing (there is no element 0 to fall back to).
+    x = np.zeros((0, 3), np.float32)
+    with pytest.raises(IndexError, match="out of bounds"):
+        jitflow.function(lambda x, i: x[i])(x, np.array([0, 0]))
+    grad = jitflow.function(jitflow.grad(lambda x, i: np.sum(x[i])))
+    with pytest.raises(IndexError, match="out of bounds"):
+        grad(x, np.array([0]))
