@@ -157,10 +157,7 @@ def jacrev(fn, argnums=0):
 
     @functools.wraps(fn)
     def jacobian_rev(*args, **kwargs):
-        numbers = _argnums(argnums, args, what)
-        lin = _linearize_args(fn, args, kwargs, numbers, what)
-        _require_float_inputs(lin, what)
-        _require_float_outputs(lin, what)
+        lin = _linearize_for_jacobian(fn, args, kwargs, argnums, what)
         blocks = []
         for o, out_type in enumerate(lin.out_types):
             rows = [lin.pullback(_one_hot(lin.out_types, o, k))
@@ -177,10 +174,7 @@ def jacfwd(fn, argnums=0):
 
     @functools.wraps(fn)
     def jacobian_fwd(*args, **kwargs):
-        numbers = _argnums(argnums, args, what)
-        lin = _linearize_args(fn, args, kwargs, numbers, what)
-        _require_float_inputs(lin, what)
-        _require_float_outputs(lin, what)
+        lin = _linearize_for_jacobian(fn, args, kwargs, argnums, what)
         columns = [[lin.pushforward(_one_hot(lin.arg_types, i, k))
                     for k in range(in_type.size)]
                    for i, in_type in enumerate(lin.arg_types)]
@@ -199,12 +193,15 @@ def hessian(fn, argnums=0):
     return jacfwd(jacrev(fn, argnums), argnums)
 
 
-def _require_float_outputs(lin, what):
+def _linearize_for_jacobian(fn, args, kwargs, argnums, what):
+    lin = _linearize_args(fn, args, kwargs, _argnums(argnums, args, what), what)
+    _require_float_inputs(lin, what)
     for type in lin.out_types:
         if not differentiable(type):
             raise TypeError(at_user_line(f"{what}: the function returns a value of "
                                          f"dtype {type.dtype}; Jacobians need float "
                                          f"outputs"))
+    return lin
 
 
 def _one_hot(types, which, k):

@@ -137,37 +137,33 @@ def vjp_graph(graph):
     """Graph (inputs...) -> (outputs...) to graph (inputs..., output cotangents...) ->
     (outputs..., input cotangents...). Outputs that are not floats take no cotangent;
     inputs that are not floats get none."""
-    cotangent_types = [v.type.strong() for v in graph.outputs if differentiable(v.type)]
-
-    def both_passes(*args):
-        env = run_nodes(graph, dict(zip(graph.inputs, args)))
-        given = iter(args[len(graph.inputs):])
-        out_cts = [next(given) if differentiable(v.type) else None for v in graph.outputs]
-        in_cts = backward_pass(graph, env, out_cts)
-        return [read(env, v) for v in graph.outputs] + [
-            zeros(v.type.strong()) if ct is None else ct
-            for v, ct in zip(graph.inputs, in_cts) if differentiable(v.type)]
-    in_types = [v.type for v in graph.inputs] + cotangent_types
-    names = [f"x{i}" for i in range(len(graph.inputs))] + \
-        [f"ct{i}" for i in range(len(cotangent_types))]
-    return make_graph(both_passes, in_types, names, name="vjp")
+    def backward(env, cotangents):
+        return graph.inputs, backward_pass(graph, env, cotangents)
+    return _derivative_graph(graph, graph.outputs, backward, "ct", "vjp")
 
 
 def jvp_graph(graph):
     """Graph (inputs...) -> (outputs...) to graph (inputs..., input tangents...) ->
     (outputs..., output tangents...), for the float inputs and outputs."""
-    tangent_types = [v.type.strong() for v in graph.inputs if differentiable(v.type)]
+    def forward(env, tangents):
+        return graph.outputs, tangent_pass(graph, env, tangents)
+    return _derivative_graph(graph, graph.inputs, forward, "t", "jvp")
 
-    def forward(*args):
+
+def _derivative_graph(graph, seeded, derivative_pass, prefix, name):
+    """A graph taking graph's inputs and one seed per float value of `seeded`, returning
+    graph's outputs and the derivatives derivative_pass(env, seeds) gives (zeros where
+    it gives None), for the float values it names."""
+    seed_types = [v.type.strong() for v in seeded if differentiable(v.type)]
+
+    def both(*args):
         env = run_nodes(graph, dict(zip(graph.inputs, args)))
         given = iter(args[len(graph.inputs):])
-        in_tangents = [next(given) if differentiable(v.type) else None
-                       for v in graph.inputs]
-        out_tangents = tangent_pass(graph, env, in_tangents)
+        seeds = [next(given) if differentiable(v.type) else None for v in seeded]
+        values, derivatives = derivative_pass(env, seeds)
         return [read(env, v) for v in graph.outputs] + [
-            zeros(v.type.strong()) if t is None else t
-            for v, t in zip(graph.outputs, out_tangents) if differentiable(v.type)]
-    in_types = [v.type for v in graph.inputs] + tangent_types
+            zeros(v.type.strong()) if d is None else d
+            for v, d in zip(values, derivatives) if differentiable(v.type)]
     names = [f"x{i}" for i in range(len(graph.inputs))] + \
-        [f"t{i}" for i in range(len(tangent_types))]
-    return make_graph(forward, in_types, names, name="jvp")
+        [f"{prefix}{i}" for i in range(len(seed_types))]
+    return make_graph(both, [v.type for v in graph.inputs] + seed_types, names, name=name)

@@ -274,3 +274,9 @@ def test_closures_over_traced_and_recorded_values():
     np.testing.assert_allclose(jitflow.function(jitflow.grad(outer))(x),
                                jitflow.grad(outer)(x), rtol=1e-13)
     check_grads(outer, (x,), order=2)
+
+
+def test_jacobians_of_integer_outputs_are_errors():
+    for jacobian in (jitflow.jacrev, jitflow.jacfwd):
+        with pytest.raises(TypeError, match="Jacobians need float outputs"):
+            jacobian(lambda x: np.argmax(x))(np.ones(3))
