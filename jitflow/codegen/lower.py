@@ -273,7 +273,8 @@ class Lowering:
         loop_dtypes = _loop_dtypes(node)
         operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value, dtype,
                     loop in zip(node.inputs, values, in_types, loop_dtypes)]
-        return SCALAR_RULES[node.op](self.em, *operands, dtype=loop_dtypes[-1])
+        return SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
+                                                     dtype=loop_dtypes[-1])
 
     def _to_loop_dtype(self, input, value, dtype, loop):
         """An operand converted for the loop. A Python int becomes a float the way Python
@@ -339,6 +340,17 @@ class Lowering:
 
 
 COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def _scalar_rule_name(node):
+    """pow has a second rule for an exponent NumPy's loop sees as one value: 0-d, or a
+    single element broadcast over the whole result (measured: shape (1,) against (3, 4)
+    is such a scalar, (3, 1) and (1, 4) are not, nor (1,) against (1,))."""
+    if node.op == "pow":
+        exponent, result = node.inputs[1].type, node.outputs[0].type
+        if exponent.shape == () or (exponent.size == 1 and result.size > 1):
+            return "pow_by_scalar"
+    return node.op
 
 
 def _is_python_int(value):

@@ -215,6 +215,16 @@ def power(em, x, y, dtype):
     return _int_power(em, x, y, dtype)
 
 
+def power_by_scalar(em, x, y, dtype):
+    """x ** y for an exponent that is one value for the whole loop. NumPy's float power
+    loop computes such an exponent of 0.5 as sqrt(x), which differs from pow at -inf
+    (NaN, not inf) and -0.0 (-0.0, not 0.0); every other exponent goes through pow."""
+    if not _is_float(dtype):
+        return _int_power(em, x, y, dtype)
+    is_half = em.b.fcmp_ordered("==", y, em.const(0.5, dtype))
+    return em.b.select(is_half, sqrt(em, x, dtype), power(em, x, y, dtype))
+
+
 def _int_power(em, x, y, dtype):
     """Exponentiation by squaring; a negative exponent is an error, as in NumPy."""
     b = em.b
@@ -238,6 +248,7 @@ def where(em, condition, x, y, dtype):
 
 RULES = {
     "neg": neg, "abs": absolute, "sign": sign, "sqrt": sqrt,
+    "pow_by_scalar": power_by_scalar,
     "exp": _math("exp"), "log": _math("log"), "log1p": _math("log1p"),
     "expm1": _math("expm1"), "sin": _math("sin"), "cos": _math("cos"),
     "tan": _math("tan"), "tanh": _math("tanh"), "logistic": _math("logistic"),

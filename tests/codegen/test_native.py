@@ -131,3 +131,23 @@ def test_indexing_an_empty_axis_raises_without_reading_it():
     grad = jitflow.function(jitflow.grad(lambda x, i: np.sum(x[i])))
     with pytest.raises(IndexError, match="out of bounds"):
         grad(x, np.array([0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("x_shape, y_shape", [((3, 4), ()), ((3, 4), (1,)), ((3, 4), (3, 1)),
+                                              ((3, 4), (1, 4)), ((1,), (1,)), ((), ())])
+def test_power_by_one_half_follows_numpy_loops(dtype, x_shape, y_shape):
+    # NumPy computes x ** 0.5 as sqrt(x) when its loop sees the exponent as one value:
+    # sqrt(-inf) is NaN and sqrt(-0.0) is -0.0, where pow gives inf and 0.0.
+    values = np.array([-np.inf, -0.0, 0.0, 4.0, np.nan, -2.0, np.inf, 2.0, 1e-30,
+                       -1.0, 0.5, 9.0])
+    x = np.resize(values, x_shape).astype(dtype)
+    y = np.full(y_shape, 0.5, dtype)
+    with np.errstate(all="ignore"):
+        expected = np.power(x, y)
+    for got in (jitflow.function(lambda x, y: x ** y)(x, y),
+                jitflow.function(lambda x: x ** y)(x)):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        numbers = ~np.isnan(expected)  # a NaN's sign bit means nothing
+        np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
+        np.testing.assert_allclose(got, expected, rtol=2 * np.finfo(dtype).eps)
