@@ -3,7 +3,7 @@ built from primitives, so each is differentiable to any order; checked against f
 differences on hypothesis-drawn inputs."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 import jitflow
 import jitflow.numpy as jnp
