@@ -10,12 +10,13 @@ import numpy as np
 
 from .arg_reductions import arg_reduce
 from .emitter import I64
-from .errors import INDEX_OUT_OF_BOUNDS
+from .indexed import IndexedAxes
 from .matmul import matmul
 from .reduced_views import index_view
 from .reductions import reduce
 from .scalar import RULES as SCALAR
-from .views import View, contiguous_strides
+from .scatter import scatter_add
+from .views import contiguous_strides
 
 
 def cumsum(lo, node, inputs, outputs):
@@ -37,59 +38,17 @@ def cumsum(lo, node, inputs, outputs):
 
 
 def gather(lo, node, inputs, outputs):
-    """out[..., i, ...] = x[..., idx[i], ...]. Every index is checked first, in a loop of
-    its own: NumPy raises IndexError for a bad index even when the result is empty (x's
-    other axes may have size 0). The gather then reads element 0 for a bad index, so
-    memory is never touched out of bounds."""
+    """out[..., i, ...] = x[..., idx[i], ...], after every index is checked."""
     x, indices, (out,) = inputs[0], inputs[1:], outputs
-    em, b = lo.em, lo.builder
-    axis, count = node.params["axis"], len(indices)
-    batch = out.shape[axis:len(out.shape) - (len(x.shape) - axis - count)]
-    sizes = x.shape[axis:axis + count]
-    _check_indices(lo, indices, sizes, batch)
-    if 0 in sizes:  # no element exists to read: any index was flagged, none may be read
+    source = IndexedAxes(lo, x, indices, node.params["axis"], out.shape)
+    if not source.check():
         lo.fill(out, 0)
         return
-    # x's own strides on the axes that are not indexed; 0 on the batch axes.
-    rest = x.strides[:axis] + (0,) * len(batch) + x.strides[axis + count:]
-    base = View(None, x.dtype, out.shape, rest, x.offset)
-    index_views = [_placed(v, out.shape, axis, batch) for v in indices]
 
     def body(offsets):
-        position = offsets[0]
-        for m, (view, offset) in enumerate(zip(index_views, offsets[1:-1])):
-            index, bad = _normalized_index(lo, view, offset, sizes[m])
-            index = b.select(bad, I64(0), index)
-            position = b.add(position, b.mul(index, I64(x.strides[axis + m])))
-        em.store(lo.read(x, position), out.base, out.dtype, offsets[-1])
-    lo.loop_nest(out.shape, [base] + index_views + [out], body, owner=len(index_views) + 1)
-
-
-def _check_indices(lo, indices, sizes, batch):
-    """Flag an IndexError if any index is outside -size <= index < size."""
-    def body(offsets):
-        for view, offset, size in zip(indices, offsets, sizes):
-            _, bad = _normalized_index(lo, view, offset, size)
-            lo.em.error.flag_if(bad, INDEX_OUT_OF_BOUNDS)
-    lo.loop_nest(batch, list(indices), body)
-
-
-def _normalized_index(lo, view, offset, size):
-    """(index, bad): the index read at `offset`, negative ones counted from the end, and
-    whether it is out of bounds."""
-    b = lo.builder
-    index = lo.em.cast(lo.read(view, offset), view.dtype, np.dtype(np.int64))
-    index = b.select(b.icmp_signed("<", index, I64(0)), b.add(index, I64(size)), index)
-    bad = b.or_(b.icmp_signed("<", index, I64(0)), b.icmp_signed(">=", index, I64(size)))
-    return index, bad
-
-
-def _placed(index, out_shape, axis, batch):
-    """An index array read at the output's positions: its broadcast batch axes sit at
-    `axis`, every other output axis has stride 0."""
-    strides = index.broadcast_to(batch).strides
-    full = (0,) * axis + strides + (0,) * (len(out_shape) - axis - len(batch))
-    return View(index.base, index.dtype, tuple(out_shape), full, index.offset, index.constant)
+        lo.em.store(lo.read(x, source.position(offsets[:-1])), out.base, out.dtype,
+                    offsets[-1])
+    lo.loop_nest(out.shape, source.views + [out], body, owner=len(source.views))
 
 
 def concatenate(lo, node, inputs, outputs):
@@ -127,8 +86,6 @@ def iota(lo, node, inputs, outputs):
     lo.loop_nest(out.shape, [index_view(out.shape, (node.params["axis"],)), out], body,
                  owner=1)
 
-
-from .scatter import scatter_add  # noqa: E402  it uses the index helpers above
 
 STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
