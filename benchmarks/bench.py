@@ -5,12 +5,14 @@ above 1 means jitflow is faster).
     python benchmarks/bench.py            # all workloads
     python benchmarks/bench.py softmax    # those whose name contains 'softmax'
 """
+import os
 import sys
 import time
 
 import numpy as np
 
 import jitflow
+from jitflow.codegen import blas
 
 
 def best_time(fn, *args, repeat=20, min_time=0.2):
@@ -102,9 +104,17 @@ def workloads():
     ]
 
 
+def blas_kernels():
+    """Which OpenBLAS kernels jitflow's matmul runs: the OPENBLAS_CORETYPE environment
+    variable, if set, overrides OpenBLAS's own choice for NumPy and jitflow alike."""
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    return f"OpenBLAS kernels: {blas.core_name()}" + (
+        f" (OPENBLAS_CORETYPE={forced})" if forced else "")
+
+
 def main(selection=""):
     backend = jitflow.config.backend
-    print(f"backend: {backend}; NumPy {np.__version__}")
+    print(f"backend: {backend}; NumPy {np.__version__}; {blas_kernels()}")
     print(f"{'workload':40s} {'NumPy':>12s} {'jitflow':>12s} {'ratio':>8s}")
     for name, fn, args in workloads():
         if selection not in name:

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 import jitflow
-from bench import best_time
+from bench import best_time, blas_kernels
 
 
 # --- sum(tanh(tanh(tanh(1.5 x)))) ---------------------------------------------------------
@@ -124,6 +124,7 @@ def main():
         ("MLP 784-512-512-10 SGD step, batch 256", sgd_step, sgd_step_numpy,
          (params, batch, labels)),
     ]
+    print(blas_kernels())
     print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} {'compile':>9} "
           f"{'JAX':>10} {'ratio':>7}")
     measured = []

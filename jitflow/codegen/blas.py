@@ -67,6 +67,17 @@ def library():
     return handle
 
 
+def core_name():
+    """The kernel family OpenBLAS chose when it loaded ("SkylakeX", "Haswell", ...; the
+    OPENBLAS_CORETYPE environment variable overrides its choice), or None."""
+    handle = library()
+    if handle is None:
+        return None
+    function = handle.scipy_openblas_get_corename
+    function.restype = ctypes.c_char_p
+    return function().decode()
+
+
 @contextlib.contextmanager
 def _environment_default(name, value):
     """Environment variable `name` set to `value` inside the block, unless the user

@@ -105,6 +105,16 @@ class Emitter:
         b.cbranch(b.icmp_signed("<", following, count), loop, after)
         b.position_at_end(after)
 
+    def keep_rolled(self, index):
+        """Mark the loop counted by `index` (a for_range index) not to be unrolled."""
+        _, latch = index.incomings[-1]
+        option = self.module.add_metadata([ir.MetaDataString(self.module,
+                                                              "llvm.loop.unroll.disable")])
+        loop_id = self.module.add_metadata([ir.MetaDataString(
+            self.module, f"jitflow.loop.{len(self.module.metadata)}")])
+        loop_id.operands = (loop_id, option)  # a loop ID refers to itself
+        latch.terminator.set_metadata("llvm.loop", loop_id)
+
     @contextmanager
     def if_then(self, condition):
         with self.b.if_then(condition):

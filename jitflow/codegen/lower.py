@@ -184,7 +184,7 @@ class Lowering:
     def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None):
         """for every index of `shape`: body(element offsets of each view). The views are
         read as broadcast to `shape`; axes are collapsed where all layouts allow.
-        rolled: keep LLVM from unrolling the innermost loop (see _keep_rolled).
+        rolled: keep LLVM from unrolling the innermost loop (Emitter.keep_rolled).
         owner: the position in `views` of a view each iteration writes only its own
         elements of (stride 0 on reduced axes): a large nest, not inside another, may
         then be split between threads along a loop the owner walks (parallel.py).
@@ -223,20 +223,10 @@ class Lowering:
                      for off, strides in zip(offsets, stride_lists)]
             self._nest(shape, stride_lists, moved, axis + 1, body, rolled, chunk)
         if rolled and axis == len(shape) - 1:
-            self._keep_rolled(index)
-
-    def _keep_rolled(self, index):
-        """Mark the loop counted by `index` not to be unrolled. LLVM fully unrolls short
-        loops before its loop vectorizer runs, and the straight-line code left behind
-        calls the scalar math functions one by one (16 expf calls for a row of 16);
-        kept as a loop, it gets the vector ones."""
-        _, latch = index.incomings[-1]
-        option = self.module.add_metadata([ir.MetaDataString(self.module,
-                                                              "llvm.loop.unroll.disable")])
-        loop_id = self.module.add_metadata([ir.MetaDataString(
-            self.module, f"jitflow.loop.{len(self.module.metadata)}")])
-        loop_id.operands = (loop_id, option)  # a loop ID refers to itself
-        latch.terminator.set_metadata("llvm.loop", loop_id)
+            # LLVM fully unrolls short loops before its loop vectorizer runs, and the
+            # straight-line code left behind calls the scalar math functions one by one
+            # (16 expf calls for a row of 16); kept as a loop, it gets the vector ones.
+            self.em.keep_rolled(index)
 
     def read(self, view, offset):
         if view.constant is not None:
