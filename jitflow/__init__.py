@@ -11,8 +11,8 @@ from . import numpy
 from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
                        value_and_grad, vjp, vjp_graph)
 from .config import config
-from .errors import (BooleanIndexError, ConcretizationError, RetraceWarning,
-                     TracerLeakError)
+from .errors import (BooleanIndexError, CompileWarning, ConcretizationError,
+                     RetraceWarning, TracerLeakError)
 from .function import CacheInfo, Function, function
 from .ir.graph import Graph, Lit, Node, Var, verify
 from .ir.passes import PIPELINE
@@ -34,4 +34,5 @@ __all__ = ["numpy", "config", "function", "grad", "value_and_grad", "vjp", "jvp"
            "stop_gradient", "custom_vjp", "custom_jvp", "Function", "CacheInfo", "optimize", "verify",
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
+           "CompileWarning",
            "bool_", "int32", "int64", "float32", "float64"]

@@ -2,8 +2,9 @@
 import os
 
 
-def _flag(name):
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+def _flag(name, default=False):
+    value = os.environ.get(name, "").strip().lower()
+    return default if value == "" else value not in ("0", "false", "no")
 
 
 class Config:
@@ -13,6 +14,12 @@ class Config:
     every pass (JITFLOW_CHECK=1). A function traced `retrace_warning_after` times warns.
     backend is "native" (compile with LLVM, the default) or "interpreter" (the NumPy
     reference interpreter), from JITFLOW_BACKEND.
+
+    background_compile (JITFLOW_BACKGROUND_COMPILE, on by default): the native backend
+    builds machine code for a new signature on a background thread, and the calls made
+    before it is ready run on the interpreter, so the first call returns as soon as the
+    function is traced and optimized. Off, the first call waits for the machine code.
+    Either way the results are NumPy's, to rounding.
     """
 
     def __init__(self):
@@ -21,10 +28,12 @@ class Config:
         self.check_ir = _flag("JITFLOW_CHECK")
         self.retrace_warning_after = 5
         self.backend = os.environ.get("JITFLOW_BACKEND", "native").strip().lower()
+        self.background_compile = _flag("JITFLOW_BACKGROUND_COMPILE", default=True)
 
     def __repr__(self):
         return (f"Config(run_eagerly={self.run_eagerly}, dump_ir={self.dump_ir}, "
                 f"check_ir={self.check_ir}, backend={self.backend!r}, "
+                f"background_compile={self.background_compile}, "
                 f"retrace_warning_after={self.retrace_warning_after})")
 
 

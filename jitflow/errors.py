@@ -81,3 +81,8 @@ class BooleanIndexError(IndexError):
 
 class RetraceWarning(UserWarning):
     """A jitflow.function keeps being traced again for new signatures."""
+
+
+class CompileWarning(RuntimeWarning):
+    """Native code for a traced signature could not be built: it runs on the
+    interpreter instead."""

@@ -2,10 +2,21 @@
 
 The graph runs as native code (jitflow.codegen) or, with config.backend set to
 "interpreter", on the NumPy reference interpreter; results are the same either way.
+
+Building native code takes a few hundred milliseconds for a training step, most of it
+in LLVM. With `background=True` it is built on a thread of its own while the first call
+runs on the interpreter, so the first result comes back without waiting for LLVM; the
+second call waits for the native code if it is not ready yet. Interpreting more calls
+would slow the build (the two compete for the cores) and make which calls ran where
+depend on timing; this way it is always exactly the first.
 """
+import threading
+import warnings
+
 import numpy as np
 
 from . import pytree
+from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
 
 BACKENDS = ("native", "interpreter")
@@ -13,24 +24,66 @@ FALLBACK = object()  # call_arrays could not run: use the checked path
 
 
 class Executable:
-    def __init__(self, graph, out_structure, backend="native", name="function"):
+    def __init__(self, graph, out_structure, backend="native", name="function",
+                 background=False):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.graph = graph
         self.out_structure = out_structure
         self.backend = backend
+        self.name = name
+        self.native = None  # the NativeGraph, once built
+        self._build = None  # the background build under way
         if backend == "native":
-            from .codegen.runtime import NativeGraph
-            self.native = NativeGraph(graph, name)
-            self._run = self.native
-        else:
-            self._run = lambda leaves: [_owned(value, leaves)
-                                        for value in eval_graph(graph, leaves)]
+            try:
+                self._build = _NativeBuild(graph, name) if background else None
+            except RuntimeError:  # no thread to be had: build it now
+                background = False
+            if not background:
+                self.native = _native_graph(graph, name)
+
+    def wait(self):
+        """Block until the background build (if any) is over; raise its error if it
+        failed."""
+        build = self._build
+        if build is None:
+            return
+        build.thread.join()
+        if build.error is not None:
+            raise build.error
+        self._adopt_build()
+
+    def _native_for_call(self):
+        """The native code this call should run, or None to interpret it: the first
+        call of a background build, or every call once the build has failed."""
+        build = self._build
+        if self.native is None and build is not None:
+            if not build.first_call_taken:
+                build.first_call_taken = True
+                return None
+            build.thread.join()
+            self._adopt_build()
+        return self.native
+
+    def _adopt_build(self):
+        """Take the finished background build's native code, or warn once that it
+        failed (the interpreter then runs every call)."""
+        build = self._build
+        if build.error is None:
+            self.native, self._build = build.native, None
+        elif not build.warned:
+            build.warned = True
+            warnings.warn(f"{self.name}: native code could not be built ({build.error}); "
+                          f"calls run on the interpreter (call at {user_location()})",
+                          CompileWarning, stacklevel=5)
 
     def call_arrays(self, arrays):
         """Fast path for plain C-contiguous ndarray arguments matching the signature
         exactly (Function checks that): returns the results, or FALLBACK."""
-        outputs = self.native.call_arrays(arrays)
+        native = self._native_for_call()
+        if native is None:
+            return FALLBACK
+        outputs = native.call_arrays(arrays)
         if outputs is None:
             return FALLBACK
         results = [out if out.ndim else out[()] for out in outputs]
@@ -39,9 +92,36 @@ class Executable:
         return pytree.unflatten(self.out_structure, results)
 
     def __call__(self, leaves):
-        outputs = self._run(leaves)
+        native = self._native_for_call()
+        if native is not None:
+            outputs = native(leaves)
+        else:
+            outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
         results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
         return pytree.unflatten(self.out_structure, results)
+
+
+class _NativeBuild:
+    """A NativeGraph being built on a thread of its own: `native` when it is done, or
+    the `error` that stopped it."""
+
+    def __init__(self, graph, name):
+        self.native = self.error = None
+        self.first_call_taken = self.warned = False
+        self.thread = threading.Thread(target=self._run, args=(graph, name),
+                                       name=f"jitflow compile {name}")
+        self.thread.start()
+
+    def _run(self, graph, name):
+        try:
+            self.native = _native_graph(graph, name)
+        except Exception as error:  # reported to the caller by Executable
+            self.error = error
+
+
+def _native_graph(graph, name):
+    from .codegen.runtime import NativeGraph
+    return NativeGraph(graph, name)
 
 
 def _result(value, type):

@@ -99,6 +99,12 @@ class Function:
         graph, _ = self._trace(bound, structure, types, paths)
         return graph
 
+    def wait(self):
+        """Block until native code for every signature traced so far is built (see
+        config.background_compile); raise the error of a build that failed."""
+        for executable in list(self._cache.values()):
+            executable.wait()
+
     def cache_info(self):
         return CacheInfo(self._info.traces, self._info.hits, list(self._info.reasons))
 
@@ -172,7 +178,8 @@ class Function:
         graph, out_structure = self._trace(bound, signature.structure, signature.types,
                                            signature.paths)
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
-        executable = Executable(graph, out_structure, config.backend, self.__qualname__)
+        executable = Executable(graph, out_structure, config.backend, self.__qualname__,
+                                background=config.background_compile)
         self._cache[signature] = executable
         self._last = signature
         return executable

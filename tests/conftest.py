@@ -14,6 +14,9 @@ from fidelity import BACKENDS
 
 # Compiled code goes to a cache of this run's own, never to the user's.
 os.environ["JITFLOW_CACHE_DIR"] = tempfile.mkdtemp(prefix="jitflow-test-cache-")
+# Native code is built before the first call returns, so that tests of the native
+# backend run native code; tests/test_background_compile.py turns this back on.
+jitflow.config.background_compile = False
 
 settings.register_profile("ci", max_examples=40, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
