@@ -136,22 +136,28 @@ class Grouping:
         if not _elementwise(node):
             return None
         shape = node.outputs[0].type.shape
-        candidates = [g for g in sorted(self._producers(node))
-                      if self.domain[g] == shape and self._reads_fit(node, g)]
+        candidates = [g for g in sorted(self._producers(node)) if self._stays_convex(node, g)
+                      and self.domain[g] == shape and self._reads_fit(node, g)]
         if candidates:
             chosen = candidates[0]
             for candidate in candidates[1:]:
                 if self._can_merge(chosen, candidate):
                     self._merge(chosen, candidate)
         else:
-            hosts = [g for g in sorted(self._producers(node)) if self._takes_row_scalar(node, g)]
+            hosts = [g for g in sorted(self._producers(node))
+                     if self._stays_convex(node, g) and self._takes_row_scalar(node, g)]
             if not hosts:
                 return None
             chosen = hosts[0]
-        # chosen -> other producer -> node would leave the group and come back
-        if any(p in self.downstream[chosen] for p in self._producers(node) - {chosen}):
-            return None
-        return chosen
+        return chosen if self._stays_convex(node, chosen) else None
+
+    def _stays_convex(self, node, gid):
+        """Whether node may join g: not if another of its producers depends on g (the
+        path g -> producer -> node would leave the group and come back). Checked for
+        each producer's group, so that a node whose earliest producer is upstream of
+        the others still joins a later one (a relu's backward pass reads the forward
+        region's mask and a matmul of its output)."""
+        return not any(p in self.downstream[gid] for p in self._producers(node) - {gid})
 
     def _join_reduction(self, node):
         (operand,) = node.inputs

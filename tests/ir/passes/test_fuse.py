@@ -135,6 +135,35 @@ def test_a_row_value_needed_outside_keeps_the_region_convex():
         }""")
 
 
+def test_a_node_joins_a_later_producer_when_the_earliest_is_upstream_of_it():
+    def f(x, w):
+        h = np.exp(x)
+        mask = h > 1
+        g = h @ w  # depends on the first region
+        return np.where(mask, g * 0.5, g).sum(axis=0)
+    # where reads the first region (mask) and g's group, which depends on it: it cannot
+    # join the first region, but joins g's, and the column sum with it.
+    x = np.ones((4, 4))
+    assert str(fuse(optimized(f, x, x))) == golden("""
+        graph(%0: f64[4,4], %1: f64[4,4]) {
+          %2: f64[4,4], %3: bool[4,4] = fused %0
+            subgraph0(%4: f64[4,4]) {
+              %5: f64[4,4] = exp %4
+              %6: bool[4,4] = gt %5, 1:~i64[]
+              return %5, %6
+            }
+          %7: f64[4,4] = matmul %2, %1
+          %8: f64[4] = fused %7, %3
+            subgraph0(%9: f64[4,4], %10: bool[4,4]) {
+              %11: f64[4,4] = mul %9, 0.5:~f64[]
+              %12: f64[4,4] = where %10, %11, %9
+              %13: f64[4] = reduce_sum %12, axes=(0,), keepdims=False
+              return %13
+            }
+          return %8
+        }""")
+
+
 def test_reductions_over_other_axes_stay_apart():
     def f(x):
         return x.sum(axis=1, keepdims=True) + x.sum(axis=0, keepdims=True)
