@@ -52,6 +52,15 @@ def blas_off(monkeypatch):
     monkeypatch.setenv("JITFLOW_BLAS", "0")
 
 
+def test_the_dependency_loads_from_its_folder():
+    """scipy-openblas32 is a dependency: its library must load, found without importing
+    the package, and report the kernels it runs."""
+    path = blas._library_path()
+    assert os.path.isfile(path) and "scipy_openblas" in os.path.basename(path)
+    assert blas.library() is not None
+    assert blas.core_name()
+
+
 def compile_native(fn, *args):
     return NativeGraph(jitflow.optimize(jitflow.function(fn).trace(*args)), "f")
 
