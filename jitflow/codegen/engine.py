@@ -99,6 +99,11 @@ class CompiledModule:
             self._optimized_ir = str(module)
         return self._optimized_ir
 
+    def keep_for_the_process(self):
+        """Never free this code, even once this object is gone: for code that threads
+        run until the process ends."""
+        self._engine.detach()
+
     def address(self, name):
         address = self._engine.get_function_address(name)
         if not address:

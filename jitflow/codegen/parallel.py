@@ -19,32 +19,35 @@ boundary on the innermost loop falls on a multiple of GRANULE elements, so the
 vectorized loop and its scalar remainder cover the same elements as in one thread
 (a libmvec vector function and its scalar twin may round differently).
 
-jitflow_entry starts workers 1..count-1, runs worker 0 and joins them. Workers wait
-for a go flag: if a thread cannot be created, the others are told to stop, and the
-calling thread runs every chunk alone (barrier null). A worker runs chunks worker to
-chunks_end: its own (chunks_end = worker + 1), or all of them when alone. Passing that
-bound in, rather than deriving it from the barrier, leaves LLVM no condition to unswitch
-each nest on, so each is compiled once. Each worker flags errors into
-its own status; the lowest worker's error wins.
+jitflow_entry hands the body to the process's worker pool (pool.py), whose threads
+are started once and serve every compiled function: worker 0 is the calling thread.
+When the pool is busy (another Python thread is running a split function) or its
+threads cannot be created, the calling thread runs every chunk alone (barrier null).
+A worker runs chunks worker to chunks_end: its own (chunks_end = worker + 1), or all
+of them when alone. Passing that bound in, rather than deriving it from the barrier,
+leaves LLVM no condition to unswitch each nest on, so each is compiled once. Each worker
+flags errors into its own status; the lowest worker's error wins.
 """
 import os
 
 from llvmlite import ir
 
 from .emitter import I32, I64, PTR, Emitter
+from .pool import BODY_TYPE, declare_run, declare_wait
 
 THREADS_VARIABLE = "JITFLOW_THREADS"
-# Below this many iterations, starting a thread and waiting at barriers costs more than
-# the second core saves (measured with benchmarks/bench.py).
+# Below this many elements, handing chunks to the pool costs more than the second core
+# saves. Measured on 2 cores, two threads against one: with calls back to back (the
+# pool's workers awake, ~0.5 us a split call), two threads win from 2**14 elements for
+# an exp/sin/tanh chain, 2**16 for x*2+1, row softmax and row sums, 2**18 for column
+# sums; with calls 0.5 ms apart (workers asleep: 25-100 us to wake on this machine),
+# from 2**19 for the chain, beyond 2**21 for x*2+1 and sums. A 784-512-512-10 MLP
+# training step, whose elementwise regions have 2**17 elements, in five rounds: two
+# threads with 2**17 beat one by 0.1-0.6 ms (4.6 against 4.8 ms at best), and beat
+# 2**16 and 2**18 (regions left whole) in four rounds of five.
 MIN_PARALLEL_ELEMENTS = 1 << 17
 GRANULE = 64  # elements: a whole number of vector iterations, unrolled, of any dtype
 BODY = "jitflow_body"
-WORKER = "jitflow_worker"
-
-GO_WAIT, GO_RUN, GO_STOP = 0, 1, 2
-BARRIER_BYTES = 128  # pthread_barrier_t is 32 bytes on x86-64 glibc; room to spare
-# What a started worker reads: args, barrier, go flag, its index, and its status.
-CONTEXT = ir.LiteralStructType([PTR, PTR, PTR, I64, I32])
 NULL = ir.Constant(PTR, None)
 
 
@@ -136,119 +139,23 @@ class Workers:
         return self.b.select(self.b.icmp_unsigned("<", start, I64(size)), start, I64(size))
 
     def _wait(self):
-        wait = _libc(self.b.module, "pthread_barrier_wait", I32, [PTR])
         with self.b.if_then(self.b.icmp_unsigned("!=", self.barrier, NULL)):
-            self.b.call(wait, [self.barrier])
+            self.b.call(declare_wait(self.b.module), [self.barrier])
 
 
 def body_type():
-    return ir.FunctionType(I32, [PTR, I64, I64, PTR])
+    return BODY_TYPE
 
 
 def define_entry(module, body, count, used, name):
-    """i32 name(ptr args): runs `body` on `count` workers when it split a nest (`used`),
-    else on the calling thread alone."""
+    """i32 name(ptr args): runs `body` on `count` workers of the process's pool
+    (pool.py) when it split a nest (`used`), else on the calling thread alone."""
     entry = ir.Function(module, ir.FunctionType(I32, [PTR]), name)
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     (args,) = entry.args
-    if not used:
-        body.linkage = "internal"  # inlined: the entry is the body, as in one thread
+    body.linkage = "internal"
+    if not used:  # inlined: the entry is the body, as in one thread
         b.ret(b.call(body, [args, I64(0), I64(count), NULL]))
-        return entry
-    # Called from the entry and from every worker, the body would otherwise be inlined
-    # into both: its loops optimized and compiled twice over (measured: 142 -> 59 ms to
-    # compile one 784x512 elementwise update).
-    body.attributes.add("noinline")
-    worker = _define_worker(module, body)
-    barrier = _alloca(b, ir.ArrayType(ir.IntType(8), BARRIER_BYTES), align=16)
-    b.call(_libc(module, "pthread_barrier_init", I32, [PTR, PTR, I32]),
-           [barrier, NULL, I32(count)])
-    go = _alloca(b, I32)
-    b.store(I32(GO_WAIT), go)
-    started = [_start(b, module, worker, args, barrier, go, index)
-               for index in range(1, count)]
-    everyone = ir.Constant(ir.IntType(1), 1)
-    for _, _, created in started:
-        everyone = b.and_(everyone, created)
-    _store_release(b, b.select(everyone, I32(GO_RUN), I32(GO_STOP)), go)
-    status = b.call(body, [args, I64(0), b.select(everyone, I64(1), I64(count)),
-                           b.select(everyone, barrier, NULL)])
-    join = _libc(module, "pthread_join", I32, [I64, PTR])
-    for handle, _, created in started:
-        with b.if_then(created):
-            b.call(join, [b.load(handle, typ=I64), NULL])
-    b.call(_libc(module, "pthread_barrier_destroy", I32, [PTR]), [barrier])
-    b.ret(_first_error(b, [status] + [b.load(_field(b, context, 4), typ=I32)
-                                      for _, context, _ in started]))
+    else:
+        b.ret(b.call(declare_run(module), [body, args, I64(count)]))
     return entry
-
-
-def _start(b, module, worker, args, barrier, go, index):
-    """Start worker `index`: (its pthread_t slot, its context, whether it started)."""
-    context = _alloca(b, CONTEXT)
-    for field, value in enumerate((args, barrier, go, I64(index), I32(0))):
-        b.store(value, _field(b, context, field))
-    handle = _alloca(b, I64)
-    create = _libc(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-    result = b.call(create, [handle, NULL, worker, context])
-    return handle, context, b.icmp_signed("==", result, I32(0))
-
-
-def _define_worker(module, body):
-    """ptr jitflow_worker(ptr context): wait for the go flag, then run the body."""
-    function = ir.Function(module, ir.FunctionType(PTR, [PTR]), WORKER)
-    function.linkage = "internal"
-    (context,) = function.args
-    b = ir.IRBuilder(function.append_basic_block("entry"))
-    spin, pause, decided, run = (function.append_basic_block(n) for n in
-                                 ("spin", "pause", "decided", "run"))
-    go = b.load(_field(b, context, 2), typ=PTR)
-    b.branch(spin)
-    b.position_at_end(spin)
-    flag = b.load_atomic(go, "acquire", 4, typ=I32)
-    b.cbranch(b.icmp_signed("==", flag, I32(GO_WAIT)), pause, decided)
-    b.position_at_end(pause)  # the caller is still starting the other workers
-    b.call(_libc(module, "sched_yield", I32, []), [])
-    b.branch(spin)
-    b.position_at_end(decided)
-    stop = function.append_basic_block("stop")
-    b.cbranch(b.icmp_signed("==", flag, I32(GO_RUN)), run, stop)
-    b.position_at_end(stop)
-    b.ret(NULL)
-    b.position_at_end(run)
-    args, index, barrier = (b.load(_field(b, context, i), typ=t)
-                            for i, t in ((0, PTR), (3, I64), (1, PTR)))
-    status = b.call(body, [args, index, b.add(index, I64(1)), barrier])
-    b.store(status, _field(b, context, 4))
-    b.ret(NULL)
-    return function
-
-
-def _first_error(b, statuses):
-    """The status of the lowest worker that flagged an error (0 if none did)."""
-    result = I32(0)
-    for status in reversed(statuses):
-        result = b.select(b.icmp_signed("!=", status, I32(0)), status, result)
-    return result
-
-
-def _store_release(b, value, pointer):
-    # IRBuilder.store_atomic insists on a typed pointer; the instruction itself does not.
-    b._insert(ir.instructions.StoreAtomicInstr(b.block, value, pointer, "release", 4))
-
-
-def _alloca(b, type, align=8):
-    slot = b.alloca(type)
-    slot.align = align
-    slot.type = PTR  # an opaque pointer, as Lowering.entry_alloca explains
-    return slot
-
-
-def _field(b, context, index):
-    return b.gep(context, [I32(0), I32(index)], source_etype=CONTEXT)
-
-
-def _libc(module, name, result, params):
-    existing = module.globals.get(name)
-    return existing or ir.Function(module, ir.FunctionType(result, params), name)
-
