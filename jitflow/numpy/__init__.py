@@ -1,0 +1,24 @@
+"""jitflow.numpy: NumPy's names and signatures, on NumPy arrays and on traced values.
+
+On plain arrays every function runs eagerly and returns what NumPy returns (to rounding).
+Inside a trace it records the graph. Python-operator arithmetic on Python scalars stays
+weakly typed, as in Python; NumPy functions return strongly typed results, as np.* does.
+One module per family: elementwise, reductions, shapes, creation.
+"""
+import numpy as _np
+
+from ..contract import dot, einsum, inner, matmul, outer, tensordot  # noqa: F401
+from .creation import *  # noqa: F401,F403
+from .elementwise import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+from .shapes import *  # noqa: F401,F403
+
+bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
+                                         _np.float64)
+pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
+ndarray = _np.ndarray
+dtype = _np.dtype
+finfo, iinfo = _np.finfo, _np.iinfo
+
+__all__ = [name for name in dir() if not name.startswith("_") and
+           name not in ("creation", "elementwise", "reductions", "shapes")]

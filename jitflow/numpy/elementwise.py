@@ -1,0 +1,162 @@
+"""Ufuncs and the other elementwise functions (where, clip, astype), with NumPy's loop
+dtypes."""
+import math
+
+import numpy as _np
+
+from .. import ops
+from ..errors import at_user_line
+from ..ir.types import as_dtype, promotion_operand, result_dtype
+from ..trace import Tracer, constant_type
+from ._common import _dtype_of, _no_out, _shape, _strong
+
+
+def _ufunc(name, op):
+    def function(*args, out=None, where=True, dtype=None):
+        _no_out(name, out, where)
+        if dtype is not None:
+            args = _cast_for_loop(name, args, dtype)
+        return _strong(op(*args))
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"NumPy's {name}, on arrays and traced values."
+    return function
+
+
+def _cast_for_loop(name, args, dtype):
+    """NumPy's dtype= of a ufunc picks the loop whose output is `dtype`: the operands are
+    cast to that loop's inputs ('same_kind'), and no such loop is a TypeError (less with
+    dtype=float32; add(1.5, x, dtype=int32))."""
+    ufunc = getattr(_np, name)
+    operands = tuple(promotion_operand(constant_type(a)) for a in args)
+    try:
+        loop = ufunc.resolve_dtypes(operands + (None,), casting="same_kind",
+                                    signature=(None,) * len(args) + (as_dtype(dtype),))
+    except TypeError as error:
+        raise TypeError(at_user_line(f"{name}: {error}")) from None
+    return [a if _dtype_of(a) == d else astype(a, d) for a, d in zip(args, loop)]
+
+
+negative = _ufunc("negative", ops.negative)
+absolute = abs = _ufunc("absolute", ops.absolute)
+sign = _ufunc("sign", ops.sign)
+exp = _ufunc("exp", ops.exp)
+log = _ufunc("log", ops.log)
+log1p = _ufunc("log1p", ops.log1p)
+expm1 = _ufunc("expm1", ops.expm1)
+sqrt = _ufunc("sqrt", ops.sqrt)
+sin = _ufunc("sin", ops.sin)
+cos = _ufunc("cos", ops.cos)
+tan = _ufunc("tan", ops.tan)
+tanh = _ufunc("tanh", ops.tanh)
+floor = _ufunc("floor", ops.floor)
+ceil = _ufunc("ceil", ops.ceil)
+isnan = _ufunc("isnan", ops.isnan)
+isinf = _ufunc("isinf", ops.isinf)
+logical_not = _ufunc("logical_not", ops.logical_not)
+invert = bitwise_not = _ufunc("invert", ops.invert)
+add = _ufunc("add", ops.add)
+subtract = _ufunc("subtract", ops.subtract)
+multiply = _ufunc("multiply", ops.multiply)
+divide = true_divide = _ufunc("divide", ops.divide)
+floor_divide = _ufunc("floor_divide", ops.floor_divide)
+remainder = mod = _ufunc("remainder", ops.remainder)
+power = _ufunc("power", ops.power)
+maximum = _ufunc("maximum", ops.maximum)
+minimum = _ufunc("minimum", ops.minimum)
+equal = _ufunc("equal", ops.equal)
+not_equal = _ufunc("not_equal", ops.not_equal)
+less = _ufunc("less", ops.less)
+less_equal = _ufunc("less_equal", ops.less_equal)
+greater = _ufunc("greater", ops.greater)
+greater_equal = _ufunc("greater_equal", ops.greater_equal)
+logical_and = _ufunc("logical_and", ops.logical_and)
+logical_or = _ufunc("logical_or", ops.logical_or)
+logical_xor = _ufunc("logical_xor", ops.logical_xor)
+bitwise_and = _ufunc("bitwise_and", ops.bitwise_and)
+bitwise_or = _ufunc("bitwise_or", ops.bitwise_or)
+bitwise_xor = _ufunc("bitwise_xor", ops.bitwise_xor)
+
+
+def positive(x):
+    if not isinstance(x, Tracer):
+        return _np.positive(x)
+    if x.dtype == _np.bool_:
+        raise TypeError(at_user_line("numpy.positive is not defined for bool (NumPy has "
+                                     "no loop for it)"))
+    return _strong(x)
+
+
+def square(x, out=None):
+    _no_out("square", out)
+    if _dtype_of(x) == _np.bool_:  # x * x would be bool; NumPy's square of bool is int8
+        raise TypeError(at_user_line("NumPy computes square of bool in int8, which "
+                                     "jitflow does not support; cast the input first"))
+    return _strong(ops.multiply(x, x))
+
+
+def isfinite(x, out=None):
+    _no_out("isfinite", out)
+    return logical_not(logical_or(isnan(x), isinf(x)))
+
+
+def log2(x):
+    return _strong(ops.divide(ops.log(x), math.log(2)))
+
+
+def log10(x):
+    return _strong(ops.divide(ops.log(x), math.log(10)))
+
+
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise TypeError(at_user_line(
+            "jitflow.numpy.where(condition) (the indices of non-zero elements) has a "
+            "shape that depends on the data; use the three-argument form where(c, x, y)"))
+    if _dtype_of(condition) != _np.bool_:
+        condition = ops.not_equal(condition, 0)
+    return _strong(ops.where(condition, x, y))
+
+
+def _beyond(bound, a, upper):
+    """Whether `bound` is a Python int past the end of a's integer dtype on the side
+    where it clips nothing; NumPy then ignores it (past the other end, it raises)."""
+    if not isinstance(bound, int) or isinstance(bound, bool) or _dtype_of(a).kind != "i":
+        return False
+    info = _np.iinfo(_dtype_of(a))
+    return bound > info.max if upper else bound < info.min
+
+
+def clip(a, a_min=None, a_max=None, out=None):
+    _no_out("clip", out)
+    if _beyond(a_min, a, upper=False):
+        a_min = None
+    if _beyond(a_max, a, upper=True):
+        a_max = None
+    if a_min is None and a_max is None:
+        return positive(a)  # what NumPy 2 computes: a copy (and an error for bool)
+    # NumPy's clip is one ufunc of all three: compute in their common dtype, so that a
+    # Python float bound is not first rounded to a float32 x and then widened.
+    operands = [v for v in (a, a_min, a_max) if v is not None]
+    common, _ = result_dtype(*(constant_type(v) for v in operands))
+    a = a if _dtype_of(a) == common else astype(a, common)
+    # maximum and minimum return their second operand on ties (-0.0 against 0.0). With
+    # one bound NumPy calls maximum(x, bound) or minimum(x, bound): ties give the bound.
+    # With both, NumPy's clip loop keeps x when both bounds are single values, and
+    # otherwise computes min(max(x, lo), hi), where ties give the bound (hi last).
+    if a_max is None:
+        return _strong(ops.maximum(a, a_min))
+    if a_min is None:
+        return _strong(ops.minimum(a, a_max))
+    if math.prod(_shape(a_min)) == 1 and math.prod(_shape(a_max)) == 1:
+        return _strong(ops.minimum(a_max, ops.maximum(a_min, a)))
+    return _strong(ops.minimum(ops.maximum(a, a_min), a_max))
+
+
+def astype(x, dtype, copy=True):
+    dtype = as_dtype(dtype, what="astype")
+    if isinstance(x, Tracer):
+        return ops.cast(x, dtype)
+    return _np.asarray(x).astype(dtype, copy=copy)
+
+
+__all__ = ["abs", "absolute", "add", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "where"]

@@ -1,0 +1,157 @@
+"""Shape functions: reshape, transpose, squeeze, concatenate, stack, pad, take, ..."""
+import builtins
+import math
+
+import numpy as _np
+
+from .. import ops
+from ..errors import at_user_line
+from ..ir.types import normalize_axes, normalize_axis
+from ..trace import Tracer
+from ._common import _dtype_of, _ndim, _no_out, _python_scalar, _shape
+from .elementwise import astype
+
+
+def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
+    """np.reshape(a, shape) (shape= or newshape= by keyword too), and the method's
+    a.reshape(2, 3) with the dimensions as separate arguments."""
+    if order != "C":
+        raise NotImplementedError("jitflow supports only C-order reshapes")
+    if shape is None:
+        shape = newshape if newshape is not None else dims[0] if len(dims) == 1 else dims
+    elif dims:
+        raise TypeError(at_user_line("reshape: shape given twice"))
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    return ops.reshape(a, _resolve_shape(shape, _shape(a)))
+
+
+def _resolve_shape(shape, old):
+    size = math.prod(old)
+    unknown = [i for i, d in enumerate(shape) if d == -1]
+    if len(unknown) > 1:
+        raise ValueError(at_user_line("reshape: can only specify one unknown dimension"))
+    if unknown:
+        known = math.prod(d for d in shape if d != -1)
+        if known == 0 or size % known:
+            raise ValueError(at_user_line(f"cannot reshape array of size {size} into "
+                                          f"shape {shape}"))
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    return tuple(int(d) for d in shape)
+
+
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order=order)
+
+
+def transpose(a, axes=None):
+    ndim = _ndim(a)
+    perm = tuple(reversed(range(ndim))) if axes is None else \
+        tuple(normalize_axis(ax, ndim) for ax in axes)
+    return ops.transpose(a, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    perm = list(range(_ndim(a)))
+    i, j = normalize_axis(axis1, len(perm)), normalize_axis(axis2, len(perm))
+    perm[i], perm[j] = perm[j], perm[i]
+    return ops.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    ndim = _ndim(a)
+    sources = _distinct_axes(source, ndim, "source")
+    dests = _distinct_axes(destination, ndim, "destination")
+    if len(sources) != len(dests):
+        raise ValueError(at_user_line("moveaxis: `source` and `destination` arguments "
+                                      "must have the same number of elements"))
+    order = [i for i in range(ndim) if i not in sources]
+    for dest, src in sorted(zip(dests, sources)):
+        order.insert(dest, src)
+    return ops.transpose(a, order)
+
+
+def _distinct_axes(axes, ndim, what):
+    axes = [normalize_axis(a, ndim, what=what)
+            for a in (axes if isinstance(axes, (tuple, list)) else [axes])]
+    if len(set(axes)) != len(axes):
+        raise ValueError(at_user_line(f"repeated axis in `{what}` argument"))
+    return axes
+
+
+def squeeze(a, axis=None):
+    shape = _shape(a)
+    axes = [i for i, d in enumerate(shape) if d == 1] if axis is None else \
+        normalize_axes(axis, len(shape))
+    if builtins.any(shape[i] != 1 for i in axes):
+        raise ValueError(at_user_line(f"squeeze: cannot select an axis to squeeze out "
+                                      f"which has size not equal to one (shape {shape}, "
+                                      f"axis {axis})"))
+    return ops.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+
+
+def expand_dims(a, axis):
+    shape = list(_shape(a))
+    axes = normalize_axes(axis, len(shape) + (len(axis) if isinstance(axis, (tuple, list))
+                                              else 1))
+    for ax in axes:
+        shape.insert(ax, 1)
+    return ops.reshape(a, shape)
+
+
+def broadcast_to(array, shape):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return ops.broadcast_to(array, shape)
+
+
+def concatenate(arrays, axis=0, out=None):
+    _no_out("concatenate", out)
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(at_user_line("need at least one array to concatenate"))
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
+    axis = normalize_axis(axis, _ndim(arrays[0]))
+    return ops.concatenate(arrays, axis=axis)
+
+
+def stack(arrays, axis=0, out=None):
+    _no_out("stack", out)
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError(at_user_line("need at least one array to stack"))
+    shapes = {_shape(a) for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError(at_user_line(f"all input arrays must have the same shape, got "
+                                      f"{sorted(shapes)}"))
+    axis = normalize_axis(axis, _ndim(arrays[0]) + 1)
+    return ops.concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    if mode != "constant":
+        raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
+    ndim = _ndim(array)
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (ndim, 2))
+    return ops.pad(array, widths=[(int(lo), int(hi)) for lo, hi in widths],
+                   value=_python_scalar(constant_values, "constant_values"))
+
+
+
+def take(a, indices, axis=None):
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, _ndim(a))
+    if not isinstance(indices, Tracer):
+        given, indices = indices, _np.asarray(indices)
+        if indices.size == 0 and not isinstance(given, _np.ndarray):
+            indices = indices.astype(_np.int64)  # [] are no positions, not float64 ones
+    # NumPy casts indices to integers 'safely': bools are 0 and 1, floats an error.
+    if _dtype_of(indices).kind not in "bi":
+        raise TypeError(at_user_line(f"take: indices must be integers, got "
+                                     f"{_dtype_of(indices)}"))
+    if _dtype_of(indices) == _np.bool_:
+        indices = astype(indices, _np.int64)
+    return ops.gather(a, indices, axis=axis)
+
+
+__all__ = ["broadcast_to", "concatenate", "expand_dims", "moveaxis", "pad", "ravel", "reshape", "squeeze", "stack", "swapaxes", "take", "transpose"]
