@@ -113,7 +113,8 @@ class Workers:
         self.used = True
         if self.close_serial():
             self._wait()  # the serial code before may have written what this reads
-        first, last = self._chunks()
+        # This worker's chunks: its own, or all of them when it runs alone.
+        first, last = self.worker, self.chunks_end
         with Emitter(self.b).for_range(self.b.sub(last, first), name="chunk") as index:
             chunk = self.b.add(first, index)
             begin = self._bound(chunk, size, innermost)
@@ -124,10 +125,6 @@ class Workers:
         Emitter(self.b).keep_rolled(index)
         self._wait()  # what follows may read any chunk
         self.open_serial()
-
-    def _chunks(self):
-        """This worker's chunks: its own, or all of them when it runs alone."""
-        return self.worker, self.chunks_end
 
     def _bound(self, chunk, size, innermost):
         """Where chunk `chunk` starts: chunk * size / count, on the innermost loop
