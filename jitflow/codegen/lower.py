@@ -223,8 +223,9 @@ class Lowering:
                      for off, strides in zip(offsets, stride_lists)]
             self._nest(shape, stride_lists, moved, axis + 1, body, rolled, chunk)
         if rolled and axis == len(shape) - 1:
-            # LLVM fully unrolls short loops before its loop vectorizer runs, and the
-            # straight-line code left behind calls the scalar math functions one by one
+            # With unrolling on (engine.py turns it off), LLVM fully unrolls short
+            # loops before its loop vectorizer runs, and the straight-line code left
+            # behind calls the scalar math functions one by one
             # (16 expf calls for a row of 16); kept as a loop, it gets the vector ones.
             self.em.keep_rolled(index)
 
