@@ -13,6 +13,7 @@ from llvmlite import ir
 from ..ir.graph import Lit
 from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
+from .aliasing import AliasScopes
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
 from .errors import PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
@@ -41,6 +42,7 @@ class Lowering:
         self._entry = self._function.append_basic_block("entry")
         self.builder = ir.IRBuilder(self._allocas)
         self.em = Emitter(self.builder)
+        self.aliases = AliasScopes(self.module, self._function)
         self.em.error = ErrorState(self.em)  # its status slot is an alloca too
         self.builder.position_at_end(self._entry)
         self.workers = Workers(self.builder, self._function, self.threads) \
@@ -49,13 +51,17 @@ class Lowering:
         self.values = {}
         self._nest_depth = 0
         self._args = self._function.args[0]
-        self._workspace = self._argument(len(graph.inputs) + len(graph.outputs))
+        self._workspace = self._slot(len(graph.inputs) + len(graph.outputs))
         self._lower()
 
     # --- arguments ------------------------------------------------------------------------
     # Argument and workspace pointers are computed in the first block, which dominates
     # every other: code that only worker 0 runs and parallel nests both use them.
     def _argument(self, index):
+        """The buffer of input or output `index`: an allocation of its own."""
+        return self.aliases.register(self._slot(index))
+
+    def _slot(self, index):
         b = ir.IRBuilder(self._allocas)
         slot = b.gep(self._args, [I64(index)], source_etype=PTR)
         return b.load(slot, typ=PTR)
@@ -67,7 +73,7 @@ class Lowering:
         offset = I64(byte_offset)
         if copy_bytes and self.workers is not None:
             offset = b.add(offset, b.mul(self.workers.worker, I64(copy_bytes)))
-        return b.gep(self._workspace, [offset], source_etype=I8)
+        return self.aliases.register(b.gep(self._workspace, [offset], source_etype=I8))
 
     def entry_alloca(self, type, align=64):
         """Stack memory for a kernel's own use, allocated in the function's first block
@@ -79,7 +85,7 @@ class Lowering:
         # llvmlite types an alloca as a typed pointer, which its store and gep checks
         # then hold against element stores; the IR is the same opaque `ptr` either way.
         slot.type = PTR
-        return slot
+        return self.aliases.register(slot)
 
     # --- the walk -----------------------------------------------------------------------------
     def _lower(self):
@@ -92,8 +98,10 @@ class Lowering:
         for index, node in enumerate(self.graph.nodes):
             self.node_index = index
             self._lower_node(node, outputs)
+            self.aliases.annotate_new()
             self.memory.release_after(index)
         self._copy_outputs(outputs)
+        self.aliases.annotate_new()
         if self.workers is not None:
             self.workers.close_serial()
         self.builder.ret(self.em.error.result())
