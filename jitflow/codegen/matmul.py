@@ -1,35 +1,67 @@
 """Lowering of matmul: out[b, m, n] = sum over k of x[b, m, k] * y[b, k, n].
 
-Float results go to BLAS's gemm (blas.py) when it is loaded: one call per batch
-element, from a loop nest over the batch axes (stride 0 on the axes an operand
-broadcasts). An operand of the result's dtype whose matrix has a unit stride on one axis
-is passed where it lies, described by BLAS's transpose flag and leading dimension, so
-transposes and slices still cost no copy. Any other operand (strided on both axes,
-broadcast inside the matrix, a uniform constant, another dtype) is first copied,
-converted, into a contiguous scratch buffer.
+Float results go to a gemm routine, one call per batch element, from a loop nest over
+the batch axes (stride 0 on the axes an operand broadcasts): float32 to jitflow's own
+sgemm (gemm.py) or OpenBLAS's (blas.py), as JITFLOW_SGEMM says, float64 to OpenBLAS's
+dgemm when it is loaded. An operand of the result's dtype whose matrix has a unit stride
+on one axis is passed where it lies, described by a transpose flag and leading
+dimension, so transposes and slices still cost no copy. Any other operand (strided on
+both axes, broadcast inside the matrix, a uniform constant, another dtype) is first
+copied, converted, into a contiguous scratch buffer.
 
-Integer and bool results, empty products and runs without BLAS use a generated loop
+When the graph's code runs on several workers (parallel.py), a large float32 product is
+cut into one share per worker, and each worker computes its own.
+
+Integer and bool results, empty products and runs without a gemm use a generated loop
 nest instead.
 """
+import os
+
 import numpy as np
 
-from . import blas
+from . import blas, gemm
 from .emitter import I32, I64
+from .engine import host
 from .scalar import RULES as SCALAR
 from .views import View, contiguous_strides
+
+SGEMM_VARIABLE = "JITFLOW_SGEMM"
+SGEMM_ROUTES = ("auto", "jitflow", "blas")
 
 
 def matmul(lo, node, inputs, outputs):
     (x, y), (out,) = inputs, outputs
-    routine = blas.gemm(lo.module, out.dtype) if _fits_blas(x, out) else None
-    if routine is None:
+    if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
+    elif out.dtype == np.float32 and _own_sgemm():
+        _own_sgemm_per_batch(lo, x, y, out)
     else:
-        _gemm_per_batch(lo, routine, x, y, out)
+        routine = blas.gemm(lo.module, out.dtype)
+        if routine is None:
+            _generated_kernel(lo, x, y, out)
+        else:
+            _gemm_per_batch(lo, x, y, out)(
+                lambda arguments: lo.builder.call(routine, arguments))
+
+
+def _own_sgemm():
+    """Whether float32 products take jitflow's sgemm: JITFLOW_SGEMM (read when a matmul
+    is lowered) "jitflow" or "blas"; "auto", the default, takes ours on AVX-512 machines,
+    where it ran 1.7-1.9x faster than OpenBLAS's AVX2 kernels and as fast as its
+    AVX-512 ones (benchmarks/bench_gemm.py), and wherever OpenBLAS is off or missing;
+    elsewhere OpenBLAS, whose AVX2 kernels ours was not tuned against."""
+    route = os.environ.get(SGEMM_VARIABLE, "auto").strip().lower() or "auto"
+    if route not in SGEMM_ROUTES:
+        raise ValueError(f"{SGEMM_VARIABLE} must be one of {', '.join(SGEMM_ROUTES)}, "
+                         f"not {route!r}")
+    if route != "auto":
+        return route == "jitflow"
+    has_blas = blas.wanted() and blas.library() is not None
+    return not has_blas or "+avx512f" in host()[2].split(",")
 
 
 def _fits_blas(x, out):
-    """BLAS takes positive sizes within its 32-bit integers. An empty product is all
+    """gemm takes positive sizes within its 32-bit integers. An empty product is all
     zeros or nothing at all, which the generated kernel gives without a call."""
     sizes = (out.shape[-2], x.shape[-1], out.shape[-1])
     return all(0 < size <= blas.INT_MAX for size in sizes)
@@ -37,22 +69,42 @@ def _fits_blas(x, out):
 
 # --- BLAS ------------------------------------------------------------------------------
 
-def _gemm_per_batch(lo, routine, x, y, out):
-    """out[b] = x[b] @ y[b] by one gemm call per batch index b (alpha 1, beta 0: BLAS
-    then never reads out, whose bytes may be anything)."""
+def _gemm_per_batch(lo, x, y, out):
+    """out[b] = x[b] @ y[b] by one gemm call per batch index b. Emits the operands'
+    copies, if any, and returns emit(call_gemm), which emits the loop over the batch:
+    call_gemm(arguments) emits a call with cblas_?gemm's arguments (alpha 1, beta 0:
+    gemm then never reads out, whose bytes may be anything)."""
     a, b = _readable_by_blas(lo, x, out.dtype), _readable_by_blas(lo, y, out.dtype)
     (transpose_a, lda), (transpose_b, ldb) = _blas_layout(a), _blas_layout(b)
     rows, depth, cols = out.shape[-2], x.shape[-1], out.shape[-1]
     one, zero = lo.em.const(1, out.dtype), lo.em.const(0, out.dtype)
 
-    def call(offsets):
-        a_at, b_at, out_at = (lo.em.element_pointer(v.base, v.dtype, offset)
-                              for v, offset in zip((a, b, out), offsets))
-        lo.builder.call(routine, [
-            I32(blas.ROW_MAJOR), I32(transpose_a), I32(transpose_b),
-            I32(rows), I32(cols), I32(depth),
-            one, a_at, I32(lda), b_at, I32(ldb), zero, out_at, I32(cols)])
-    lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (a, b, out)], call)
+    def emit(call_gemm):
+        def call(offsets):
+            a_at, b_at, out_at = (lo.em.element_pointer(v.base, v.dtype, offset)
+                                  for v, offset in zip((a, b, out), offsets))
+            call_gemm([I32(blas.ROW_MAJOR), I32(transpose_a), I32(transpose_b),
+                       I32(rows), I32(cols), I32(depth),
+                       one, a_at, I32(lda), b_at, I32(ldb), zero, out_at, I32(cols)])
+        lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (a, b, out)], call)
+    return emit
+
+
+def _own_sgemm_per_batch(lo, x, y, out):
+    """_gemm_per_batch with jitflow's sgemm: a large product on a graph with workers is
+    cut into a share per worker; anything else runs on one thread."""
+    flops = 2 * np.prod(out.shape, dtype=np.float64) * x.shape[-1]
+    emit = _gemm_per_batch(lo, x, y, out)
+    if lo.workers is None or flops < gemm.MIN_PARALLEL_FLOPS:
+        routine = gemm.declare_threads(lo.module)
+        emit(lambda arguments: lo.builder.call(routine, [I32(1), *arguments]))
+        return
+    routine, count = gemm.declare_shares(lo.module), I64(lo.threads)
+
+    def shares(first, number):
+        end = lo.builder.add(first, number)
+        emit(lambda arguments: lo.builder.call(routine, [first, end, count, *arguments]))
+    lo.workers.split(lo.threads, False, shares)
 
 
 def _readable_by_blas(lo, view, dtype):

@@ -21,7 +21,8 @@ from hypothesis.extra import numpy as hnp
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import assert_same, numpy_outcome
-from jitflow.codegen import blas
+from jitflow.codegen import blas, gemm
+from jitflow.codegen.engine import host
 from jitflow.codegen.runtime import NativeGraph
 from strategies import DTYPES, elements
 
@@ -30,13 +31,19 @@ SPECIALS = [np.nan, np.inf, -np.inf, -0.0]
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
-@pytest.fixture(params=["blas", "generated"], scope="module")
+# route -> (JITFLOW_BLAS, JITFLOW_SGEMM)
+ROUTES = {"blas": ("1", "blas"), "sgemm": ("1", "jitflow"), "generated": ("0", "blas")}
+
+
+@pytest.fixture(params=list(ROUTES), scope="module")
 def route(request):
-    """Matmul lowers through BLAS ("blas") or the generated kernel ("generated")."""
-    if request.param == "blas" and blas.library() is None:
+    """Float matmul lowers through OpenBLAS ("blas"), float32 through jitflow's sgemm
+    and float64 through OpenBLAS ("sgemm"), or all through the generated kernel."""
+    if request.param != "generated" and blas.library() is None:
         pytest.skip("OpenBLAS (scipy-openblas32) is not loadable here")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("JITFLOW_BLAS", "1" if request.param == "blas" else "0")
+        patch.setenv("JITFLOW_BLAS", ROUTES[request.param][0])
+        patch.setenv("JITFLOW_SGEMM", ROUTES[request.param][1])
         yield request.param
 
 
@@ -45,11 +52,13 @@ def blas_on(monkeypatch):
     if blas.library() is None:
         pytest.skip("OpenBLAS (scipy-openblas32) is not loadable here")
     monkeypatch.setenv("JITFLOW_BLAS", "1")
+    monkeypatch.setenv("JITFLOW_SGEMM", "blas")
 
 
 @pytest.fixture
 def blas_off(monkeypatch):
     monkeypatch.setenv("JITFLOW_BLAS", "0")
+    monkeypatch.setenv("JITFLOW_SGEMM", "blas")
 
 
 def test_the_dependency_loads_from_its_folder():
@@ -74,6 +83,11 @@ def run(fn, *args):
 
 def calls_blas(native):
     return "scipy_cblas_" in native.llvm_ir
+
+
+def calls_gemm(native):
+    """Whether the code calls a gemm routine, OpenBLAS's or jitflow's."""
+    return calls_blas(native) or "jitflow_sgemm" in native.llvm_ir
 
 
 def contraction_atol(x, y, dtype):
@@ -163,8 +177,8 @@ def test_matches_numpy_for_every_dtype_layout_and_batch(route, data):
     y_arg, read_y, y = draw_operand(data, batch_y + (k, n), "y")
     result, native = run(lambda a, b: read_x(a) @ read_y(b), x_arg, y_arg)
     assert_matmul(result, x, y)
-    uses_blas = route == "blas" and result.dtype.kind == "f" and min(m, k, n) > 0
-    assert calls_blas(native) == uses_blas
+    uses_gemm = route != "generated" and result.dtype.kind == "f" and min(m, k, n) > 0
+    assert calls_gemm(native) == uses_gemm
 
 
 # --- which code runs --------------------------------------------------------------------
@@ -184,7 +198,7 @@ def test_operands_blas_cannot_read_are_copied_first(route):
     x = np.arange(24.0).reshape(4, 6)
     result, native = run(lambda a: a[:, ::2] @ a[:3, ::3], x)  # strided on both axes
     assert_matmul(result, x[:, ::2], x[:3, ::3])
-    assert calls_blas(native) == (route == "blas")
+    assert calls_gemm(native) == (route != "generated")
 
 
 def test_mixed_dtypes_are_converted_to_the_result_dtype(route):
@@ -193,7 +207,7 @@ def test_mixed_dtypes_are_converted_to_the_result_dtype(route):
     for a, b in ((x, y), (y.T, x.T), (x > 0, y), (x, x.T.astype(np.float64))):
         result, native = run(lambda p, q: p @ q, a, b)
         assert_matmul(result, a, b, what=f"{a.dtype} @ {b.dtype}")
-        assert calls_blas(native) == (route == "blas")
+        assert calls_gemm(native) == (route != "generated")
 
 
 def test_constants_in_the_function_are_operands_too(route):
@@ -296,6 +310,61 @@ def test_blas_results_are_deterministic(blas_on):
     assert_matmul(first, x, x.T)
 
 
+# --- jitflow's sgemm ---------------------------------------------------------------------
+
+def test_float32_takes_jitflows_sgemm_on_avx512_machines_by_default(monkeypatch):
+    monkeypatch.delenv("JITFLOW_SGEMM", raising=False)
+    monkeypatch.setenv("JITFLOW_BLAS", "1")
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    result, native = run(lambda a, b: a @ b.T, x, x)
+    assert_matmul(result, x, x.T)
+    avx512 = "+avx512f" in host()[2].split(",")
+    assert ("jitflow_sgemm" in native.llvm_ir) == (avx512 or blas.library() is None)
+    _, native = run(lambda a, b: a @ b.T, x.astype(np.float64), x.astype(np.float64))
+    assert "jitflow_sgemm" not in native.llvm_ir  # float64 stays with BLAS
+
+
+def test_an_unknown_sgemm_route_is_an_error(monkeypatch):
+    monkeypatch.setenv("JITFLOW_SGEMM", "fastest")
+    x = np.ones((2, 2), np.float32)
+    with pytest.raises(ValueError, match="JITFLOW_SGEMM must be one of auto, jitflow, blas"):
+        run(lambda a: a @ a, x)
+
+
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_large_products_are_cut_into_a_share_per_worker_with_the_same_bits(monkeypatch,
+                                                                           batch):
+    """With workers, each computes its share of the product (a call per worker, not a
+    pool job from inside the graph's own); the result is the same bits as on one
+    thread, and as the product alone."""
+    monkeypatch.setenv("JITFLOW_SGEMM", "jitflow")
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal(batch + (200, 130)).astype(np.float32)
+    y = rng.standard_normal((130, 150)).astype(np.float32)
+    results = {}
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("JITFLOW_THREADS", threads)
+        results[threads], native = run(lambda a, b: jnp.tanh(a @ b) + 1, x, y)
+        assert ('"jitflow_sgemm_shares"' in native.llvm_ir) == (threads != "1")
+    assert results["1"].tobytes() == results["2"].tobytes() == results["3"].tobytes()
+    alone = gemm.sgemm_threads_function()
+    for index in np.ndindex(*batch):
+        product = np.empty((200, 150), np.float32)
+        alone(1, 101, 111, 111, 200, 150, 130, 1.0, x[index].ctypes.data, 130,
+              y.ctypes.data, 150, 0.0, product.ctypes.data, 150)
+        np.testing.assert_array_equal(results["1"][index], np.tanh(product) + 1)
+
+
+def test_small_products_run_on_one_worker(monkeypatch):
+    monkeypatch.setenv("JITFLOW_SGEMM", "jitflow")
+    monkeypatch.setenv("JITFLOW_THREADS", "2")
+    x = np.ones((8, 8), np.float32)
+    result, native = run(lambda a: a @ a, x)
+    assert_matmul(result, x, x)
+    assert '"jitflow_sgemm_threads"' in native.llvm_ir
+    assert "jitflow_sgemm_shares" not in native.llvm_ir
+
+
 # --- the disk cache ---------------------------------------------------------------------
 
 FRESH_PROCESS = textwrap.dedent("""
@@ -311,12 +380,15 @@ FRESH_PROCESS = textwrap.dedent("""
 """)
 
 
-def test_cached_object_code_calling_blas_links_in_a_fresh_process(tmp_path, monkeypatch,
-                                                                  blas_on):
+@pytest.mark.parametrize("sgemm", ["blas", "jitflow"])
+def test_cached_object_code_calling_gemm_links_in_a_fresh_process(tmp_path, monkeypatch,
+                                                                  blas_on, sgemm):
     monkeypatch.setenv("JITFLOW_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("JITFLOW_CACHE", "1")
+    monkeypatch.setenv("JITFLOW_SGEMM", sgemm)
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
-    assert calls_blas(compile_native(lambda a, b: a @ b.T, x, x))  # stored on disk
+    native = compile_native(lambda a, b: a @ b.T, x, x)  # stored on disk
+    assert calls_gemm(native) and calls_blas(native) == (sgemm == "blas")
     done = subprocess.run([sys.executable, "-c", FRESH_PROCESS], cwd=ROOT, env=os.environ,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
