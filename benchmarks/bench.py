@@ -13,6 +13,7 @@ import numpy as np
 
 import jitflow
 from jitflow.codegen import blas
+from jitflow.codegen.matmul import own_sgemm
 
 
 def best_time(fn, *args, repeat=20, min_time=0.2):
@@ -105,10 +106,12 @@ def workloads():
 
 
 def blas_kernels():
-    """Which OpenBLAS kernels jitflow's matmul runs: the OPENBLAS_CORETYPE environment
-    variable, if set, overrides OpenBLAS's own choice for NumPy and jitflow alike."""
+    """Which gemm jitflow's float32 matmul runs (matmul.py picks it), and which OpenBLAS
+    kernels the rest run: the OPENBLAS_CORETYPE environment variable, if set, overrides
+    OpenBLAS's own choice for NumPy and jitflow alike."""
     forced = os.environ.get("OPENBLAS_CORETYPE")
-    return f"OpenBLAS kernels: {blas.core_name()}" + (
+    sgemm = "jitflow's" if own_sgemm() else "OpenBLAS's"
+    return f"float32 matmul: {sgemm} sgemm; OpenBLAS kernels: {blas.core_name()}" + (
         f" (OPENBLAS_CORETYPE={forced})" if forced else "")
 
 

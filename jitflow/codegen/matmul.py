@@ -33,7 +33,7 @@ def matmul(lo, node, inputs, outputs):
     (x, y), (out,) = inputs, outputs
     if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
-    elif out.dtype == np.float32 and _own_sgemm():
+    elif out.dtype == np.float32 and own_sgemm():
         _own_sgemm_per_batch(lo, x, y, out)
     else:
         routine = blas.gemm(lo.module, out.dtype)
@@ -44,7 +44,7 @@ def matmul(lo, node, inputs, outputs):
                 lambda arguments: lo.builder.call(routine, arguments))
 
 
-def _own_sgemm():
+def own_sgemm():
     """Whether float32 products take jitflow's sgemm: JITFLOW_SGEMM (read when a matmul
     is lowered) "jitflow" or "blas"; "auto", the default, takes ours on AVX-512 machines,
     where it ran 1.7-1.9x faster than OpenBLAS's AVX2 kernels and as fast as its
