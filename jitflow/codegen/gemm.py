@@ -631,16 +631,9 @@ class _Gemm:
         first, end, count, *cblas = function.args
 
         def product(problem, shares):
-            m, n, k = (b.uitofp(problem[name], F64) for name in "mnk")
-            flops = b.fmul(b.fmul(b.fmul(m, n), k), ir.Constant(F64, 2.0))
-            split = b.and_(b.icmp_signed(">", count, I64(1)), b.fcmp_ordered(
-                ">=", flops, ir.Constant(F64, float(MIN_PARALLEL_FLOPS))))
-            with b.if_else(split) as (in_shares, whole):
+            with b.if_else(self._worth_splitting(b, problem, count)) as (in_shares, whole):
                 with in_shares:
-                    axis = b.select(self._split_columns(b, problem, count), I64(SPLIT_COLS),
-                                    I64(SPLIT_ROWS))
-                    b.store(axis, b.gep(shares, [I32(0), I32(1)], source_etype=SHARES))
-                    b.store(count, b.gep(shares, [I32(0), I32(2)], source_etype=SHARES))
+                    self._plan_shares(b, problem, shares, count)
                     b.call(self.body, [shares, first, end, NULL])
                 with whole:  # too small to split: share 0's owner computes it all
                     with b.if_then(b.icmp_signed("==", first, I64(0))):
@@ -712,19 +705,26 @@ class _Gemm:
 
     def _run(self, b, problem, shares, threads):
         """Solve on this thread, or in shares on the pool for a large enough product."""
-        m, n, k = (b.uitofp(problem[name], F64) for name in "mnk")
-        flops = b.fmul(b.fmul(b.fmul(m, n), k), ir.Constant(F64, 2.0))
-        split = b.and_(b.icmp_signed(">", threads, I64(1)),
-                       b.fcmp_ordered(">=", flops, ir.Constant(F64, float(MIN_PARALLEL_FLOPS))))
-        with b.if_else(split) as (pooled, alone):
+        with b.if_else(self._worth_splitting(b, problem, threads)) as (pooled, alone):
             with pooled:
-                axis = b.select(self._split_columns(b, problem, threads), I64(SPLIT_COLS),
-                                I64(SPLIT_ROWS))
-                b.store(axis, b.gep(shares, [I32(0), I32(1)], source_etype=SHARES))
-                b.store(threads, b.gep(shares, [I32(0), I32(2)], source_etype=SHARES))
+                self._plan_shares(b, problem, shares, threads)
                 b.call(pool.declare_run(self.module), [self.body, shares, threads])
             with alone:
                 b.call(self.solve, [b.gep(shares, [I32(0), I32(0)], source_etype=SHARES)])
+
+    def _worth_splitting(self, b, problem, count):
+        """An i1: more than one share and at least MIN_PARALLEL_FLOPS of work."""
+        m, n, k = (b.uitofp(problem[name], F64) for name in "mnk")
+        flops = b.fmul(b.fmul(b.fmul(m, n), k), ir.Constant(F64, 2.0))
+        return b.and_(b.icmp_signed(">", count, I64(1)),
+                      b.fcmp_ordered(">=", flops, ir.Constant(F64, float(MIN_PARALLEL_FLOPS))))
+
+    def _plan_shares(self, b, problem, shares, count):
+        """Record in `shares` the axis to cut (_split_columns) and the share count."""
+        axis = b.select(self._split_columns(b, problem, count), I64(SPLIT_COLS),
+                        I64(SPLIT_ROWS))
+        b.store(axis, b.gep(shares, [I32(0), I32(1)], source_etype=SHARES))
+        b.store(count, b.gep(shares, [I32(0), I32(2)], source_etype=SHARES))
 
     def _split_columns(self, b, problem, threads):
         """Whether to split C's columns rather than its rows: the split whose largest
