@@ -19,17 +19,14 @@ def _native_and_check(fn, *args):
     return native
 
 
-def _relu_with_masks(x, bias):
-    h = x + bias
-    return jnp.maximum(h, 0), h == 0, h > 0
-
-
-def test_a_fused_region_with_several_outputs_vectorizes_without_runtime_checks():
-    x = np.linspace(-3, 3, 256 * 512, dtype=np.float32).reshape(256, 512)
-    bias = np.linspace(-1, 1, 512, dtype=np.float32)
-    optimized = _native_and_check(_relu_with_masks, x, bias).compiled.optimized_ir
-    assert "vector.body" in optimized
-    assert "vector.memcheck" not in optimized
+def test_loops_with_several_inputs_and_outputs_vectorize_without_runtime_checks():
+    # Without scopes, LLVM cannot tell the output buffers from the inputs (all come from
+    # the argument array) and checks every store against every load at run time.
+    x = np.linspace(-3, 3, 4 * 512, dtype=np.float32).reshape(4, 512)
+    y = x[::-1].copy()
+    native = _native_and_check(lambda a, b: (a * b + 1, a - b), x, y)
+    assert "vector.body" in native.compiled.optimized_ir
+    assert "vector.memcheck" not in native.compiled.optimized_ir
 
 
 @given(st.data())
