@@ -123,3 +123,30 @@ class Emitter:
     def intrinsic(self, name, value, *more):
         function = self.module.declare_intrinsic(name, [value.type])
         return self.b.call(function, [value, *more])
+
+
+# --- functions of runtime modules (pool.py, gemm_ir.py) ----------------------------------
+
+def define_function(module, name, result, params, internal=True, attributes=()):
+    """A function to define, and a builder at its start."""
+    function = ir.Function(module, ir.FunctionType(result, params), name)
+    if internal:
+        function.linkage = "internal"
+    for attribute in attributes:
+        function.attributes.add(attribute)
+    return function, ir.IRBuilder(function.append_basic_block("entry"))
+
+
+def entry_alloca(b, type, align=None):
+    """Stack memory in the function's first block: allocated once per call, even when
+    asked for inside a loop. (Not through a second builder in b's own block: a builder's
+    position is an index.)"""
+    first = b.function.entry_basic_block
+    entry = b if b.block is first else ir.IRBuilder(first)
+    if entry is not b:
+        entry.position_at_start(first)
+    slot = entry.alloca(type)
+    if align is not None:
+        slot.align = align
+    slot.type = PTR  # an opaque pointer, as Lowering.entry_alloca explains
+    return slot

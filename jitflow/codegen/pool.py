@@ -37,7 +37,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from .emitter import I8, I32, I64, PTR, Emitter
+from .emitter import I8, I32, I64, PTR, Emitter, define_function, entry_alloca
 from .engine import CompiledModule, host
 
 RUN, WAIT, FORGET = "jitflow_pool_run", "jitflow_pool_wait", "jitflow_pool_forget"
@@ -157,7 +157,7 @@ class _Pool:
     def _define_await_change(self):
         """void await_change(ptr word, i32 old, ptr sleepers): returns once *word != old,
         spinning first, then sleeping on the word."""
-        function, b = _function(self.module, "await_change", VOID, [PTR, I32, PTR])
+        function, b = define_function(self.module, "await_change", VOID, [PTR, I32, PTR])
         word, old, sleepers = function.args
         done = function.append_basic_block("done")
         self._spin(b, word, old, done)
@@ -212,7 +212,7 @@ class _Pool:
         """void wake(ptr word, ptr sleepers), after a seq_cst change to *word. A waiter
         counts itself, then reads the word; seq_cst orders the two against the change
         and this read: either the waiter sees the new word, or this sees the waiter."""
-        function, b = _function(self.module, "wake", VOID, [PTR, PTR])
+        function, b = define_function(self.module, "wake", VOID, [PTR, PTR])
         word, sleepers = function.args
         asleep = b.icmp_unsigned("!=", b.load_atomic(sleepers, "seq_cst", 4, typ=I32), I32(0))
         with b.if_then(asleep):
@@ -247,7 +247,7 @@ class _Pool:
     def _define_worker(self):
         """ptr worker(ptr slot), a thread: waits for its go word to move, runs its
         chunks of the posted job, reports, and waits again."""
-        function, b = _function(self.module, "worker", PTR, [PTR])
+        function, b = define_function(self.module, "worker", PTR, [PTR])
         (slot,) = function.args
         before = b.block
         index = b.load(_gep(b, slot, INDEX), typ=I64)
@@ -273,9 +273,9 @@ class _Pool:
     def _define_grow(self, worker):
         """void grow(i64 wanted): start workers until `wanted` run (holding the lock);
         stops at the first that cannot be started."""
-        function, b = _function(self.module, "grow", VOID, [I64])
+        function, b = define_function(self.module, "grow", VOID, [I64])
         (wanted,) = function.args
-        handle = _entry_alloca(b, I64)
+        handle = entry_alloca(b, I64)
         check, create, created, done = _blocks(function, "check", "create", "created", "done")
         b.branch(check)
         b.position_at_end(check)
@@ -297,7 +297,7 @@ class _Pool:
 
     # --- the entry points ---------------------------------------------------------------
     def _define_run(self):
-        function, b = _function(self.module, RUN, I32, [BODY_POINTER, PTR, I64],
+        function, b = define_function(self.module, RUN, I32, [BODY_POINTER, PTR, I64],
                                 internal=False)
         body, args, count = function.args
         helpers = b.sub(count, I64(1))
@@ -366,7 +366,7 @@ class _Pool:
 
     def _first_error(self, b, status, helpers):
         """The status of the lowest worker that flagged an error (0 if none did)."""
-        result = _entry_alloca(b, I32)
+        result = entry_alloca(b, I32)
         b.store(status, result)
         with Emitter(b).for_range(helpers, name="status") as index:
             worker_status = b.load(self.slot(b, b.add(index, I64(1)), STATUS), typ=I32)
@@ -377,7 +377,7 @@ class _Pool:
 
     def _define_wait(self):
         """The barrier: the last thread to arrive resets it and moves its phase on."""
-        function, b = _function(self.module, WAIT, VOID, [PTR], internal=False)
+        function, b = define_function(self.module, WAIT, VOID, [PTR], internal=False)
         (barrier,) = function.args
         arrived, phase, sleepers, total = (
             b.gep(barrier, [I32(0), I32(i)], source_etype=STATE["barrier"])
@@ -397,7 +397,7 @@ class _Pool:
 
     def _define_forget(self):
         """void jitflow_pool_forget(), in a forked child: no thread, no job, no lock."""
-        function, b = _function(self.module, FORGET, VOID, [], internal=False)
+        function, b = define_function(self.module, FORGET, VOID, [], internal=False)
         for name, type in STATE.items():
             if name != "slots":
                 b.store(ir.Constant(type, None), self.state[name])
@@ -416,27 +416,8 @@ def _global(module, name, type):
     return variable
 
 
-def _function(module, name, result, params, internal=True):
-    function = ir.Function(module, ir.FunctionType(result, params), name)
-    if internal:
-        function.linkage = "internal"
-    return function, ir.IRBuilder(function.append_basic_block("entry"))
-
-
 def _blocks(function, *names):
     return [function.append_basic_block(name) for name in names]
-
-
-def _entry_alloca(b, type):
-    """Stack memory in the function's first block, allocated once per call. (Not
-    through a second builder in b's own block: a builder's position is an index.)"""
-    first = b.function.entry_basic_block
-    entry = b if b.block is first else ir.IRBuilder(first)
-    if entry is not b:
-        entry.position_at_start(first)
-    slot = entry.alloca(type)
-    slot.type = PTR  # an opaque pointer, as Lowering.entry_alloca explains
-    return slot
 
 
 def _gep(b, slot, field):
