@@ -38,7 +38,7 @@ from .gemm_ir import (
     NO_TRANSPOSE, ROW_MAJOR, SGEMM, SGEMM_SHARES, SGEMM_THREADS, SSE_TILE, TRANSPOSE,
     VOID, Tile, build_module, cblas_type, declare_function, tile_for)
 from .emitter import I32, I64
-from .parallel import thread_count
+from .threads import thread_count
 
 # The entry points, the CBLAS flags and the tiles are gemm_ir's; they are part of this
 # module's interface too.
@@ -65,10 +65,11 @@ def ensure_loaded():
 def _load():
     """Its code is never freed: generated modules link against it by name."""
     pool.runtime()  # registered before this module links to it
-    module = build_module(tile_for(host()[2]), thread_count())
+    tile, threads = tile_for(host()[2]), thread_count()
     # O1: the kernels are explicit vector code, and ran as fast as at O3 in the same
     # benchmark run (bench_gemm.py), while O3 took about twice as long to compile.
-    compiled = CompiledModule(str(module), speed_level=1)
+    compiled = CompiledModule.library(f"sgemm {tile} {threads} threads",
+                                      lambda: build_module(tile, threads), speed_level=1)
     addresses = {name: compiled.address(name) for name in (SGEMM, SGEMM_THREADS,
                                                             SGEMM_SHARES)}
     compiled.keep_for_the_process()
@@ -114,7 +115,7 @@ def declare_shares(module):
 
 def declare_threads(module):
     """jitflow_sgemm_threads declared in `module`: for code lowered for a thread count
-    of its own (parallel.thread_count() when it is lowered)."""
+    of its own (threads.thread_count() when it is lowered)."""
     ensure_loaded()
     return (module.globals.get(SGEMM_THREADS)
             or declare_function(module, SGEMM_THREADS, VOID, cblas_type(I32).args))

@@ -7,6 +7,8 @@ the workspace for intermediates; the result is 0 or an error code (errors.py). E
 becomes one loop nest writing a contiguous buffer, except the view primitives (reshape,
 transpose, broadcast_to, slice), which only re-describe their input's layout.
 """
+from dataclasses import replace
+
 import numpy as np
 from llvmlite import ir
 
@@ -15,29 +17,53 @@ from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
-from .errors import PYTHON_INT_OVERFLOW, ErrorState
+from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
-from .parallel import BODY, Workers, body_type, define_entry, split_axis, thread_count
+from .parallel import BODY, Workers, body_type, define_entry, split_axis
+from .threads import thread_count
 from .reductions import lower_region
 from .structural import STRUCTURAL
 from .scalar import RULES as SCALAR_RULES
 from .views import View, collapse
 
 ENTRY = "jitflow_entry"
+# Instructions in a segment's function before a new segment starts (see _open_segment).
+SEGMENT_INSTRUCTIONS = 300
 VIEW_PRIMITIVES = {"reshape", "transpose", "broadcast_to", "slice"}
 
 
 class Lowering:
-    """Lowers one graph; `module` is the result, `memory.size` the workspace it needs.
-    With several threads the graph goes into a body function that each worker runs
-    (parallel.py), and ENTRY starts them."""
+    """Lowers one graph into `modules` (see SEGMENT_INSTRUCTIONS); `memory.size` is the
+    workspace it needs. With several threads the graph goes into body functions that
+    each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow"):
         self.graph = graph
-        self.module = ir.Module(name)
+        self.name = name
         self.threads = thread_count()
-        self._function = ir.Function(self.module, body_type(), BODY) if self.threads > 1 \
-            else ir.Function(self.module, ir.FunctionType(I32, [PTR]), ENTRY)
+        self.modules = []
+        self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
+        self.values = {}
+        self._nest_depth = 0
+        self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
+        self._split_any = False
+        self._open_segment(serial_pending=False)
+        self._lower()
+
+    # --- segments ---------------------------------------------------------------------------
+    # A large graph is lowered into several modules, compiled at the same time on
+    # separate cores (engine.compile_objects). Each holds one function running a stretch
+    # of consecutive nodes, which calls the next segment's function when done; every
+    # worker runs the whole chain. A segment ends at a node boundary once its function
+    # holds SEGMENT_INSTRUCTIONS instructions. Buffers stay where the memory plan put
+    # them; only the pointers to them are made again in each function.
+    def _open_segment(self, serial_pending):
+        index = len(self.modules)
+        self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
+        self.modules.append(self.module)
+        function_type = body_type() if self.threads > 1 else ir.FunctionType(I32, [PTR])
+        self._function = ir.Function(self.module, function_type,
+                                     self._segment_function(index))
         self._allocas = self._function.append_basic_block("allocas")  # see entry_alloca
         self._entry = self._function.append_basic_block("entry")
         self.builder = ir.IRBuilder(self._allocas)
@@ -45,21 +71,76 @@ class Lowering:
         self.aliases = AliasScopes(self.module, self._function)
         self.em.error = ErrorState(self.em)  # its status slot is an alloca too
         self.builder.position_at_end(self._entry)
-        self.workers = Workers(self.builder, self._function, self.threads) \
+        self.workers = Workers(self.builder, self._function, self.threads, serial_pending) \
             if self.threads > 1 else None
-        self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
-        self.values = {}
-        self._nest_depth = 0
         self._args = self._function.args[0]
-        self._workspace = self._slot(len(graph.inputs) + len(graph.outputs))
-        self._lower()
+        self._workspace = self._slot(len(self.graph.inputs) + len(self.graph.outputs))
+        if self.workers is not None:
+            self.workers.open_serial()
+
+    def _close_segment(self, last):
+        """Return from the segment's function, calling the next segment's first unless
+        this is the `last`; returns whether worker 0 ran code since the last barrier."""
+        serial_pending = False
+        if self.workers is not None:
+            serial_pending = self.workers.close_serial() or self.workers.serial_pending
+            self._split_any |= self.workers.used
+        status = self.em.error.result()
+        if not last:
+            following = ir.Function(self.module, self._function.function_type,
+                                    self._segment_function(len(self.modules)))
+            theirs = self.builder.call(following, list(self._function.args))
+            status = self.builder.select(self.builder.icmp_signed("!=", status, I32(OK)),
+                                         status, theirs)
+        self.builder.ret(status)
+        ir.IRBuilder(self._allocas).branch(self._entry)
+        return serial_pending
+
+    def _segment_function(self, index):
+        name = BODY if self.threads > 1 else ENTRY
+        return f"{name}.{index}" if index else name
+
+    def _next_segment(self, node_index):
+        """Start a segment at node `node_index`, carrying over the values still needed."""
+        self._open_segment(self._close_segment(last=False))
+        moved = {}
+
+        def again(pointer):
+            key = id(pointer)
+            if key not in moved:
+                moved[key] = self._make_again(self._origins[key][1])
+            return moved[key]
+
+        def rebased(view):
+            return view if view.base is None else replace(view, base=again(view.base))
+        self.values = {var: rebased(view) for var, view in self.values.items()
+                       if self.memory.last_use.get(var, -1) >= node_index}
+        self._outputs = {key: [rebased(view) for view in views]
+                         for key, views in self._outputs.items()}
+        self.memory.rebase(lambda key: again(self._origins[key][0]))
+
+    def _make_again(self, origin):
+        kind, *details = origin
+        if kind == "argument":
+            return self._argument(*details)
+        if kind == "workspace":
+            return self._workspace_pointer(*details)
+        return self._constant(*details).base
+
+    def _segment_full(self):
+        return sum(len(block.instructions) for block in self._function.blocks) >= \
+            SEGMENT_INSTRUCTIONS
 
     # --- arguments ------------------------------------------------------------------------
     # Argument and workspace pointers are computed in the first block, which dominates
     # every other: code that only worker 0 runs and parallel nests both use them.
     def _argument(self, index):
         """The buffer of input or output `index`: an allocation of its own."""
-        return self.aliases.register(self._slot(index))
+        return self._remember(self.aliases.register(self._slot(index)), "argument", index)
+
+    def _remember(self, pointer, *origin):
+        self._origins[id(pointer)] = (pointer, origin)
+        return pointer
 
     def _slot(self, index):
         b = ir.IRBuilder(self._allocas)
@@ -73,7 +154,8 @@ class Lowering:
         offset = I64(byte_offset)
         if copy_bytes and self.workers is not None:
             offset = b.add(offset, b.mul(self.workers.worker, I64(copy_bytes)))
-        return self.aliases.register(b.gep(self._workspace, [offset], source_etype=I8))
+        pointer = self.aliases.register(b.gep(self._workspace, [offset], source_etype=I8))
+        return self._remember(pointer, "workspace", byte_offset, copy_bytes)
 
     def entry_alloca(self, type, align=64):
         """Stack memory for a kernel's own use, allocated in the function's first block
@@ -92,22 +174,20 @@ class Lowering:
         for i, var in enumerate(self.graph.inputs):
             self.values[var] = View.contiguous(self._argument(i), var.type.dtype,
                                                var.type.shape)
-        outputs = self._output_buffers()
-        if self.workers is not None:
-            self.workers.open_serial()
+        self._outputs = self._output_buffers()
         for index, node in enumerate(self.graph.nodes):
+            if self._segment_full():
+                self._next_segment(index)
             self.node_index = index
-            self._lower_node(node, outputs)
+            self._lower_node(node, self._outputs)
             self.aliases.annotate_new()
             self.memory.release_after(index)
-        self._copy_outputs(outputs)
+        self._copy_outputs(self._outputs)
         self.aliases.annotate_new()
-        if self.workers is not None:
-            self.workers.close_serial()
-        self.builder.ret(self.em.error.result())
-        ir.IRBuilder(self._allocas).branch(self._entry)
-        if self.workers is not None:
-            define_entry(self.module, self._function, self.threads, self.workers.used, ENTRY)
+        self._close_segment(last=True)
+        if self.threads > 1:
+            first = self.modules[0].get_global(BODY)
+            define_entry(self.modules[0], first, self.threads, self._split_any, ENTRY)
 
     def _output_buffers(self):
         """Graph outputs get their own argument buffers; a node that produces one writes
@@ -165,7 +245,8 @@ class Lowering:
         storage.initializer = ir.Constant(ir.ArrayType(element, len(values)), values)
         storage.global_constant = True
         storage.linkage = "internal"
-        return View.contiguous(storage, lit.type.dtype, array.shape)
+        return View.contiguous(self._remember(storage, "constant", lit), lit.type.dtype,
+                               array.shape)
 
     def _view_op(self, node, source):
         params = node.params

@@ -56,6 +56,11 @@ class MemoryPlan:
         if entry is not None:
             entry[2] = max(entry[2], self.last_use.get(var, -1))
 
+    def rebase(self, pointer_again):
+        """The buffers' pointers were made again (in a new function, lower.py):
+        pointer_again(id of an old pointer) is the new one."""
+        self._live = {id(pointer_again(key)): entry for key, entry in self._live.items()}
+
     def release_after(self, index):
         for key, (offset, nbytes, until) in list(self._live.items()):
             if until <= index:

@@ -28,14 +28,11 @@ of them when alone. Passing that bound in, rather than deriving it from the barr
 leaves LLVM no condition to unswitch each nest on, so each is compiled once. Each worker
 flags errors into its own status; the lowest worker's error wins.
 """
-import os
-
 from llvmlite import ir
 
 from .emitter import I32, I64, PTR, Emitter
 from .pool import BODY_TYPE, declare_run, declare_wait
 
-THREADS_VARIABLE = "JITFLOW_THREADS"
 # Below this many elements, handing chunks to the pool costs more than the second core
 # saves. Measured on 2 cores, two threads against one: with calls back to back (the
 # pool's workers awake, ~0.5 us a split call), two threads win from 2**14 elements for
@@ -49,20 +46,6 @@ MIN_PARALLEL_ELEMENTS = 1 << 17
 GRANULE = 64  # elements: a whole number of vector iterations, unrolled, of any dtype
 BODY = "jitflow_body"
 NULL = ir.Constant(PTR, None)
-
-
-def thread_count():
-    """The number of threads kernels are split between, read when a graph is lowered."""
-    configured = os.environ.get(THREADS_VARIABLE, "").strip()
-    if configured:
-        count = int(configured)
-        if count < 1:
-            raise ValueError(f"{THREADS_VARIABLE} must be at least 1, not {configured}")
-        return count
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # platforms without affinity masks
-        return os.cpu_count() or 1
 
 
 def split_axis(loop_shape, owner_strides, count, work=None):
@@ -85,10 +68,13 @@ class Workers:
     """The workers' side of the body function being lowered: serial regions (worker 0
     only), barriers, and the chunks of a parallel nest."""
 
-    def __init__(self, builder, function, count):
+    def __init__(self, builder, function, count, serial_pending=False):
+        """serial_pending: worker 0 ran code alone before this function began (in the
+        previous segment, lower.py), which the first parallel nest must wait for."""
         self.b, self.count = builder, count
         _, self.worker, self.chunks_end, self.barrier = function.args
         self.used = False  # whether any nest was split
+        self.serial_pending = serial_pending
         self._serial = None
 
     def open_serial(self):
@@ -111,8 +97,9 @@ class Workers:
         """A parallel nest: emit_chunk(begin, count) emits the nest over `count`
         indices of the split loop from `begin` (both i64 values)."""
         self.used = True
-        if self.close_serial():
+        if self.close_serial() or self.serial_pending:
             self._wait()  # the serial code before may have written what this reads
+        self.serial_pending = False
         # This worker's chunks: its own, or all of them when it runs alone.
         first, last = self.worker, self.chunks_end
         with Emitter(self.b).for_range(self.b.sub(last, first), name="chunk") as index:

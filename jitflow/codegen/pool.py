@@ -108,7 +108,9 @@ def _runtime():
     ends, after the interpreter has torn its objects down."""
     # Unoptimized: its code waits or makes system calls, and O0 compiles it in ~5 ms
     # instead of ~40 (measured: the same cost per split call).
-    compiled = CompiledModule(str(_Pool(host()[0].split("-")[0]).module), speed_level=0)
+    architecture = host()[0].split("-")[0]
+    compiled = CompiledModule.library(f"pool {architecture}",
+                                      lambda: _Pool(architecture).module, speed_level=0)
     addresses = {name: compiled.address(name) for name in (RUN, WAIT, FORGET)}
     compiled.keep_for_the_process()
     for name in (RUN, WAIT):

@@ -28,11 +28,13 @@ class NativeGraph:
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
         self.workspace_size = lowering.memory.size
-        add_object_entry(lowering.module, lowering.module.get_global(ENTRY),
+        first = lowering.modules[0]
+        add_object_entry(first, first.get_global(ENTRY),
                          [t.dtype for t in self._in_types + self._out_types],
                          self.workspace_size)
-        self.llvm_ir = str(lowering.module)
-        self.compiled = CompiledModule(self.llvm_ir)
+        self.llvm_irs = [str(module) for module in lowering.modules]
+        self.llvm_ir = "\n".join(self.llvm_irs)
+        self.compiled = CompiledModule(self.llvm_irs)
         self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
         # Holds the GIL (PYFUNCTYPE): the arrays are read as objects by native code.
         object_entry = ctypes.PYFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * (self._slots - 1))

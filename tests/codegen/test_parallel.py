@@ -14,7 +14,8 @@ import pytest
 
 import jitflow
 from jitflow.codegen.engine import CompiledModule
-from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS, thread_count
+from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
+from jitflow.codegen.threads import thread_count
 from jitflow.codegen.pool import RUN
 from jitflow.codegen.runtime import NativeGraph
 
