@@ -107,11 +107,11 @@ class CompiledModule:
     def __init__(self, llvm_irs, speed_level=3):
         """Compile each module of `llvm_irs` (a module or its text, or a list of them),
         or load its object code from the disk cache."""
-        several = isinstance(llvm_irs, (list, tuple))
-        sources = [str(text) for text in (llvm_irs if several else [llvm_irs])]
-        keys = [disk_cache.key(f"O{speed_level}\n{text}", host_fingerprint())
-                for text in sources]
-        self._load(keys, lambda: sources, speed_level)
+        texts = llvm_irs if isinstance(llvm_irs, (list, tuple)) else [llvm_irs]
+        compilation = Compilation(speed_level)
+        for index, text in enumerate(texts):
+            compilation.add(str(text), in_background=index < len(texts) - 1)
+        self._link(compilation)
 
     @classmethod
     def library(cls, name, build, speed_level=3):
@@ -120,28 +120,26 @@ class CompiledModule:
         rather than under its text, so that a process finding it cached never builds
         it: building the sgemm library's IR took 20-30 ms of each process's first
         matrix product."""
+        compilation = Compilation(speed_level)
+        compilation.add(lambda: str(build()), f"library {name}\n{_generator_digest()}",
+                        in_background=False)
+        return cls.from_compilation(compilation)
+
+    @classmethod
+    def from_compilation(cls, compilation):
+        """The modules added to `compilation`, once they are all compiled."""
         compiled = cls.__new__(cls)
-        key = disk_cache.key(f"O{speed_level}\nlibrary {name}\n{_generator_digest()}",
-                             host_fingerprint())
-        compiled._load([key], lambda: [str(build())], speed_level)
+        compiled._link(compilation)
         return compiled
 
-    def _load(self, keys, sources, speed_level):
-        """Link the object code of the modules `sources()` returns, each taken from the
-        disk cache under its key when there, else compiled (and stored)."""
+    def _link(self, compilation):
         _initialize()
-        self._sources, self._speed_level, self._optimized_ir = sources, speed_level, None
-        objects = [disk_cache.load(key) for key in keys]
-        missing = [i for i, code in enumerate(objects) if code is None]
-        if missing:
-            texts = sources()
-            built = compile_objects([texts[i] for i in missing], speed_level)
-            for i, code in zip(missing, built):
-                objects[i] = code
-                disk_cache.store(keys[i], code)
-        self.from_cache = not missing
+        objects = compilation.finish()
+        self.from_cache = compilation.from_cache
+        self._sources, self._speed_level = compilation.sources, compilation.speed_level
+        self._optimized_ir = None
         self._engine = llvm.create_mcjit_compiler(  # owns its TargetMachine
-            llvm.parse_assembly(""), _target_machine(speed_level))
+            llvm.parse_assembly(""), _target_machine(self._speed_level))
         for code in objects:
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         self._engine.finalize_object()
@@ -181,37 +179,87 @@ class CompiledModule:
 # here: two copies of the MLP training step's module compiled in two threads in 1.0-1.4
 # times the time of one, and one after the other through the lock in 1.8-2.4 times.
 
-def compile_objects(texts, speed_level):
-    """Object code for each LLVM module text, compiled by up to thread_count() threads
-    (the calling thread is one of them), largest first so that they finish together."""
-    results, errors = [None] * len(texts), []
-    pending = iter(sorted(range(len(texts)), key=lambda i: -len(texts[i])))
-    lock = threading.Lock()
+class Compilation:
+    """The object code of modules handed in one by one (`add`): taken from the disk
+    cache, or compiled by helper threads while the caller goes on (lowering the next
+    module), and by the caller too once it has no more (`finish`)."""
 
-    def work():
-        while True:
-            with lock:
-                index = next(pending, None)
-            if index is None:
-                return
-            try:
-                results[index] = _object_code(texts[index], speed_level)
-            except BaseException as error:  # raised again in the calling thread
-                errors.append(error)
-    helpers = []
-    for _ in range(min(thread_count(), len(texts)) - 1):
-        helper = threading.Thread(target=work, daemon=True)
+    def __init__(self, speed_level):
+        self.speed_level = speed_level
+        self._texts, self._keys, self._objects = [], [], []
+        self._queue, self._closed, self._errors, self._helpers = [], False, [], []
+        self._ready = threading.Condition()
+        self.from_cache = True
+
+    def add(self, text, key_text=None, in_background=True):
+        """Add a module: `text`, or a function returning it (called only if the module
+        is not cached; then `key_text` names it in the cache, else its text does).
+        in_background: start a helper thread on it now, rather than leaving it to the
+        caller's finish() (so a single module never starts a thread)."""
+        key = disk_cache.key(f"O{self.speed_level}\n{key_text or text}", host_fingerprint())
+        code = disk_cache.load(key)
+        self._texts.append(text)
+        self._keys.append(key)
+        self._objects.append(code)
+        if code is not None:
+            return
+        self.from_cache = False
+        with self._ready:
+            self._queue.append(len(self._texts) - 1)
+            self._ready.notify()
+        if in_background and len(self._helpers) < thread_count() - 1:
+            self._start_helper()
+
+    def sources(self):
+        """The modules' texts (built now for a module added as a function)."""
+        return [text() if callable(text) else text for text in self._texts]
+
+    def finish(self):
+        """Compile what is left, largest first, with the calling thread's help, and
+        return every module's object code."""
+        with self._ready:
+            self._closed = True
+            self._queue.sort(key=lambda i: len(self._texts[i]) if isinstance(
+                self._texts[i], str) else 0)
+            self._ready.notify_all()
+        self._work()
+        for helper in self._helpers:
+            helper.join()
+        if self._errors:
+            raise self._errors[0]
+        return self._objects
+
+    def abandon(self):
+        """Stop the helpers (the caller failed before adding every module)."""
+        with self._ready:
+            self._closed = True
+            self._queue.clear()
+            self._ready.notify_all()
+
+    def _start_helper(self):
+        helper = threading.Thread(target=self._work, daemon=True)
         try:
             helper.start()
         except RuntimeError:  # no thread to be had: the calling thread does it all
-            break
-        helpers.append(helper)
-    work()
-    for helper in helpers:
-        helper.join()
-    if errors:
-        raise errors[0]
-    return results
+            return
+        self._helpers.append(helper)
+
+    def _work(self):
+        while True:
+            with self._ready:
+                while not self._queue and not self._closed:
+                    self._ready.wait()
+                if not self._queue:
+                    return
+                index = self._queue.pop()
+            text = self._texts[index]
+            try:
+                code = _object_code(text() if callable(text) else text, self.speed_level)
+            except BaseException as error:  # raised again by finish()
+                self._errors.append(error)
+                continue
+            self._objects[index] = code
+            disk_cache.store(self._keys[index], code)
 
 
 def _object_code(text, speed_level):

@@ -37,9 +37,12 @@ class Lowering:
     workspace it needs. With several threads the graph goes into body functions that
     each worker runs (parallel.py), and ENTRY starts them."""
 
-    def __init__(self, graph, name="jitflow"):
+    def __init__(self, graph, name="jitflow", on_segment=None):
+        """on_segment(module) is called with each segment's module but the first (which
+        gets the entry point last) as soon as it is complete."""
         self.graph = graph
         self.name = name
+        self._on_segment = on_segment
         self.threads = thread_count()
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
@@ -52,11 +55,12 @@ class Lowering:
 
     # --- segments ---------------------------------------------------------------------------
     # A large graph is lowered into several modules, compiled at the same time on
-    # separate cores (engine.compile_objects). Each holds one function running a stretch
+    # separate cores (engine.Compilation). Each holds one function running a stretch
     # of consecutive nodes, which calls the next segment's function when done; every
     # worker runs the whole chain. A segment ends at a node boundary once its function
-    # holds SEGMENT_INSTRUCTIONS instructions. Buffers stay where the memory plan put
-    # them; only the pointers to them are made again in each function.
+    # holds SEGMENT_INSTRUCTIONS instructions, and can compile while the next is
+    # lowered. Buffers stay where the memory plan put them; only the pointers to them
+    # are made again in each function.
     def _open_segment(self, serial_pending):
         index = len(self.modules)
         self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
@@ -94,6 +98,8 @@ class Lowering:
                                          status, theirs)
         self.builder.ret(status)
         ir.IRBuilder(self._allocas).branch(self._entry)
+        if len(self.modules) > 1 and self._on_segment is not None:
+            self._on_segment(self.module)
         return serial_pending
 
     def _segment_function(self, index):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.passes.fuse import fuse
 from .boundary import OBJECT_ENTRY, add_object_entry
-from .engine import CompiledModule
+from .engine import CompiledModule, Compilation
 from .errors import FALLBACK, OK, raise_for
 from .lower import ENTRY, Lowering
 
@@ -23,23 +23,37 @@ class NativeGraph:
     def __init__(self, graph, name="function"):
         self.name = name
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
-        lowering = Lowering(self.graph, name)
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
-        self.workspace_size = lowering.memory.size
-        first = lowering.modules[0]
-        add_object_entry(first, first.get_global(ENTRY),
-                         [t.dtype for t in self._in_types + self._out_types],
-                         self.workspace_size)
-        self.llvm_irs = [str(module) for module in lowering.modules]
-        self.llvm_ir = "\n".join(self.llvm_irs)
-        self.compiled = CompiledModule(self.llvm_irs)
+        self.compiled = self._compile()
         self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
         # Holds the GIL (PYFUNCTYPE): the arrays are read as objects by native code.
         object_entry = ctypes.PYFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * (self._slots - 1))
         self._object_entry = object_entry(self.compiled.address(OBJECT_ENTRY))
         self._out_specs = [(t.shape, t.dtype) for t in self._out_types]
+
+    def _compile(self):
+        """Lower the graph, compiling its later segments while the earlier are lowered;
+        the first segment gets the entry points and is added last."""
+        compilation = Compilation(speed_level=3)
+        try:
+            lowering = Lowering(self.graph, self.name,
+                                on_segment=lambda module: compilation.add(str(module)))
+            self.workspace_size = lowering.memory.size
+            first = lowering.modules[0]
+            add_object_entry(first, first.get_global(ENTRY),
+                             [t.dtype for t in self._in_types + self._out_types],
+                             self.workspace_size)
+            compilation.add(str(first), in_background=False)
+        except BaseException:
+            compilation.abandon()
+            raise
+        compiled = CompiledModule.from_compilation(compilation)
+        *later, first_text = compilation.sources()
+        self.llvm_irs = [first_text, *later]  # in the order the segments run
+        self.llvm_ir = "\n".join(self.llvm_irs)
+        return compiled
 
     def __call__(self, args):
         inputs = [self._argument(value, t, i) for i, (value, t) in

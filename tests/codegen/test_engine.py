@@ -8,7 +8,7 @@ import pytest
 
 import jitflow
 from jitflow.codegen import disk_cache, lower
-from jitflow.codegen.engine import CompiledModule, compile_objects
+from jitflow.codegen.engine import Compilation, CompiledModule
 from jitflow.codegen.runtime import NativeGraph
 
 CALLER = """
@@ -54,22 +54,54 @@ done:
 """
 
 
+@pytest.fixture
+def no_cache(monkeypatch):
+    monkeypatch.setenv("JITFLOW_CACHE", "0")
+
+
+def compile_objects(texts, speed_level=3):
+    compilation = Compilation(speed_level)
+    for text in texts:
+        compilation.add(text)  # each started on a helper thread at once
+    return compilation.finish()
+
+
 def test_modules_call_each_others_functions():
     compiled = CompiledModule([CALLER, callee(5)])
     caller = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(compiled.address("caller"))
     assert caller(7) == (3 * 7 + 5) * 2
 
 
-def test_modules_compiled_together_are_those_compiled_alone():
+def test_modules_compiled_together_are_those_compiled_alone(no_cache):
     texts = [loop_module(i) for i in range(6)]
-    together = compile_objects(texts, 3)
-    assert together == [compile_objects([text], 3)[0] for text in texts]
+    together = compile_objects(texts)
+    assert together == [compile_objects([text])[0] for text in texts]
 
 
-def test_an_error_in_any_module_is_raised():
+def test_an_error_in_any_module_is_raised(no_cache):
     texts = [loop_module(0), "define i64 @broken( {", loop_module(1)]
     with pytest.raises(RuntimeError):
-        compile_objects(texts, 3)
+        compile_objects(texts)
+
+
+def test_modules_compile_while_more_are_added(no_cache):
+    """Helpers take modules as they come; finish() waits for the last."""
+    compilation = Compilation(3)
+    compilation.add(loop_module(0))
+    compilation.add(loop_module(1))
+    objects = compilation.finish()
+    assert objects == compile_objects([loop_module(0), loop_module(1)])
+    assert not compilation.from_cache
+
+
+def test_an_abandoned_compilation_stops_its_helpers(no_cache, monkeypatch):
+    monkeypatch.setenv("JITFLOW_THREADS", "3")
+    compilation = Compilation(3)
+    compilation.add(loop_module(0))
+    compilation.abandon()
+    for helper in compilation._helpers:
+        helper.join(timeout=10)
+        assert not helper.is_alive()
 
 
 @pytest.fixture
@@ -96,13 +128,13 @@ def test_each_module_has_its_own_cache_entry(cache_dir, monkeypatch):
         np.testing.assert_array_equal(a, b)
 
 
-def test_without_threads_to_spare_the_caller_compiles_every_module(monkeypatch):
+def test_without_threads_to_spare_the_caller_compiles_every_module(no_cache, monkeypatch):
     def refuse(thread):
         raise RuntimeError("can't start new thread")
     monkeypatch.setattr("threading.Thread.start", refuse)
     monkeypatch.setenv("JITFLOW_THREADS", "4")
     texts = [loop_module(i) for i in range(3)]
-    assert compile_objects(texts, 3) == [compile_objects([text], 3)[0] for text in texts]
+    assert compile_objects(texts) == [compile_objects([text])[0] for text in texts]
 
 
 def test_a_library_found_in_the_cache_is_not_built_again(cache_dir):
