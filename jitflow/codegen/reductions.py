@@ -5,7 +5,7 @@ column_loops.py emit the loops, and `_by_rows` picks between them.
 import math
 
 from ..ir.graph import Graph, Lit, Var
-from ..ir.passes.fuse import REDUCTIONS
+from ..ir.passes.fuse import REDUCTIONS, in_memory_order
 from .accumulate import lanes
 from .column_loops import lower_columns
 from .regions import Region
@@ -39,9 +39,12 @@ def _by_rows(region, order):
     not short: then vector accumulators take whole vectors of a row. Otherwise the
     domain is walked in memory order folding each element into its output slot:
     vectorized over the kept contiguous axis, or, for short rows, at a cost per element
-    rather than per row."""
+    rather than per row. A float product is always walked in memory order: it must
+    fold its elements one by one in NumPy's order (fuse.py)."""
     if len(region.phases) > 1 or region.phases[0].after:
         return True
+    if any(in_memory_order(node) for node in region.body.nodes):
+        return False
     long_axes = [axis for axis in order if region.shape[axis] != 1]
     if not long_axes or long_axes[-1] not in region.axes:
         return not long_axes

@@ -17,6 +17,13 @@ never reach memory:
   Reductions over outer axes accumulate into their whole output while the domain is
   walked once, so their results are final only at the end: nothing reads them inside.
 
+A float product is the exception to "a reduction joins the group of its operand": it
+must fold its elements one after the other in memory order, NumPy's order, since a
+product reordered can overflow to inf where NumPy's reaches 0 first (and inf * 0 is
+NaN). Its group walks the domain in memory order (codegen/reductions.py), so it holds
+no other reduction, which would lose its pairwise accuracy there, and nothing in it
+reads the product.
+
 Groups are convex (no path between two members leaves the group, else the group could
 not run as one step) and every node joins at most one group, so expensive work (exp,
 tanh, ...) is never duplicated: a value that the group needs again after a reduction is
@@ -28,6 +35,11 @@ from ..interpret import eval_graph
 from ..primitive import Primitive
 
 REDUCTIONS = frozenset({"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"})
+
+
+def in_memory_order(node):
+    """Whether a reduction must fold its elements one by one in memory order."""
+    return node.op == "reduce_prod" and node.outputs[0].type.dtype.kind == "f"
 
 
 def _fused_type(*in_types, subgraphs):
@@ -90,12 +102,13 @@ class Grouping:
     domain[g] is the shape g's elementwise members compute (None: g cannot be joined),
     axes[g] what its reductions reduce (None: it has none yet); row_values maps the
     values of the reduced shape that a group computes (reduction results and per-row
-    scalars) to their group."""
+    scalars) to their group; `ordered` holds the groups of float products."""
 
     def __init__(self, graph):
         self.position = {id(n): i for i, n in enumerate(graph.nodes)}
         self.group_of, self.groups, self.downstream = {}, {}, {}
         self.domain, self.axes, self.row_values = {}, {}, {}
+        self.ordered = set()
 
     def place(self, node):
         chosen = self._join(node)
@@ -104,6 +117,8 @@ class Grouping:
         self.groups[chosen].append(node)
         if node.op in REDUCTIONS:
             self.axes[chosen] = node.params["axes"]
+        if in_memory_order(node):
+            self.ordered.add(chosen)
         if node.op in REDUCTIONS or (node.outputs and self._is_row_scalar(node, chosen)):
             self.row_values[node.outputs[0]] = chosen
         for p in self._producers(node) - {chosen}:
@@ -162,7 +177,9 @@ class Grouping:
     def _join_reduction(self, node):
         (operand,) = node.inputs
         gid = self.group_of.get(operand) if isinstance(operand, Var) else None
-        if gid is None or operand in self.row_values:
+        if gid is None or operand in self.row_values or gid in self.ordered:
+            return None
+        if in_memory_order(node) and self.axes[gid] is not None:
             return None
         if self.domain[gid] != operand.type.shape or \
                 self.axes[gid] not in (None, node.params["axes"]):
@@ -175,6 +192,8 @@ class Grouping:
         rows = [v for v in node.inputs if isinstance(v, Var) and self.row_values.get(v) == gid]
         if not rows:
             return True
+        if gid in self.ordered:
+            return False
         shape, axes = self.domain[gid], self.axes[gid]
         if not rowwise(shape, axes):
             return False
@@ -184,7 +203,7 @@ class Grouping:
 
     def _takes_row_scalar(self, node, gid):
         """node computes one value per row of g from g's row values (and outside ones)."""
-        if self.axes[gid] is None or not rowwise(self.domain[gid], self.axes[gid]):
+        if self.axes[gid] is None or gid in self.ordered or not rowwise(self.domain[gid], self.axes[gid]):
             return False
         if node.outputs[0].type.shape not in reduced_shapes(self.domain[gid], self.axes[gid]):
             return False
@@ -193,7 +212,8 @@ class Grouping:
 
     # --- merging and convexity ---------------------------------------------------------
     def _can_merge(self, a, b):
-        if None not in (self.axes[a], self.axes[b]) and self.axes[a] != self.axes[b]:
+        if None not in (self.axes[a], self.axes[b]) and (
+                self.axes[a] != self.axes[b] or {a, b} & self.ordered):
             return False
         if b in self.downstream[a] or a in self.downstream[b]:
             return False
@@ -207,6 +227,8 @@ class Grouping:
         self.groups[other] = []
         if self.axes[into] is None:
             self.axes[into] = self.axes[other]
+        if other in self.ordered:
+            self.ordered.add(into)
         for member in members:
             self.group_of.update((v, into) for v in member.outputs)
         for value, gid in self.row_values.items():

@@ -181,6 +181,31 @@ def test_reductions_over_other_axes_stay_apart():
         }""")
 
 
+def test_a_float_product_takes_producers_but_no_other_reduction_or_reader():
+    def f(x):
+        return x / (x * x).prod(axis=1, keepdims=True) + x.sum(axis=1, keepdims=True)
+    # A float product multiplies in memory order, one element after another (NumPy's
+    # order, which decides where it overflows): its region is walked that way, so a
+    # sum, which must stay pairwise, and the readers of the product stay out.
+    assert str(fuse(optimized(f, np.ones((4, 3), np.float32)))) == golden("""
+        graph(%0: f32[4,3]) {
+          %1: f32[4,1] = fused %0
+            subgraph0(%2: f32[4,3]) {
+              %3: f32[4,3] = mul %2, %2
+              %4: f32[4,1] = reduce_prod %3, axes=(1,), keepdims=True
+              return %4
+            }
+          %5: f32[4,3] = fused %0, %1
+            subgraph0(%6: f32[4,3], %7: f32[4,1]) {
+              %8: f32[4,3] = div %6, %7
+              %9: f32[4,1] = reduce_sum %6, axes=(1,), keepdims=True
+              %10: f32[4,3] = add %8, %9
+              return %10
+            }
+          return %5
+        }""")
+
+
 def test_an_expensive_value_shared_with_a_reduction_is_computed_once():
     def f(x):
         t = jnp.tanh(x) * 2
