@@ -4,6 +4,7 @@ bind(prim, *arrays, **params) is the single entry of every operation. Outside a 
 runs the primitive's NumPy impl (eager mode). Inside one it appends a Node to the active
 GraphBuilder and returns Tracers standing for the node's outputs.
 """
+import contextlib
 import operator
 
 import numpy as np
@@ -14,6 +15,7 @@ from .ir.interpret import as_operand
 from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
 
 _ACTIVE_BUILDERS = []
+_STAND_INS = []  # stack of {Var of a Tracer: the value it stands for now}
 NO_VALUE = object()  # what a Tracer of a builder that does not record values holds
 
 
@@ -138,8 +140,30 @@ class RecordingBuilder(GraphBuilder):
         return self.values[operand]
 
 
+@contextlib.contextmanager
+def standing_in(pairs):
+    """While it lasts, each (Tracer, value) pair's Tracer means `value`. A user's
+    derivative rule (custom_vjp's fwd and bwd) runs after the trace whose values it
+    closes over has moved on: it sees the values those stand for where it runs."""
+    _STAND_INS.append({tracer._var: value for tracer, value in pairs})
+    try:
+        yield
+    finally:
+        _STAND_INS.pop()
+
+
+def _stood_in(arg):
+    if isinstance(arg, Tracer):
+        for stand_ins in reversed(_STAND_INS):
+            if arg._var in stand_ins:
+                return stand_ins[arg._var]
+    return arg
+
+
 def bind(prim, *args, subgraphs=(), **params):
     """Apply `prim` to array arguments: eagerly on NumPy values, or traced."""
+    if _STAND_INS:
+        args = [_stood_in(a) for a in args]
     builder = _builder_for(args)
     if builder is None:
         args = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]

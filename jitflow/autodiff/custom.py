@@ -12,24 +12,39 @@ from .. import pytree
 from ..errors import at_user_line
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
-from ..trace import GraphBuilder, bind, is_tracing
+from ..trace import GraphBuilder, bind, is_tracing, standing_in
 from .linearize import Linearized, leaf_type, result
-from .transform import run_nodes, tangent_pass, zeros
+from .transform import NoCotangent, differentiable, run_nodes, tangent_pass, zeros
 
 
 class _Call:
     """What a call node needs to run the user's rule: the function object, the pytree
-    structures of its arguments and results, and the non-differentiable arguments."""
+    structures of its arguments and results, the non-differentiable arguments, and the
+    traced values the function closes over (the node's last inputs)."""
 
-    def __init__(self, owner, arg_structure, out_structure, static):
+    def __init__(self, owner, arg_structure, out_structure, static, captured=()):
         self.owner, self.arg_structure, self.out_structure = owner, arg_structure, out_structure
         self.static = static  # {position: value} of nondiff_argnums
+        self.captured = list(captured)
 
     def arguments(self, leaves):
         """All of the function's arguments, from the leaves of the traced ones."""
         traced = iter(pytree.unflatten(self.arg_structure, leaves))
         count = len(self.static) + len(self.arg_structure[2])
         return [self.static[i] if i in self.static else next(traced) for i in range(count)]
+
+    def closure(self, primals):
+        """The user's rule runs where the derivative is taken, after the trace its
+        closure comes from: there, each captured Tracer stands for the node's input."""
+        return standing_in(zip(self.captured, primals[_argument_count(self):]))
+
+    def closure_is_constant(self, kind, types):
+        """The rule gives derivatives for the arguments only: a value the function
+        closes over cannot be differentiated through it."""
+        return NoCotangent(
+            f"{kind} '{self}' closes over a traced value ({', '.join(map(str, types))}) "
+            f"that is being differentiated, but its rule gives derivatives for its "
+            f"arguments only; pass that value as an argument instead")
 
     def __repr__(self):
         return self.owner.__name__
@@ -56,12 +71,14 @@ def _custom_vjp_rule(cts, *primals, out, subgraphs, call):
     """Run the user's fwd for its residuals, then bwd on them."""
     count = _argument_count(call)
     arguments = call.arguments(primals[:count])
-    _, residuals = call.owner.fwd(*arguments)
     body = subgraphs[0]
     cts = [result(zeros(v.type.strong())) if ct is None else ct
            for v, ct in zip(body.outputs, cts)]
     statics = [call.static[i] for i in sorted(call.static)]
-    arg_cts = call.owner.bwd(*statics, residuals, pytree.unflatten(call.out_structure, cts))
+    with call.closure(primals):
+        _, residuals = call.owner.fwd(*arguments)
+        arg_cts = call.owner.bwd(*statics, residuals,
+                                 pytree.unflatten(call.out_structure, cts))
     arguments = call.arg_structure[2]  # one subtree per differentiable argument
     if not isinstance(arg_cts, (tuple, list)) or len(arg_cts) != len(arguments):
         raise ValueError(at_user_line(
@@ -76,7 +93,16 @@ def _custom_vjp_rule(cts, *primals, out, subgraphs, call):
                 f"custom_vjp '{call}': a cotangent from bwd has {len(given)} leaves, its "
                 f"argument has {size}"))
         leaves += given
-    return list(leaves) + [None] * (len(primals) - count)  # captured values: constants
+    return list(leaves) + _closure_cotangents("custom_vjp", call, body)
+
+
+def _closure_cotangents(kind, call, body):
+    """For the captured values (the body's last inputs): none, and an error if one of
+    them is being differentiated (transform.backward_pass decides)."""
+    captured = body.inputs[_argument_count(call):]
+    if not any(differentiable(v.type) for v in captured):
+        return [None] * len(captured)
+    return [call.closure_is_constant(kind, [v.type for v in captured])] * len(captured)
 
 
 def _through_body(tangents, *primals, out, subgraphs, call):
@@ -96,13 +122,17 @@ custom_vjp_call_p = Primitive(
 def _custom_jvp_rule(tangents, *primals, out, subgraphs, call):
     count = _argument_count(call)
     body = subgraphs[0]
+    if any(t is not None for t in tangents[count:]):
+        raise ValueError(at_user_line(call.closure_is_constant(
+            "custom_jvp", [v.type for v in body.inputs[count:]]).message))
     tangents = [result(zeros(v.type.strong())) if t is None else t
                 for v, t in zip(body.inputs[:count], tangents)]
     arguments = call.arguments(primals[:count])
     tangent_args = call.arguments(tangents)
     diff = [i for i in range(len(arguments)) if i not in call.static]
-    _, tangent_out = call.owner.jvp_rule(tuple(arguments[i] for i in diff),
-                                         tuple(tangent_args[i] for i in diff))
+    with call.closure(primals):
+        _, tangent_out = call.owner.jvp_rule(tuple(arguments[i] for i in diff),
+                                             tuple(tangent_args[i] for i in diff))
     return pytree.flatten(tangent_out)[0]
 
 
@@ -119,7 +149,7 @@ def _custom_jvp_transposed(cts, *primals, out, subgraphs, call):
     lin = Linearized(tangent_out, tuple(result(zeros(v.type.strong()))
                                         for v in body.inputs[:count]),
                      name=f"custom_jvp '{call}' transposed")
-    return lin.pullback(cts) + [None] * (len(primals) - count)
+    return lin.pullback(cts) + _closure_cotangents("custom_jvp", call, body)
 
 
 custom_jvp_call_p = Primitive(
@@ -145,7 +175,7 @@ class _Custom:
         traced = tuple(a for i, a in enumerate(args) if i not in static)
         leaves, paths, structure = pytree.flatten(traced)
         body, out_structure, captured = self._trace(static, structure, leaves, paths)
-        call = _Call(self, structure, out_structure, static)
+        call = _Call(self, structure, out_structure, static, captured)
         outs = bind(self.primitive, *leaves, *captured, subgraphs=(body,), call=call)
         return pytree.unflatten(out_structure, list(outs))
 
@@ -170,8 +200,10 @@ class custom_vjp(_Custom):
         def f_bwd(residuals, cotangent): return (cotangent_of_x,)
         f.defvjp(f_fwd, f_bwd)
 
-    Forward mode differentiates f's own body. Values f closes over are constants for
-    its derivative; pass them as arguments to differentiate them.
+    Forward mode differentiates f's own body. fwd and bwd may use traced values f
+    closes over, but not to differentiate them: bwd gives cotangents for f's arguments
+    only, so taking a derivative with respect to such a value is an error (pass it as
+    an argument instead).
     """
     primitive = custom_vjp_call_p
 

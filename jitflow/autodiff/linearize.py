@@ -84,7 +84,8 @@ class Linearized:
     def pullback(self, out_cts):
         """Cotangents of the argument leaves (None for zero) from those of the outputs."""
         out_cts = list(out_cts) + [None] * (len(self.graph.outputs) - self.out_count)
-        in_cts = backward_pass(self.graph, self.env, out_cts)
+        in_cts = backward_pass(self.graph, self.env, out_cts,
+                               self.graph.inputs[:len(self.arg_types)])
         return in_cts[:len(self.arg_types)]
 
     def pushforward(self, arg_tangents):

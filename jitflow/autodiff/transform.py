@@ -9,6 +9,7 @@ are symbolic: None, never an array of zeros.
 import numpy as np
 
 from .. import ops
+from ..errors import at_user_line
 from ..ir.graph import Lit, Var
 from ..ir.interpret import as_operand
 from ..trace import bind, constant_type, make_graph
@@ -37,13 +38,27 @@ def run_nodes(graph, env):
 
 # --- reverse mode -------------------------------------------------------------------------
 
-def backward_pass(graph, env, out_cts):
+class NoCotangent:
+    """What a rule returns for an input it cannot give a cotangent for: an error if that
+    input depends on what is being differentiated, nothing otherwise."""
+
+    def __init__(self, message):
+        self.message = message
+
+
+def backward_pass(graph, env, out_cts, differentiated=None):
     """The cotangent of each graph input (None for zero), given the outputs' cotangents
-    and `env` holding every value of the forward pass."""
+    and `env` holding every value of the forward pass. `differentiated`: the inputs
+    taken as variables (default: all); the others are constants."""
     cts = {}
+    depends = _Dependence(graph, graph.inputs if differentiated is None else differentiated)
 
     def accumulate(var, ct):
         if ct is None or not isinstance(var, Var) or not differentiable(var.type):
+            return
+        if isinstance(ct, NoCotangent):
+            if depends(var):
+                raise ValueError(at_user_line(ct.message))
             return
         ct = fit_cotangent(ct, var.type)
         cts[var] = ct if var not in cts else ops.add(cts[var], ct)
@@ -61,6 +76,21 @@ def backward_pass(graph, env, out_cts):
         for var, ct in zip(node.inputs, in_cts, strict=True):
             accumulate(var, ct)
     return [cts.get(var) for var in graph.inputs]
+
+
+class _Dependence:
+    """Whether a value depends on given inputs of a graph (worked out on first use)."""
+
+    def __init__(self, graph, inputs):
+        self.graph, self.inputs, self.reached = graph, inputs, None
+
+    def __call__(self, var):
+        if self.reached is None:
+            self.reached = set(self.inputs)
+            for node in self.graph.nodes:
+                if any(isinstance(v, Var) and v in self.reached for v in node.inputs):
+                    self.reached.update(node.outputs)
+        return var in self.reached
 
 
 def _takes_cotangents(node):

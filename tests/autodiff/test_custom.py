@@ -63,6 +63,56 @@ def test_custom_rules_differentiate_again():
     assert second == pytest.approx(np.exp(-0.3) / (1 + np.exp(-0.3)) ** 2)
 
 
+def scaled_by(w, rule):
+    """x * w with a hand-written derivative that closes over w, a traced value."""
+    if rule == "vjp":
+        @jitflow.custom_vjp
+        def scale(x):
+            return x * w
+        scale.defvjp(lambda x: (x * w, None), lambda _, ct: (ct * w,))
+    else:
+        @jitflow.custom_jvp
+        def scale(x):
+            return x * w
+
+        @scale.defjvp
+        def _(primals, tangents):
+            return scale(*primals), tangents[0] * w
+    return scale
+
+
+@pytest.mark.parametrize("rule", ["vjp", "jvp"])
+def test_rules_may_use_the_traced_values_their_function_closes_over(rule):
+    def loss(w, x):
+        return np.sum(scaled_by(w * 2, rule)(x) ** 3)
+    w, x = 1.5, np.array([0.5, -1.0, 2.0])
+    expected = 3 * x ** 2 * (2 * w) ** 3
+    for grad in (jitflow.grad(loss, argnums=1), jitflow.function(jitflow.grad(loss, argnums=1))):
+        np.testing.assert_allclose(grad(w, x), expected)
+    hessian_diagonal = jitflow.grad(lambda x: np.sum(jitflow.grad(loss, argnums=1)(w, x)))(x)
+    np.testing.assert_allclose(hessian_diagonal, 6 * x * (2 * w) ** 3)
+    _, tangent = jitflow.jvp(lambda x: loss(w, x), (x,), (np.ones(3),))
+    assert tangent == pytest.approx(np.sum(expected))
+
+
+@pytest.mark.parametrize("rule", ["vjp", "jvp"])
+def test_differentiating_a_value_a_rule_closes_over_is_an_error(rule):
+    # The rule gives derivatives for the arguments only: a derivative through the
+    # closure would silently miss that path.
+    def loss(w, x):
+        return np.sum(scaled_by(w, rule)(x))
+    message = rf"custom_{rule} 'scale' closes over a traced value \(~?f64\[\]\) that is being differentiated"
+    for grad in (jitflow.grad(loss), jitflow.function(jitflow.grad(loss))):
+        with pytest.raises(ValueError, match=message):
+            grad(1.5, np.ones(3))
+    forward = lambda: jitflow.jvp(lambda w: loss(w, np.ones(3)), (1.5,), (1.0,))  # noqa
+    if rule == "jvp":
+        with pytest.raises(ValueError, match=message):
+            forward()
+    else:  # custom_vjp's forward mode differentiates the function's own body
+        assert forward()[1] == pytest.approx(3.0)
+
+
 def test_bwd_with_the_wrong_number_of_cotangents_is_an_error():
     @jitflow.custom_vjp
     def f(x, y):
