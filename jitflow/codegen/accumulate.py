@@ -111,7 +111,7 @@ class VectorWalk:
             self._fold_block(pointer, I64(0), ACCUMULATORS, align)
         elif blocks > 1:
             with self.em.for_range(blocks, name="block") as index:
-                self._fold_block(pointer, self.em.b.mul(index, I64(block)), ACCUMULATORS,
+                self._fold_block(pointer, self.em.mul(index, I64(block)), ACCUMULATORS,
                                  align)
         if extra:
             self._fold_block(pointer, I64(blocks * block), extra, align)
@@ -122,7 +122,7 @@ class VectorWalk:
         b = self.em.b
         loaded = ir.VectorType(ltype(self.source), self.width)
         for u in range(count):
-            at = b.add(start, I64(u * self.width))
+            at = self.em.add(start, I64(u * self.width))
             value = b.load(self.em.element_pointer(pointer, self.source, at), typ=loaded,
                            align=align)
             self._fold_vector(u, self._widened(value), at)

@@ -43,8 +43,7 @@ def lower_columns(lo, region, operands, outputs, inline_checks, order):
         slots = offsets[len(used) + len(stores):]
         folded = [em.load(out.base, out.dtype, slot) for (_, out), slot in zip(targets, slots)]
         for t in range(count):
-            at = [em.b.add(offset, I64(t * step)) if t else offset
-                  for offset, step in zip(offsets, steps)]
+            at = [em.add(offset, I64(t * step)) for offset, step in zip(offsets, steps)]
             env = _evaluate(lo, phase, inline_checks, operands, used, at)
             for (value, out), offset in zip(stores, at[len(used):]):
                 em.store(env[value], out.base, out.dtype, offset)

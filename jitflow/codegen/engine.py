@@ -21,10 +21,21 @@ from . import disk_cache
 from .threads import thread_count
 
 
+# Code generation passes that cost compile time and made no kernel faster, measured A/B
+# on the benchmarks' kernels and on every sgemm shape: loop strength reduction (it runs
+# again in code generation, after the pass pipeline has shaped the loops) and the
+# machine instruction schedulers. Without them, code generation of the MLP training
+# step's modules took 49-56 ms instead of 100-105. These are LLVM's process-wide
+# options: other llvmlite users in the process see them too.
+CODEGEN_OPTIONS = ("-disable-lsr", "-enable-misched=false", "-enable-post-misched=false")
+
+
 @functools.cache
 def _initialize():
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    for option in CODEGEN_OPTIONS:
+        llvm.set_option("", option)
     libmvec()
 
 

@@ -309,12 +309,10 @@ class Lowering:
         count = shape[axis]
         if chunk is not None and chunk[0] == axis:
             _, first, count = chunk
-            offsets = [off if strides[axis] == 0 else
-                       self.builder.add(off, self.builder.mul(first, I64(strides[axis])))
+            offsets = [self.em.moved(off, first, strides[axis])
                        for off, strides in zip(offsets, stride_lists)]
         with self.em.for_range(count, name=f"ax{axis}") as index:
-            moved = [off if strides[axis] == 0 else
-                     self.builder.add(off, self.builder.mul(index, I64(strides[axis])))
+            moved = [self.em.moved(off, index, strides[axis])
                      for off, strides in zip(offsets, stride_lists)]
             self._nest(shape, stride_lists, moved, axis + 1, body, rolled, chunk)
         if rolled and axis == len(shape) - 1:

@@ -118,8 +118,8 @@ class Workers:
         rounded to GRANULE; a function of the shapes only."""
         granule = GRANULE if innermost else 1
         units = -(-size // granule)
-        start = self.b.udiv(self.b.mul(chunk, I64(units)), I64(self.count))
-        start = self.b.mul(start, I64(granule))
+        em = Emitter(self.b)
+        start = em.mul(self.b.udiv(em.mul(chunk, I64(units)), I64(self.count)), I64(granule))
         return self.b.select(self.b.icmp_unsigned("<", start, I64(size)), start, I64(size))
 
     def _wait(self):
