@@ -111,3 +111,16 @@ def test_an_error_in_any_segment_is_raised(fn, threads, monkeypatch):
         np.testing.assert_array_equal(result, expected)
     with pytest.raises(IndexError, match="out of bounds"):
         native([table, np.array([1, 5])])
+
+
+def test_index_arithmetic_with_constants_is_folded_as_it_is_emitted(monkeypatch):
+    # Offsets are offset + index * stride: strides of 1, first offsets of 0, constant
+    # trip counts and integer literals used as floats leave nothing to compute.
+    native = compile_native(lambda x, y: x.T * y + x.sum(axis=1, keepdims=True).T / 256,
+                            (np.ones((5, 3), np.float32), np.ones((3, 5), np.float32)),
+                            WHOLE, 1, monkeypatch)
+    trivial = [r"= mul i64 %\S+, 1\n", r"= mul i64 1, ", r"= add i64 0, ",
+               r"= add i64 %\S+, 0\n", r"getelementptr inbounds \w+, ptr %\S+, i64 0\n",
+               r"= icmp \w+ i64 \d+, \d+\n", r"itofp i64 \d+ to"]
+    for pattern in trivial:
+        assert not re.search(pattern, native.llvm_ir), pattern
