@@ -38,13 +38,13 @@ class _Call:
         closure comes from: there, each captured Tracer stands for the node's input."""
         return standing_in(zip(self.captured, primals[_argument_count(self):]))
 
-    def closure_is_constant(self, kind, types):
-        """The rule gives derivatives for the arguments only: a value the function
-        closes over cannot be differentiated through it."""
-        return NoCotangent(
-            f"{kind} '{self}' closes over a traced value ({', '.join(map(str, types))}) "
-            f"that is being differentiated, but its rule gives derivatives for its "
-            f"arguments only; pass that value as an argument instead")
+    def closure_error(self, kind, body):
+        """What to say when a value the function closes over (the body's last inputs)
+        is differentiated: the rule gives derivatives for the arguments only."""
+        types = ", ".join(str(v.type) for v in body.inputs[_argument_count(self):])
+        return (f"{kind} '{self}' closes over a traced value ({types}) that is being "
+                f"differentiated, but its rule gives derivatives for its arguments only; "
+                f"pass that value as an argument instead")
 
     def __repr__(self):
         return self.owner.__name__
@@ -102,7 +102,7 @@ def _closure_cotangents(kind, call, body):
     captured = body.inputs[_argument_count(call):]
     if not any(differentiable(v.type) for v in captured):
         return [None] * len(captured)
-    return [call.closure_is_constant(kind, [v.type for v in captured])] * len(captured)
+    return [NoCotangent(call.closure_error(kind, body))] * len(captured)
 
 
 def _through_body(tangents, *primals, out, subgraphs, call):
@@ -123,8 +123,7 @@ def _custom_jvp_rule(tangents, *primals, out, subgraphs, call):
     count = _argument_count(call)
     body = subgraphs[0]
     if any(t is not None for t in tangents[count:]):
-        raise ValueError(at_user_line(call.closure_is_constant(
-            "custom_jvp", [v.type for v in body.inputs[count:]]).message))
+        raise ValueError(at_user_line(call.closure_error("custom_jvp", body)))
     tangents = [result(zeros(v.type.strong())) if t is None else t
                 for v, t in zip(body.inputs[:count], tangents)]
     arguments = call.arguments(primals[:count])
