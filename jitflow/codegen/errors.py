@@ -36,6 +36,12 @@ class ErrorState:
         unset = b.icmp_signed("==", current, I32(OK))
         b.store(b.select(b.and_(condition, unset), I32(code), current), self.slot)
 
+    def merge(self, status):
+        """Take `status`, a called function's result, unless an error came first."""
+        b = self.em.b
+        current = b.load(self.slot, typ=I32)
+        b.store(b.select(b.icmp_signed("==", current, I32(OK)), status, current), self.slot)
+
     def result(self):
         return self.em.b.load(self.slot, typ=I32)
 

@@ -17,6 +17,7 @@ from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
+from .kernels import SharedKernels
 from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
@@ -50,6 +51,7 @@ class Lowering:
         self._nest_depth = 0
         self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
         self._split_any = False
+        self.kernels = SharedKernels(self)
         self._open_segment(serial_pending=False)
         self._lower()
 
@@ -65,30 +67,16 @@ class Lowering:
         index = len(self.modules)
         self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
         self.modules.append(self.module)
-        function_type = body_type() if self.threads > 1 else ir.FunctionType(I32, [PTR])
-        self._function = ir.Function(self.module, function_type,
-                                     self._segment_function(index))
-        self._allocas = self._function.append_basic_block("allocas")  # see entry_alloca
-        self._entry = self._function.append_basic_block("entry")
-        self.builder = ir.IRBuilder(self._allocas)
-        self.em = Emitter(self.builder)
-        self.aliases = AliasScopes(self.module, self._function)
-        self.em.error = ErrorState(self.em)  # its status slot is an alloca too
-        self.builder.position_at_end(self._entry)
-        self.workers = Workers(self.builder, self._function, self.threads, serial_pending) \
-            if self.threads > 1 else None
+        self.kernels.enter_module(self.module)
+        self.enter_function(ir.Function(self.module, self.function_type(),
+                                        self._segment_function(index)), serial_pending)
         self._args = self._function.args[0]
         self._workspace = self._slot(len(self.graph.inputs) + len(self.graph.outputs))
-        if self.workers is not None:
-            self.workers.open_serial()
 
     def _close_segment(self, last):
         """Return from the segment's function, calling the next segment's first unless
         this is the `last`; returns whether worker 0 ran code since the last barrier."""
-        serial_pending = False
-        if self.workers is not None:
-            serial_pending = self.workers.close_serial() or self.workers.serial_pending
-            self._split_any |= self.workers.used
+        serial_pending = self._end_serial()
         status = self.em.error.result()
         if not last:
             following = ir.Function(self.module, self._function.function_type,
@@ -96,11 +84,59 @@ class Lowering:
             theirs = self.builder.call(following, list(self._function.args))
             status = self.builder.select(self.builder.icmp_signed("!=", status, I32(OK)),
                                          status, theirs)
-        self.builder.ret(status)
-        ir.IRBuilder(self._allocas).branch(self._entry)
+        self._return(status)
         if len(self.modules) > 1 and self._on_segment is not None:
             self._on_segment(self.module)
         return serial_pending
+
+    # --- the function being lowered ---------------------------------------------------
+    # Code goes into a segment's function, or into a shared kernel's (kernels.py) for
+    # the time one node is lowered; these are the attributes that change between them.
+    FUNCTION_STATE = ("_function", "_allocas", "_entry", "builder", "em", "aliases",
+                      "workers")
+
+    def function_type(self):
+        """A segment's or kernel's: (args) or, with threads, body_type (parallel.py)."""
+        return body_type() if self.threads > 1 else ir.FunctionType(I32, [PTR])
+
+    def enter_function(self, function, serial_pending):
+        """Lower into `function` from here on; returns the state to give leave_function.
+        serial_pending: whether worker 0 may have run code before that other workers
+        have not waited for."""
+        saved = {name: getattr(self, name, None) for name in self.FUNCTION_STATE}
+        self._function = function
+        self._allocas = function.append_basic_block("allocas")  # see entry_alloca
+        self._entry = function.append_basic_block("entry")
+        self.builder = ir.IRBuilder(self._allocas)
+        self.em = Emitter(self.builder)
+        self.aliases = AliasScopes(self.module, function)
+        self.em.error = ErrorState(self.em)  # its status slot is an alloca too
+        self.builder.position_at_end(self._entry)
+        self.workers = Workers(self.builder, function, self.threads, serial_pending) \
+            if self.threads > 1 else None
+        if self.workers is not None:
+            self.workers.open_serial()
+        return saved
+
+    def leave_function(self, saved):
+        """Return the function's status and go back to lowering where enter_function
+        was called; returns whether worker 0 ran code since the function's last barrier
+        (or, when it has none, since it began)."""
+        serial_pending = self._end_serial()
+        self._return(self.em.error.result())
+        for name, value in saved.items():
+            setattr(self, name, value)
+        return serial_pending
+
+    def _end_serial(self):
+        if self.workers is None:
+            return False
+        self._split_any |= self.workers.used
+        return self.workers.close_serial() or self.workers.serial_pending
+
+    def _return(self, status):
+        self.builder.ret(status)
+        ir.IRBuilder(self._allocas).branch(self._entry)
 
     def _segment_function(self, index):
         name = BODY if self.threads > 1 else ENTRY
@@ -134,8 +170,9 @@ class Lowering:
         return self._constant(*details).base
 
     def _segment_full(self):
-        return sum(len(block.instructions) for block in self._function.blocks) >= \
-            SEGMENT_INSTRUCTIONS
+        """Counting the shared kernels defined in the segment's module too."""
+        return sum(len(block.instructions) for function in self.module.functions
+                   for block in function.blocks) >= SEGMENT_INSTRUCTIONS
 
     # --- arguments ------------------------------------------------------------------------
     # Argument and workspace pointers are computed in the first block, which dominates
@@ -218,7 +255,8 @@ class Lowering:
             targets = outputs.get(var)
             destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
         if node.op == "fused":
-            self._fused(node, inputs, destinations)
+            if not self.kernels.lower(node, inputs, destinations):
+                self._fused(node, inputs, destinations)
         elif node.prim.elementwise:
             self._elementwise(node, inputs, destinations[0])
         else:
