@@ -20,7 +20,17 @@ from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
 
 BACKENDS = ("native", "interpreter")
-FALLBACK = object()  # call_arrays could not run: use the checked path
+
+
+class DirectEntry:
+    """call(*arrays) -> an int status (codegen/errors.py: FALLBACK for arrays that do not
+    match its signature exactly) or the outputs, flat (a tuple, or the one leaf);
+    `structure` rebuilds the pytree of several (None for one leaf)."""
+    __slots__ = ("call", "structure", "name")
+
+    def __init__(self, call, out_structure, name):
+        self.call, self.name = call, name
+        self.structure = None if out_structure == pytree.LEAF else out_structure
 
 
 class Executable:
@@ -34,6 +44,7 @@ class Executable:
         self.name = name
         self.native = None  # the NativeGraph, once built
         self._build = None  # the background build under way
+        self._direct = None  # its DirectEntry, once asked for
         if backend == "native":
             try:
                 self._build = _NativeBuild(graph, name) if background else None
@@ -77,19 +88,16 @@ class Executable:
                           f"calls run on the interpreter (call at {user_location()})",
                           CompileWarning, stacklevel=5)
 
-    def call_arrays(self, arrays):
-        """Fast path for plain C-contiguous ndarray arguments matching the signature
-        exactly (Function checks that): returns the results, or FALLBACK."""
+    def direct_entry(self):
+        """A DirectEntry running the native code on the argument arrays themselves, or
+        None (no native code, or none that takes them so: python_entry.py). Waits for a
+        background build unless this is its first call."""
         native = self._native_for_call()
-        if native is None:
-            return FALLBACK
-        outputs = native.call_arrays(arrays)
-        if outputs is None:
-            return FALLBACK
-        results = [out if out.ndim else out[()] for out in outputs]
-        if self.out_structure == pytree.LEAF:
-            return results[0]
-        return pytree.unflatten(self.out_structure, results)
+        if native is None or native.python_entry is None:
+            return None
+        if self._direct is None:
+            self._direct = DirectEntry(native.python_entry, self.out_structure, self.name)
+        return self._direct
 
     def __call__(self, leaves):
         native = self._native_for_call()

@@ -16,7 +16,8 @@ from . import pytree
 from .config import config
 from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
                      with_user_line)
-from .executable import FALLBACK, Executable
+from .codegen.errors import FALLBACK, raise_for
+from .executable import Executable
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Tracer, make_graph
@@ -53,6 +54,7 @@ class Function:
         self.static = _static_names(self.signature, static_argnames, static_argnums)
         self._cache = {}
         self._fast = {}  # _array_key(args) -> Executable, for plain ndarray calls
+        self._direct = None  # the DirectEntry used last
         self._fast_eligible = not self.static and all(
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
@@ -62,13 +64,20 @@ class Function:
     def __call__(self, *args, **kwargs):
         if config.run_eagerly:
             return self.fn(*args, **kwargs)
-        if self._fast and not kwargs:
-            executable = self._fast.get(_array_key(args))
-            if executable is not None:
-                result = executable.call_arrays(args)
-                if result is not FALLBACK:
-                    self._info.hits += 1
-                    return result
+        direct = self._direct
+        if direct is not None and not kwargs:
+            result = direct.call(*args)
+            if result.__class__ is not int:
+                self._info.hits += 1
+                return result if direct.structure is None else \
+                    pytree.unflatten(direct.structure, result)
+            result = self._call_fast(args, direct, result)
+            if result is not _DECLINED:
+                return result
+        elif self._fast and not kwargs:
+            result = self._call_fast(args)
+            if result is not _DECLINED:
+                return result
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
         if any(isinstance(leaf, Tracer) for leaf in leaves):
@@ -82,6 +91,26 @@ class Function:
             self._info.hits += 1
         self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
+
+    def _call_fast(self, args, tried=None, status=FALLBACK):
+        """Plain ndarray arguments straight to native code: those of the DirectEntry
+        `tried` last (which returned `status`), or of another signature compiled before.
+        Returns _DECLINED when the checked path must run."""
+        if status != FALLBACK:
+            raise_for(status, tried.name)
+        executable = self._fast.get(_array_key(args))
+        direct = executable.direct_entry() if executable is not None else None
+        if direct is None or direct is tried:
+            return _DECLINED
+        self._direct = direct
+        result = direct.call(*args)
+        if result.__class__ is int:
+            if result != FALLBACK:
+                raise_for(result, direct.name)
+            return _DECLINED
+        self._info.hits += 1
+        return result if direct.structure is None else \
+            pytree.unflatten(direct.structure, result)
 
     def _remember_fast_path(self, args, kwargs, executable):
         """Calls with exactly one plain C-contiguous ndarray per parameter can skip
@@ -190,6 +219,9 @@ class Function:
         if self._info.traces + 1 >= config.retrace_warning_after and not self._warned:
             self._warned = True
             _warn_retraces(self.__qualname__, self._info.traces + 1, self._info.reasons)
+
+
+_DECLINED = object()  # the fast path could not run: use the checked path
 
 
 def _array_key(args):

@@ -9,10 +9,10 @@ import ctypes
 import numpy as np
 
 from ..ir.passes.fuse import fuse
-from .boundary import OBJECT_ENTRY, add_object_entry
 from .engine import CompiledModule, Compilation
-from .errors import FALLBACK, OK, raise_for
+from .errors import OK, raise_for
 from .lower import ENTRY, Lowering
+from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 
@@ -26,25 +26,30 @@ class NativeGraph:
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
-        self.compiled = self._compile()
+        # Arrays only: a weakly typed input or output (a Python scalar) is left to the
+        # checked path, which keeps Python scalars apart from 0-d arrays.
+        direct = python_entry_abi() and not any(
+            t.weak for t in self._in_types + self._out_types)
+        self.compiled = self._compile(direct)
         self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
-        # Holds the GIL (PYFUNCTYPE): the arrays are read as objects by native code.
-        object_entry = ctypes.PYFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * (self._slots - 1))
-        self._object_entry = object_entry(self.compiled.address(OBJECT_ENTRY))
-        self._out_specs = [(t.shape, t.dtype) for t in self._out_types]
+        # python_entry(*arrays): the results, or an int: FALLBACK (the arrays do not
+        # match the signature exactly) or an error status (see python_entry.py).
+        self.python_entry = make_callable(self.compiled.address(PYTHON_ENTRY), self,
+                                          name) if direct else None
 
-    def _compile(self):
+    def _compile(self, direct):
         """Lower the graph, compiling its later segments while the earlier are lowered;
-        the first segment gets the entry points and is added last."""
+        the first segment gets the entry points (PYTHON_ENTRY if `direct`) and is added
+        last."""
         compilation = Compilation(speed_level=3)
         try:
             lowering = Lowering(self.graph, self.name,
                                 on_segment=lambda module: compilation.add(str(module)))
             self.workspace_size = lowering.memory.size
             first = lowering.modules[0]
-            add_object_entry(first, first.get_global(ENTRY),
-                             [t.dtype for t in self._in_types + self._out_types],
-                             self.workspace_size)
+            if direct:
+                add_python_entry(first, first.get_global(ENTRY), self._in_types,
+                                 self._out_types, self.workspace_size)
             compilation.add(str(first), in_background=False)
         except BaseException:
             compilation.abandon()
@@ -67,18 +72,6 @@ class NativeGraph:
         if status != OK:
             raise_for(status, self.name)
         return outputs
-
-    def call_arrays(self, arrays):
-        """The fast path: `arrays` must already match the signature exactly (plain,
-        C-contiguous ndarrays of the compiled shapes and dtypes; Function checks that).
-        Returns the outputs, or None when native code declined (a misaligned array)."""
-        outputs = [np.empty(shape, dtype) for shape, dtype in self._out_specs]
-        status = self._object_entry(*arrays, *outputs)
-        if status == OK:
-            return outputs
-        if status == FALLBACK:
-            return None
-        raise_for(status, self.name)
 
     def _argument(self, value, type, position):
         array = np.asarray(value)
