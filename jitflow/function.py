@@ -71,10 +71,9 @@ class Function:
                 self._info.hits += 1
                 return result if direct.structure is None else \
                     pytree.unflatten(direct.structure, result)
-            result = self._call_fast(args, direct, result)
-            if result is not _DECLINED:
-                return result
-        elif self._fast and not kwargs:
+            if result != FALLBACK:
+                raise_for(result, direct.name)
+        if self._fast and not kwargs:
             result = self._call_fast(args)
             if result is not _DECLINED:
                 return result
@@ -92,18 +91,20 @@ class Function:
         self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
 
-    def _call_fast(self, args, tried=None, status=FALLBACK):
-        """Plain ndarray arguments straight to native code: those of the DirectEntry
-        `tried` last (which returned `status`), or of another signature compiled before.
-        Returns _DECLINED when the checked path must run."""
-        if status != FALLBACK:
-            raise_for(status, tried.name)
-        executable = self._fast.get(_array_key(args))
+    def _call_fast(self, args):
+        """Arguments whose leaves are plain ndarrays of a signature compiled before: the
+        leaves straight to its native code (DirectEntry). When every argument is an
+        array, that entry is tried first next time (`_direct`: it checks the arrays
+        itself). Returns _DECLINED when the checked path must run."""
+        leaves = []
+        structure = pytree.flatten_leaves(args, leaves)
+        executable = self._fast.get((structure, _array_key(leaves)))
         direct = executable.direct_entry() if executable is not None else None
-        if direct is None or direct is tried:
+        if direct is None:
             return _DECLINED
-        self._direct = direct
-        result = direct.call(*args)
+        if all(child == pytree.LEAF for child in structure[2]):  # arrays, no containers
+            self._direct = direct
+        result = direct.call(*leaves)
         if result.__class__ is int:
             if result != FALLBACK:
                 raise_for(result, direct.name)
@@ -113,12 +114,15 @@ class Function:
             pytree.unflatten(direct.structure, result)
 
     def _remember_fast_path(self, args, kwargs, executable):
-        """Calls with exactly one plain C-contiguous ndarray per parameter can skip
-        binding, flattening and checking next time: their key says it all."""
-        if (self._fast_eligible and not kwargs and executable.backend == "native"
-                and len(args) == len(self.signature.parameters)
-                and all(type(a) is np.ndarray and a.flags.c_contiguous for a in args)):
-            self._fast[_array_key(args)] = executable
+        """Calls whose every leaf is a plain C-contiguous ndarray can skip binding,
+        flattening with paths and checking next time: their key says it all."""
+        if not (self._fast_eligible and not kwargs and executable.backend == "native"
+                and len(args) == len(self.signature.parameters)):
+            return
+        leaves = []
+        structure = pytree.flatten_leaves(args, leaves)
+        if all(type(a) is np.ndarray and a.flags.c_contiguous for a in leaves):
+            self._fast[(structure, _array_key(leaves))] = executable
 
     def trace(self, *args, **kwargs):
         """The graph traced for these arguments, before optimization."""

@@ -28,6 +28,19 @@ def _flatten(tree, path, leaves, paths):
     return LEAF
 
 
+def flatten_leaves(tree, leaves):
+    """flatten() without the paths (for the call fast path): appends the leaves to
+    `leaves` and returns the structure."""
+    if isinstance(tree, dict):
+        return (dict, tuple(tree), tuple([flatten_leaves(v, leaves) for v in tree.values()]))
+    if isinstance(tree, (tuple, list)):
+        return (type(tree), None, tuple([flatten_leaves(v, leaves) for v in tree]))
+    if tree is None:
+        return None
+    leaves.append(tree)
+    return LEAF
+
+
 def unflatten(structure, leaves):
     iterator = iter(leaves)
     result = _unflatten(structure, iterator)

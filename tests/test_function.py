@@ -198,4 +198,4 @@ def test_fast_path_is_not_used_for_numpy_scalars_or_keywords(monkeypatch):
     assert g(np.float64(1.0)) == 2.0 and g(np.float64(2.0)) == 3.0
     assert g(np.array(2.0)) == 3.0 and g(x=np.array(5.0)) == 6.0
     assert isinstance(g(np.array(2.0)), np.float64)
-    assert not g._fast or all(key[0][0] is np.ndarray for key in g._fast)
+    assert not g._fast or all(key[1][0][0] is np.ndarray for key in g._fast)

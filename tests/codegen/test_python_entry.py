@@ -131,3 +131,26 @@ def test_large_graphs_release_the_gil():
     small = native_for(lambda x: x + 1, np.zeros(elements // 4))
     assert "PyEval_SaveThread" in large.llvm_irs[0]
     assert "PyEval_SaveThread" not in small.llvm_irs[0]
+
+
+def test_arguments_in_containers_go_to_native_code_by_their_leaves():
+    f = jitflow.function(lambda p, x: ({k: v * x for k, v in p[0].items()}, p[1] + 1))
+    params = ({"a": np.arange(3.0), "b": np.ones(3)}, np.arange(3, dtype=np.int32))
+    x = np.full(3, 2.0)
+    for _ in range(3):
+        scaled, shifted = f(params, x)
+        np.testing.assert_array_equal(scaled["a"], params[0]["a"] * x)
+        np.testing.assert_array_equal(shifted, params[1] + 1)
+    assert f.cache_info().hits == 2 and f._direct is None  # only flat calls go direct
+
+
+def test_a_container_of_one_array_is_not_taken_for_the_array():
+    f = jitflow.function(lambda p, x: p[0] * x)
+    a, x = np.arange(6.0).reshape(2, 3), np.ones(3)
+    for _ in range(3):
+        np.testing.assert_array_equal(f((a,), x), a * x)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(a, x), a[0] * x)
+    for _ in range(2):
+        np.testing.assert_array_equal(f((a,), x), a * x)
+    assert f.cache_info().traces == 2
