@@ -53,7 +53,9 @@ class Function:
         self.signature = inspect.signature(fn)
         self.static = _static_names(self.signature, static_argnames, static_argnums)
         self._cache = {}
-        self._fast = {}  # _array_key(args) -> Executable, for plain ndarray calls
+        # (argument structure, _array_key(leaves)) -> Executable, for calls whose
+        # leaves are plain ndarrays
+        self._fast = {}
         self._direct = None  # the DirectEntry used last
         self._fast_eligible = not self.static and all(
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())

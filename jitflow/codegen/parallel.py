@@ -11,7 +11,9 @@ kept axis, never a reduced one) is cut into `count` contiguous chunks, chunk c f
 worker c. Everything else is serial: only worker 0 runs it, and barriers order the two.
 This keeps the lowering code as it is (a kernel emits into one function, reading
 values defined before it) instead of outlining each nest into a function of its own,
-which would need every pointer a body captures to be passed and rebuilt.
+which would need every pointer a body captures to be passed and rebuilt. Only a region
+the graph repeats is outlined (kernels.py): its function takes the same arguments as
+the body, splits its own nests, and reads its buffers from a frame of pointers.
 
 Every element, row or output slot is computed by the same code, in the same order,
 whoever runs it, so the results are the same bits for any number of threads. A chunk
