@@ -16,6 +16,7 @@ from ..ir.graph import Lit
 from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
+from .constants import global_for
 from .emitter import I8, I32, I64, PTR, Emitter, ltype
 from .kernels import SharedKernels
 from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
@@ -278,17 +279,10 @@ class Lowering:
         if flat.size and np.all(flat == flat[0]) and (
                 lit.type.dtype.kind != "f" or np.all(np.signbit(flat) == np.signbit(flat[0]))):
             return View(None, lit.type.dtype, array.shape, (0,) * array.ndim, 0, flat[0])
-        element = ltype(lit.type.dtype)
         data = np.ascontiguousarray(array, dtype=lit.type.dtype)
         if lit.type.dtype.kind == "b":
             data = data.astype(np.int8)
-        values = [element(v) for v in (data.tolist() if data.ndim == 0 else data.reshape(-1).tolist())]
-        values = values if values else [element(0)]
-        storage = ir.GlobalVariable(self.module, ir.ArrayType(element, len(values)),
-                                    name=f"const.{len(self.module.globals)}")
-        storage.initializer = ir.Constant(ir.ArrayType(element, len(values)), values)
-        storage.global_constant = True
-        storage.linkage = "internal"
+        storage = global_for(self.module, data, ltype(lit.type.dtype))
         return View.contiguous(self._remember(storage, "constant", lit), lit.type.dtype,
                                array.shape)
 
