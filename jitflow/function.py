@@ -18,6 +18,7 @@ from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
                      with_user_line)
 from .codegen.errors import FALLBACK, raise_for
 from .executable import Executable
+from .inspection import Lowered
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Tracer, make_graph
@@ -83,15 +84,28 @@ class Function:
         leaves, paths, structure, statics = self._split(bound)
         if any(isinstance(leaf, Tracer) for leaf in leaves):
             return self.fn(*args, **kwargs)  # called inside another trace: inline it
+        executable = self._executable(bound, leaves, paths, structure, statics)
+        self._remember_fast_path(args, kwargs, executable)
+        return executable(leaves)
+
+    def _executable(self, bound, leaves, paths, structure, statics):
         signature = Signature(structure, tuple(self._leaf_type(leaf, path) for leaf, path
                                                in zip(leaves, paths)), statics, tuple(paths))
         executable = self._cache.get(signature)
         if executable is None:
-            executable = self._compile(bound, signature)
-        else:
-            self._info.hits += 1
-        self._remember_fast_path(args, kwargs, executable)
-        return executable(leaves)
+            return self._compile(bound, signature)
+        self._info.hits += 1
+        return executable
+
+    def lower(self, *args, **kwargs):
+        """The compiled form of the signature these arguments have (compiled now if it
+        was not): its fused graph, LLVM IR and assembly (inspection.Lowered)."""
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        if any(isinstance(leaf, Tracer) for leaf in leaves):
+            raise TypeError(at_user_line(f"{self.__qualname__}.lower() needs arrays, not "
+                                         f"traced values"))
+        return Lowered(self._executable(bound, leaves, paths, structure, statics))
 
     def _call_fast(self, args):
         """Arguments whose leaves are plain ndarrays of a signature compiled before: the

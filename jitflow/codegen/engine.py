@@ -169,6 +169,18 @@ class CompiledModule:
             self._optimized_ir = "\n".join(texts)
         return self._optimized_ir
 
+    @property
+    def assembly(self):
+        """The machine code as assembly text, recomputed from the sources: what the
+        engine runs, though its object code may have come from the disk cache."""
+        texts = []
+        for source in self._sources():
+            module = llvm.parse_assembly(source)
+            machine = _target_machine(self._speed_level)  # never given to an engine
+            optimize_module(module, machine, self._speed_level)
+            texts.append(machine.emit_assembly(module))
+        return "\n".join(texts)
+
     def keep_for_the_process(self):
         """Never free this code, even once this object is gone: for code that threads
         run until the process ends."""
