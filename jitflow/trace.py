@@ -302,7 +302,13 @@ class Tracer:
 
     # --- methods ------------------------------------------------------------------
     reshape = _method("reshape")
-    transpose = _method("transpose")
+
+    def transpose(self, *axes):
+        """ndarray.transpose: the axes as one sequence, or one by one (x.transpose(1, 0))."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return _jnp().transpose(self, tuple(axes) if axes else None)
+
     sum, mean, prod = _method("sum"), _method("mean"), _method("prod")
     max, min = _method("max"), _method("min")
     argmax, argmin = _method("argmax"), _method("argmin")

@@ -427,6 +427,8 @@ IDENTITIES = {
     "x.T.T": lambda x: x.T.T,
     "transposes": lambda x: np.transpose(np.transpose(x.reshape(2, 3, 2), (1, 2, 0)),
                                          (1, 0, 2)),
+    "transpose methods": lambda x: x.reshape(2, 3, 2).transpose(1, 2, 0).transpose(
+        (2, 0, 1)).transpose([0, 2, 1]).transpose().transpose(None),
     "reshapes": lambda x: x.reshape(2, 6).reshape(3, 4).reshape(12),
     "broadcasts": lambda x: np.broadcast_to(np.broadcast_to(x[:1], (2, 4)), (5, 2, 4)),
     "x[:, :]": lambda x: x[:, :], "x[::-1][::-1]": lambda x: x[::-1][::-1],
