@@ -31,6 +31,7 @@ SGEMM_ROUTES = ("auto", "jitflow", "blas")
 
 def matmul(lo, node, inputs, outputs):
     (x, y), (out,) = inputs, outputs
+    x, out = _rows_of_the_batch(x, y, out)
     if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
     elif out.dtype == np.float32 and own_sgemm():
@@ -42,6 +43,17 @@ def matmul(lo, node, inputs, outputs):
         else:
             _gemm_per_batch(lo, x, y, out)(
                 lambda arguments: lo.builder.call(routine, arguments))
+
+
+def _rows_of_the_batch(x, y, out):
+    """x[b] @ y with one matrix y for the whole batch is one product of all the rows of
+    x with y, when x's rows lie evenly spaced (contiguous): one gemm of b * m rows
+    rather than b of m rows (a batch of vectors times a matrix was b matrix-vector
+    products, each reading all of y)."""
+    if len(y.shape) != 2 or len(x.shape) <= 2 or not x.is_contiguous():
+        return x, out
+    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    return x.reshape((rows, x.shape[-1])), out.reshape((rows, out.shape[-1]))
 
 
 def own_sgemm():

@@ -231,6 +231,19 @@ def test_batched_matmul_makes_one_call_per_batch_element_of_broadcast_batches(bl
     assert native.workspace_size == 0
 
 
+def test_a_batch_times_one_matrix_is_one_product_of_all_its_rows(blas_on):
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((6, 5, 7)), rng.standard_normal((7, 4))
+    result, native = run(lambda a, b: a @ b, x, y)
+    assert_matmul(result, x, y)
+    # rows, columns, depth: 30 rows in one call, no loop over the batch around it
+    assert re.search(r'call void @"scipy_cblas_dgemm"\(i32 101, i32 111, i32 111, '
+                     r'i32 30, i32 4, i32 7', native.llvm_ir)
+    result, native = run(lambda a, b: jnp.transpose(a, (1, 0, 2)) @ b, x, y)
+    assert_matmul(result, np.transpose(x, (1, 0, 2)), y)  # rows not evenly spaced
+    assert "i32 30, i32 4, i32 7" not in native.llvm_ir
+
+
 def test_without_the_library_the_generated_kernel_runs(monkeypatch, blas_on):
     monkeypatch.setattr(blas, "library", lambda: None)
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
