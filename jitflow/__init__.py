@@ -10,6 +10,7 @@
 from . import numpy
 from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
                        value_and_grad, vjp, vjp_graph)
+from .batching import vmap
 from .config import config
 from .errors import (BooleanIndexError, CompileWarning, ConcretizationError,
                      RetraceWarning, TracerLeakError)
@@ -30,7 +31,7 @@ def optimize(graph):
 
 
 __all__ = ["numpy", "config", "function", "grad", "value_and_grad", "vjp", "jvp",
-           "jacrev", "jacfwd", "jacobian", "hessian", "vjp_graph", "jvp_graph",
+           "jacrev", "jacfwd", "jacobian", "hessian", "vmap", "vjp_graph", "jvp_graph",
            "stop_gradient", "custom_vjp", "custom_jvp", "Function", "CacheInfo", "optimize", "verify",
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",

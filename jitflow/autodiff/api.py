@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from .. import pytree
+from ..batching.vmap import vmap
 from ..errors import at_user_line
 from ..trace import Tracer, constant_type
 from .linearize import Linearized, result, zeros_of
@@ -151,8 +152,8 @@ def jvp(fn, primals, tangents, has_aux=False):
 # --- Jacobians --------------------------------------------------------------------------
 
 def jacrev(fn, argnums=0):
-    """The Jacobian by reverse mode: one backward pass per output element. Each leaf has
-    shape output.shape + input.shape."""
+    """The Jacobian by reverse mode: one backward pass, batched over the output's
+    elements (vmap). Each leaf has shape output.shape + input.shape."""
     what = f"jacrev of '{_name(fn)}'"
 
     @functools.wraps(fn)
@@ -160,25 +161,33 @@ def jacrev(fn, argnums=0):
         lin = _linearize_for_jacobian(fn, args, kwargs, argnums, what)
         blocks = []
         for o, out_type in enumerate(lin.out_types):
-            rows = [lin.pullback(_one_hot(lin.out_types, o, k))
-                    for k in range(out_type.size)]
-            blocks.append([_assemble(out_type, in_type, [row[i] for row in rows], axis=0)
-                           for i, in_type in enumerate(lin.arg_types)])
+            def pull(seed, o=o):
+                seeds = [None] * len(lin.out_types)
+                seeds[o] = seed
+                return _filled(lin.pullback(seeds), lin.arg_types, out_type)
+            rows = _batched(pull, out_type, lin.arg_types, out_type)
+            blocks.append([_block(out_type, in_type, row, rows_first=True)
+                           for in_type, row in zip(lin.arg_types, rows)])
         return _nest(lin, blocks, argnums)
     return jacobian_rev
 
 
 def jacfwd(fn, argnums=0):
-    """The Jacobian by forward mode: one tangent pass per input element."""
+    """The Jacobian by forward mode: one tangent pass, batched over the input's elements
+    (vmap)."""
     what = f"jacfwd of '{_name(fn)}'"
 
     @functools.wraps(fn)
     def jacobian_fwd(*args, **kwargs):
         lin = _linearize_for_jacobian(fn, args, kwargs, argnums, what)
-        columns = [[lin.pushforward(_one_hot(lin.arg_types, i, k))
-                    for k in range(in_type.size)]
-                   for i, in_type in enumerate(lin.arg_types)]
-        blocks = [[_assemble(out_type, in_type, [col[o] for col in columns[i]], axis=-1)
+        columns = []
+        for i, in_type in enumerate(lin.arg_types):
+            def push(seed, i=i):
+                seeds = [None] * len(lin.arg_types)
+                seeds[i] = seed
+                return _filled(lin.pushforward(seeds), lin.out_types, in_type)
+            columns.append(_batched(push, in_type, lin.out_types, in_type))
+        blocks = [[_block(out_type, in_type, columns[i][o], rows_first=False)
                    for i, in_type in enumerate(lin.arg_types)]
                   for o, out_type in enumerate(lin.out_types)]
         return _nest(lin, blocks, argnums)
@@ -204,25 +213,38 @@ def _linearize_for_jacobian(fn, args, kwargs, argnums, what):
     return lin
 
 
-def _one_hot(types, which, k):
-    """Derivatives seeding element k of leaf `which`, None for every other leaf."""
-    seeds = [None] * len(types)
-    seed = np.zeros(types[which].size, types[which].strong().dtype)
-    seed[k] = 1
-    seeds[which] = seed.reshape(types[which].shape)
-    return seeds
+def _batched(pass_fn, seed_type, result_types, other_type):
+    """pass_fn (one derivative pass from one seed) run on every one-hot seed of
+    seed_type at once: per result, an array with the seeds' axis in front."""
+    size = seed_type.size
+    dtype = seed_type.strong().dtype
+    if size == 0:
+        return [np.zeros((0,) + t.shape, np.result_type(t.dtype, other_type.dtype))
+                for t in result_types]
+    seeds = np.eye(size, dtype=dtype).reshape((size,) + seed_type.shape)
+    return vmap(pass_fn)(seeds)
 
 
-def _assemble(out_type, in_type, pieces, axis):
-    """The block d out / d in, of shape out.shape + in.shape, from one derivative per
-    element: rows of in.shape (axis 0) or columns of out.shape (axis -1)."""
-    dtype = np.result_type(out_type.dtype, in_type.dtype)
+def _filled(derivatives, types, seed_type):
+    """A pass's results with zeros for its symbolic zeros (None), in the Jacobian's
+    dtype, so that the batched pass returns an array for every leaf."""
+    filled = []
+    for derivative, type in zip(derivatives, types):
+        dtype = np.result_type(type.dtype, seed_type.dtype)
+        filled.append(jnp.zeros(type.shape, dtype) if derivative is None
+                      else jnp.astype(derivative, dtype))
+    return filled
+
+
+def _block(out_type, in_type, stacked, rows_first):
+    """The block d out / d in, of shape out.shape + in.shape, from the batched pass:
+    with one row of in.shape per output element (rows_first), or one column of
+    out.shape per input element."""
     shape = out_type.shape + in_type.shape
-    if not pieces:
-        return zeros_of(type(out_type)(shape, dtype))
-    pieces = [jnp.zeros((in_type if axis == 0 else out_type).shape, dtype)
-              if p is None else jnp.astype(p, dtype) for p in pieces]
-    return result(jnp.reshape(jnp.stack(pieces, axis=axis), shape))
+    if not rows_first and len(out_type.shape) > 0:
+        order = tuple(range(1, len(out_type.shape) + 1)) + (0,)
+        stacked = jnp.transpose(stacked, order)
+    return result(jnp.reshape(stacked, shape))
 
 
 def _nest(lin, blocks, argnums):

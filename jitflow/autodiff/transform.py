@@ -69,10 +69,14 @@ def backward_pass(graph, env, out_cts, differentiated=None):
         node_cts = [cts.pop(var, None) for var in node.outputs]
         if all(ct is None for ct in node_cts) or not _takes_cotangents(node):
             continue
+        params = _params(node)
+        if node.prim.vjp_takes_needs:
+            params = dict(params, needs=tuple(
+                isinstance(v, Var) and differentiable(v.type) and depends(v)
+                for v in node.inputs))
         in_cts = node.prim.rule("vjp")(
             node_cts if node.prim.multiple_results else node_cts[0],
-            *(read(env, v) for v in node.inputs), out=_outputs(node, env),
-            **_params(node))
+            *(read(env, v) for v in node.inputs), out=_outputs(node, env), **params)
         for var, ct in zip(node.inputs, in_cts, strict=True):
             accumulate(var, ct)
     return [cts.get(var) for var in graph.inputs]

@@ -16,7 +16,9 @@ class Primitive:
     interpreter and constant folding all use it. Primitives owning subgraphs receive them
     as the keyword `subgraphs` in both.
 
-    vjp(ct, *primals, out, **params) -> one cotangent per input (None: zero), and
+    vjp(ct, *primals, out, **params) -> one cotangent per input (None: zero); with
+    vjp_takes_needs it also gets needs=(one bool per input) and may leave the cotangents
+    of inputs not needed as None (work that eager derivatives could not drop later), and
     jvp(tangents, *primals, out, **params) -> the output's tangent (None: zero), are
     written with jitflow's ops, so they trace and differentiate again. A primitive whose
     results are never floats has no rules, and says why in `no_gradient`.
@@ -30,6 +32,7 @@ class Primitive:
     pure: bool = True  # deterministic and effect-free: may be folded, merged or dropped
     ufunc: object = None  # the NumPy ufunc whose dtype rules an elementwise primitive follows
     vjp: Optional[Callable] = None
+    vjp_takes_needs: bool = False
     jvp: Optional[Callable] = None
     lower: Optional[Callable] = None
     no_gradient: str = ""

@@ -25,11 +25,16 @@ def matrix_transpose(x):
     return transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
 
 
+def _matmul_vjp(ct, x, y, *, out, needs):
+    # A product's cotangent costs as much as the product: skip those not needed (the
+    # constant weights of grad with respect to the data, say).
+    return [matmul(ct, matrix_transpose(y)) if needs[0] else None,
+            matmul(matrix_transpose(x), ct) if needs[1] else None]
+
+
 # The transform sums each cotangent over the batch axes its operand was broadcast along.
 matmul_p = register(Primitive(
-    "matmul", _matmul_type, np.matmul,
-    vjp=lambda ct, x, y, *, out: [matmul(ct, matrix_transpose(y)),
-                                  matmul(matrix_transpose(x), ct)],
+    "matmul", _matmul_type, np.matmul, vjp=_matmul_vjp, vjp_takes_needs=True,
     jvp=lambda tangents, x, y, *, out: add_tangents(
         None if tangents[0] is None else matmul(tangents[0], y),
         None if tangents[1] is None else matmul(x, tangents[1]))))

@@ -137,26 +137,31 @@ def _is_python_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _pow_partials(x, y, out):
+def _pow_partials(x, y, out, wanted):
     """d(x**y)/dx = y x**(y-1), taken as 0 where y == 0 (x**0 is constant 1, even at
     x = 0); d(x**y)/dy = log(x) x**y, taken as 0 at x == 0 (the limit from the right for
-    y > 0, where 0**y stays 0)."""
-    if _is_python_number(y):  # a constant exponent, or a weakly typed argument
+    y > 0, where 0**y stays 0). Only the `wanted` ones (None for the others): the log
+    of a negative base would warn eagerly about a derivative nobody asked for."""
+    d_x = d_y = None
+    if wanted[0] and _is_python_number(y):  # a constant exponent, or a weak argument
         d_x = multiply(y, power(x, y - 1)) if y != 0 else 0
-    else:
+    elif wanted[0]:
         d_x = where(equal(y, 0), 0, multiply(y, power(x, subtract(y, 1))))
-    return d_x, multiply(log(where(equal(x, 0), 1, x)), out)
+    if wanted[1]:
+        d_y = multiply(log(where(equal(x, 0), 1, x)), out)
+    return d_x, d_y
 
 
-def _pow_vjp(ct, x, y, *, out):
-    return [multiply(ct, d) for d in _pow_partials(x, y, out)]
+def _pow_vjp(ct, x, y, *, out, needs):
+    return [None if d is None else multiply(ct, d) for d in _pow_partials(x, y, out, needs)]
 
 
 def _pow_jvp(tangents, x, y, *, out):
-    return add_tangents(*map(scaled, tangents, _pow_partials(x, y, out)))
+    wanted = [t is not None for t in tangents]
+    return add_tangents(*map(scaled, tangents, _pow_partials(x, y, out, wanted)))
 
 
-pow_p = elementwise("pow", np.power, vjp=_pow_vjp, jvp=_pow_jvp)
+pow_p = elementwise("pow", np.power, vjp=_pow_vjp, vjp_takes_needs=True, jvp=_pow_jvp)
 
 
 def extremum_rules(x_wins):

@@ -280,3 +280,54 @@ def test_jacobians_of_integer_outputs_are_errors():
     for jacobian in (jitflow.jacrev, jitflow.jacfwd):
         with pytest.raises(TypeError, match="Jacobians need float outputs"):
             jacobian(lambda x: np.argmax(x))(np.ones(3))
+
+
+# --- cost: batched Jacobians, cotangents nobody needs -------------------------------------
+
+@pytest.mark.parametrize("jacobian", [jitflow.jacrev, jitflow.jacfwd])
+def test_jacobians_take_one_batched_pass_whatever_the_size(jacobian):
+    weights = {n: np.linspace(-1, 1, n * n).reshape(n, n) for n in (3, 40)}
+
+    def fn(x):
+        return np.tanh(x @ weights[x.shape[0]]) * x
+
+    sizes = []
+    for n in (3, 40):
+        x = np.linspace(-1, 1, n)
+        graph = jitflow.function(jacobian(fn)).trace(x)
+        sizes.append(len(graph.nodes))
+        expected = jitflow.jacrev(fn)(x) if jacobian is jitflow.jacfwd else None
+        got = jitflow.function(jacobian(fn))(x)
+        eps = 1e-6
+        numeric = np.stack([(fn(x + eps * e) - fn(x - eps * e)) / (2 * eps)
+                            for e in np.eye(n)], axis=1)
+        np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+        if expected is not None:
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+    assert sizes[0] == sizes[1]
+
+
+def count_evaluations(monkeypatch, name):
+    from jitflow.ir.primitive import REGISTRY
+    prim, calls = REGISTRY[name], []
+    original = prim.impl
+    monkeypatch.setattr(prim, "impl", lambda *a, **k: calls.append(1) or original(*a, **k))
+    return calls
+
+
+def test_eager_gradients_skip_the_products_nobody_needs(monkeypatch):
+    calls = count_evaluations(monkeypatch, "matmul")
+    x, w = np.ones((8, 5)), np.ones((5, 3))
+    jitflow.grad(lambda w: np.sum(x @ w))(w)  # d/dx of the product is not asked for
+    assert len(calls) == 2  # forward, and d/dw only
+
+
+def test_a_constant_exponent_gets_no_derivative_and_no_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log(x) of a negative x would warn
+        grad = jitflow.grad(lambda v: np.sum(v ** 2))(np.array([-1.5, 2.0]))
+        _, tangent = jitflow.jvp(lambda v: np.sum(v ** 3), (np.array([-1.0]),),
+                                 (np.array([1.0]),))
+    np.testing.assert_allclose(grad, [-3.0, 4.0])
+    np.testing.assert_allclose(tangent, 3.0)
