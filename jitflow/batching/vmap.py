@@ -6,6 +6,7 @@ it binds public ops, so the same code runs eagerly on NumPy values and records n
 inside a trace, where they are optimized and compiled with the rest.
 """
 import functools
+import re
 
 from .. import ops, pytree
 from ..autodiff.linearize import leaf_type, result
@@ -40,15 +41,16 @@ def vmap(fn, in_axes=0, out_axes=0):
     in_axes: the axis each positional argument is mapped along (an int, negative counts
     from the end), or None for an argument every element shares; one value for all
     arguments, or a tuple with one entry per argument (each applying to all of that
-    argument's leaves). out_axes: where the batch axis goes in every result leaf."""
+    argument's leaves). Keyword arguments are mapped along their axis 0, as in JAX.
+    out_axes: where the batch axis goes in every result leaf."""
     what = f"vmap of '{getattr(fn, '__qualname__', None) or repr(fn)}'"
 
     @functools.wraps(fn)
-    def mapped(*args):
-        axes = _leaf_axes(args, in_axes, what)
-        leaves, paths, structure = pytree.flatten(args)
-        types = [leaf_type(leaf, f"{what}: argument {path[1:-1]}")
-                 for leaf, path in zip(leaves, paths)]
+    def mapped(*args, **kwargs):
+        axes = _leaf_axes(args, in_axes, what) + [0] * len(pytree.flatten(kwargs)[0])
+        leaves, paths, structure = pytree.flatten((args, kwargs))
+        paths = [_argument_name(path) for path in paths]
+        types = [leaf_type(leaf, f"{what}: {path}") for leaf, path in zip(leaves, paths)]
         size = _batch_size(types, axes, paths, what)
         fronts = [leaf if axis is None else _move_axis(leaf, axis, 0)
                   for leaf, axis in zip(leaves, axes)]
@@ -56,7 +58,8 @@ def vmap(fn, in_axes=0, out_axes=0):
                    for t, axis in zip(types, axes)]
         with GraphBuilder(what) as builder:
             tracers = [builder.new_input(t, p) for t, p in zip(example, paths)]
-            out = fn(*pytree.unflatten(structure, tracers))
+            positional, keywords = pytree.unflatten(structure, tracers)
+            out = fn(*positional, **keywords)
             out_leaves, _, out_structure = pytree.flatten(out)
             graph = builder.build(out_leaves)
         outer = builder.outer_values()
@@ -92,16 +95,22 @@ def _batch_size(types, axes, paths, what):
     for type, axis, path in zip(types, axes, paths):
         if axis is None:
             continue
-        axis = _axis(axis, type.ndim, what, f"in_axes of argument {path[1:-1]}",
-                     type.shape)
-        sizes[path[1:-1]] = type.shape[axis]
+        axis = _axis(axis, type.ndim, what, f"in_axes of {path}", type.shape)
+        sizes[path] = type.shape[axis]
     if not sizes:
         raise ValueError(at_user_line(f"{what}: no argument is mapped (every in_axes "
                                       f"entry is None)"))
     if len(set(sizes.values())) > 1:
-        listed = ", ".join(f"argument {p} has size {s}" for p, s in sizes.items())
+        listed = ", ".join(f"{p} has size {s}" for p, s in sizes.items())
         raise ValueError(at_user_line(f"{what}: mapped axes differ in size: {listed}"))
     return next(iter(sizes.values()))
+
+
+def _argument_name(path):
+    """'argument 0', "argument 'scale'" or 'argument 1['w']' for a leaf's path in the
+    pair (positional arguments, keyword arguments)."""
+    match = re.match(r"\[[01]\]\[([^\]]+)\](.*)$", path)
+    return f"argument {match.group(1)}{match.group(2)}"
 
 
 def _axis(axis, ndim, what, name, shape=None):
