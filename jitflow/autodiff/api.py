@@ -159,15 +159,10 @@ def jacrev(fn, argnums=0):
     @functools.wraps(fn)
     def jacobian_rev(*args, **kwargs):
         lin = _linearize_for_jacobian(fn, args, kwargs, argnums, what)
-        blocks = []
-        for o, out_type in enumerate(lin.out_types):
-            def pull(seed, o=o):
-                seeds = [None] * len(lin.out_types)
-                seeds[o] = seed
-                return _filled(lin.pullback(seeds), lin.arg_types, out_type)
-            rows = _batched(pull, out_type, lin.arg_types, out_type)
-            blocks.append([_block(out_type, in_type, row, rows_first=True)
-                           for in_type, row in zip(lin.arg_types, rows)])
+        rows = _pass_per_seed_leaf(lin.pullback, lin.out_types, lin.arg_types)
+        blocks = [[_block(out_type, in_type, rows[o][i], rows_first=True)
+                   for i, in_type in enumerate(lin.arg_types)]
+                  for o, out_type in enumerate(lin.out_types)]
         return _nest(lin, blocks, argnums)
     return jacobian_rev
 
@@ -180,13 +175,7 @@ def jacfwd(fn, argnums=0):
     @functools.wraps(fn)
     def jacobian_fwd(*args, **kwargs):
         lin = _linearize_for_jacobian(fn, args, kwargs, argnums, what)
-        columns = []
-        for i, in_type in enumerate(lin.arg_types):
-            def push(seed, i=i):
-                seeds = [None] * len(lin.arg_types)
-                seeds[i] = seed
-                return _filled(lin.pushforward(seeds), lin.out_types, in_type)
-            columns.append(_batched(push, in_type, lin.out_types, in_type))
+        columns = _pass_per_seed_leaf(lin.pushforward, lin.arg_types, lin.out_types)
         blocks = [[_block(out_type, in_type, columns[i][o], rows_first=False)
                    for i, in_type in enumerate(lin.arg_types)]
                   for o, out_type in enumerate(lin.out_types)]
@@ -213,16 +202,28 @@ def _linearize_for_jacobian(fn, args, kwargs, argnums, what):
     return lin
 
 
-def _batched(pass_fn, seed_type, result_types, other_type):
-    """pass_fn (one derivative pass from one seed) run on every one-hot seed of
-    seed_type at once: per result, an array with the seeds' axis in front."""
+def _pass_per_seed_leaf(derivative_pass, seed_types, result_types):
+    """For each leaf of seed_types, derivative_pass (seeds, None for zero, -> one
+    derivative per result leaf) run on every one-hot seed of that leaf at once: per
+    result leaf, an array with the seeds' axis in front."""
+    stacked = []
+    for which, seed_type in enumerate(seed_types):
+        def one_pass(seed, which=which, seed_type=seed_type):
+            seeds = [None] * len(seed_types)
+            seeds[which] = seed
+            return _filled(derivative_pass(seeds), result_types, seed_type)
+        stacked.append(_batched(one_pass, seed_type, result_types))
+    return stacked
+
+
+def _batched(one_pass, seed_type, result_types):
+    """one_pass run on all the one-hot seeds of seed_type at once (vmap)."""
     size = seed_type.size
-    dtype = seed_type.strong().dtype
     if size == 0:
-        return [np.zeros((0,) + t.shape, np.result_type(t.dtype, other_type.dtype))
+        return [np.zeros((0,) + t.shape, np.result_type(t.dtype, seed_type.dtype))
                 for t in result_types]
-    seeds = np.eye(size, dtype=dtype).reshape((size,) + seed_type.shape)
-    return vmap(pass_fn)(seeds)
+    seeds = np.eye(size, dtype=seed_type.strong().dtype).reshape((size,) + seed_type.shape)
+    return vmap(one_pass)(seeds)
 
 
 def _filled(derivatives, types, seed_type):

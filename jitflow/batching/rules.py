@@ -34,7 +34,7 @@ def align(x, batched, rank):
 
 
 def batched_to_front(x, size):
-    """x with the batch axis in front: broadcast along it if x is unbatched."""
+    """Unbatched x repeated along a new batch axis in front (a broadcast, no copy)."""
     shape = shape_of(x)
     return ops.broadcast_to(x, (size,) + shape)
 
