@@ -10,11 +10,8 @@ right, only slower.
 import numpy as np
 
 from .. import ops
+from ..ops.slicing import shape_of
 from ..trace import bind, constant_type
-
-
-def shape_of(x):
-    return constant_type(x).shape
 
 
 def example_rank(x, batched):
@@ -50,7 +47,8 @@ def broadcasting(prim, args, batched, size, **params):
 def _matmul(prim, args, batched, size):
     x, y = args
     if batched[0] and not batched[1] and len(shape_of(y)) == 2:
-        # One product with every row of the batch, rather than one per element.
+        # One product with every row of the batch: eagerly, NumPy would run one per
+        # element (compiled code merges contiguous rows by itself, matmul.py).
         shape = shape_of(x)
         rows = ops.reshape(x, (int(np.prod(shape[:-1], dtype=np.int64)), shape[-1]))
         return ops.reshape(ops.matmul(rows, y), shape[:-1] + shape_of(y)[-1:])

@@ -8,7 +8,8 @@ inside a trace, where they are optimized and compiled with the rest.
 import functools
 import re
 
-from .. import ops, pytree
+from .. import numpy as jnp
+from .. import pytree
 from ..autodiff.linearize import leaf_type, result
 from ..autodiff.transform import read
 from ..errors import at_user_line
@@ -52,7 +53,7 @@ def vmap(fn, in_axes=0, out_axes=0):
         paths = [_argument_name(path) for path in paths]
         types = [leaf_type(leaf, f"{what}: {path}") for leaf, path in zip(leaves, paths)]
         size = _batch_size(types, axes, paths, what)
-        fronts = [leaf if axis is None else _move_axis(leaf, axis, 0)
+        fronts = [leaf if axis is None else jnp.moveaxis(leaf, axis, 0)
                   for leaf, axis in zip(leaves, axes)]
         example = [t if axis is None else t.with_shape(_drop(t.shape, axis))
                    for t, axis in zip(types, axes)]
@@ -65,7 +66,7 @@ def vmap(fn, in_axes=0, out_axes=0):
         outer = builder.outer_values()
         batched = [axis is not None for axis in axes] + [False] * len(outer)
         outs = batch_graph(graph, fronts + outer, batched, size)
-        outs = [result(_move_axis(o, 0, _axis(out_axes, len(constant_type(o).shape),
+        outs = [result(jnp.moveaxis(o, 0, _axis(out_axes, len(constant_type(o).shape),
                                               what, "out_axes"))) for o in outs]
         return pytree.unflatten(out_structure, outs)
     return mapped
@@ -123,13 +124,3 @@ def _axis(axis, ndim, what, name, shape=None):
 def _drop(shape, axis):
     axis %= len(shape)
     return shape[:axis] + shape[axis + 1:]
-
-
-def _move_axis(x, source, destination):
-    ndim = len(constant_type(x).shape)
-    source, destination = source % ndim, destination % ndim
-    if source == destination:
-        return x
-    order = [a for a in range(ndim) if a != source]
-    order.insert(destination, source)
-    return ops.transpose(x, order)
