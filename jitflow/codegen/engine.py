@@ -147,10 +147,10 @@ class CompiledModule:
         _initialize()
         objects = compilation.finish()
         self.from_cache = compilation.from_cache
-        self._sources, self._speed_level = compilation.sources, compilation.speed_level
+        self._sources, self._speed_levels = compilation.sources, compilation.speed_levels
         self._optimized_ir = None
         self._engine = llvm.create_mcjit_compiler(  # owns its TargetMachine
-            llvm.parse_assembly(""), _target_machine(self._speed_level))
+            llvm.parse_assembly(""), _target_machine(compilation.speed_level))
         for code in objects:
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         self._engine.finalize_object()
@@ -161,10 +161,9 @@ class CompiledModule:
         (printing costs milliseconds)."""
         if self._optimized_ir is None:
             texts = []
-            for source in self._sources():
+            for source, level in zip(self._sources(), self._speed_levels):
                 module = llvm.parse_assembly(source)
-                optimize_module(module, _target_machine(self._speed_level),
-                                self._speed_level)
+                optimize_module(module, _target_machine(level), level)
                 texts.append(str(module))
             self._optimized_ir = "\n".join(texts)
         return self._optimized_ir
@@ -174,10 +173,10 @@ class CompiledModule:
         """The machine code as assembly text, recomputed from the sources: what the
         engine runs, though its object code may have come from the disk cache."""
         texts = []
-        for source in self._sources():
+        for source, level in zip(self._sources(), self._speed_levels):
             module = llvm.parse_assembly(source)
-            machine = _target_machine(self._speed_level)  # never given to an engine
-            optimize_module(module, machine, self._speed_level)
+            machine = _target_machine(level)  # never given to an engine
+            optimize_module(module, machine, level)
             texts.append(machine.emit_assembly(module))
         return "\n".join(texts)
 
@@ -208,19 +207,22 @@ class Compilation:
     module), and by the caller too once it has no more (`finish`)."""
 
     def __init__(self, speed_level):
-        self.speed_level = speed_level
+        self.speed_level = speed_level  # of modules added without one
+        self.speed_levels = []
         self._texts, self._keys, self._objects = [], [], []
         self._queue, self._closed, self._errors, self._helpers = [], False, [], []
         self._ready = threading.Condition()
         self.from_cache = True
 
-    def add(self, text, key_text=None, in_background=True):
+    def add(self, text, key_text=None, in_background=True, speed_level=None):
         """Add a module: `text`, or a function returning it (called only if the module
         is not cached; then `key_text` names it in the cache, else its text does).
         in_background: start a helper thread on it now, rather than leaving it to the
         caller's finish() (so a single module never starts a thread)."""
-        key = disk_cache.key(f"O{self.speed_level}\n{key_text or text}", host_fingerprint())
+        level = self.speed_level if speed_level is None else speed_level
+        key = disk_cache.key(f"O{level}\n{key_text or text}", host_fingerprint())
         code = disk_cache.load(key)
+        self.speed_levels.append(level)
         self._texts.append(text)
         self._keys.append(key)
         self._objects.append(code)
@@ -277,7 +279,8 @@ class Compilation:
                 index = self._queue.pop()
             text = self._texts[index]
             try:
-                code = _object_code(text() if callable(text) else text, self.speed_level)
+                code = _object_code(text() if callable(text) else text,
+                                    self.speed_levels[index])
             except BaseException as error:  # raised again by finish()
                 self._errors.append(error)
                 continue

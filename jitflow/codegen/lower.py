@@ -40,8 +40,8 @@ class Lowering:
     each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow", on_segment=None):
-        """on_segment(module) is called with each segment's module but the first (which
-        gets the entry point last) as soon as it is complete."""
+        """on_segment(module) is called with each segment's module as soon as it is
+        complete, when there are several (see entry_module)."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
@@ -86,7 +86,7 @@ class Lowering:
             status = self.builder.select(self.builder.icmp_signed("!=", status, I32(OK)),
                                          status, theirs)
         self._return(status)
-        if len(self.modules) > 1 and self._on_segment is not None:
+        if (not last or len(self.modules) > 1) and self._on_segment is not None:
             self._on_segment(self.module)
         return serial_pending
 
@@ -229,9 +229,35 @@ class Lowering:
         self._copy_outputs(self._outputs)
         self.aliases.annotate_new()
         self._close_segment(last=True)
-        if self.threads > 1:
-            first = self.modules[0].get_global(BODY)
-            define_entry(self.modules[0], first, self.threads, self._split_any, ENTRY)
+        self._define_entry()
+
+    # --- the entry point ------------------------------------------------------------------
+    # With one segment, the entry point goes into its module. With several, it gets a
+    # module of its own (entry_module), so that every segment can compile as soon as it
+    # is lowered: the entry depends on the whole walk (whether any nest was split, and
+    # the workspace's size for the Python entry), and the first segment's module was
+    # the largest, compiled last, on the critical path of the build.
+    def _define_entry(self):
+        alone = len(self.modules) == 1
+        self.entry_module = self.modules[0] if alone else ir.Module(f"{self.name}.entry")
+        if self.threads == 1:
+            return  # the first segment's function is the entry
+        first = self._declared(self.modules[0].get_global(BODY))
+        if alone:
+            first.linkage = "internal"  # inlined into the entry when nothing was split
+        define_entry(self.entry_module, first, self.threads, self._split_any, ENTRY)
+
+    def entry_function(self):
+        """ENTRY in entry_module (declared there if another module defines it)."""
+        return self._declared(self.modules[0].get_global(ENTRY)
+                              if self.threads == 1 else self.entry_module.get_global(ENTRY))
+
+    def _declared(self, function):
+        if function.module is self.entry_module:
+            return function
+        existing = self.entry_module.globals.get(function.name)
+        return existing if existing is not None else \
+            ir.Function(self.entry_module, function.function_type, function.name)
 
     def _output_buffers(self):
         """Graph outputs get their own argument buffers; a node that produces one writes

@@ -139,8 +139,7 @@ def define_entry(module, body, count, used, name):
     entry = ir.Function(module, ir.FunctionType(I32, [PTR]), name)
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     (args,) = entry.args
-    body.linkage = "internal"
-    if not used:  # inlined: the entry is the body, as in one thread
+    if not used:  # with `body` internal, inlined: the entry is the body, as in one thread
         b.ret(b.call(body, [args, I64(0), I64(count), NULL]))
     else:
         b.ret(b.call(declare_run(module), [body, args, I64(count)]))

@@ -65,11 +65,28 @@ def test_segments_give_the_bits_of_one_module(rows, budget, threads, seed):
 
 def test_every_segment_calls_the_next_one(monkeypatch):
     native = compile_native(classifier, classifier_inputs(300, 0), 1, 2, monkeypatch)
-    count = len(native.llvm_irs)
-    for index, text in enumerate(native.llvm_irs):
+    *segments, entry = native.llvm_irs
+    for index, text in enumerate(segments):
         assert re.search(rf'define [^@]*@"jitflow_body{f".{index}" if index else ""}"', text)
         calls_next = f'call i32 @"jitflow_body.{index + 1}"' in text
-        assert calls_next == (index < count - 1)
+        assert calls_next == (index < len(segments) - 1)
+        assert "jitflow_entry" not in text and "jitflow_python_call" not in text
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_several_segments_put_the_entry_points_in_a_module_compiled_last(threads,
+                                                                        monkeypatch):
+    """So that each segment compiles as soon as it is lowered; the entry points only
+    check arguments and call the first segment, so they are compiled at speed level 0."""
+    args = classifier_inputs(300, 0)
+    native = compile_native(classifier, args, 1, threads, monkeypatch)
+    *segments, entry = native.llvm_irs
+    assert re.search(r'define [^@]*@"jitflow_python_call"', entry)
+    first = "jitflow_body" if threads > 1 else "jitflow_entry"
+    assert re.search(rf'declare [^@]*@"{first}"', entry)
+    assert native.compiled._speed_levels == [3] * len(segments) + [0]
+    for result, expected in zip(native.python_entry(*args), classifier(*args)):
+        np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
 
 
 def serial_then_parallel(x, y):
