@@ -25,9 +25,11 @@ from .threads import thread_count
 # on the benchmarks' kernels and on every sgemm shape: loop strength reduction (it runs
 # again in code generation, after the pass pipeline has shaped the loops) and the
 # machine instruction schedulers. Without them, code generation of the MLP training
-# step's modules took 49-56 ms instead of 100-105. These are LLVM's process-wide
-# options: other llvmlite users in the process see them too.
-CODEGEN_OPTIONS = ("-disable-lsr", "-enable-misched=false", "-enable-post-misched=false")
+# step's modules took 49-56 ms instead of 100-105; without the post-RA list scheduler
+# too, 37-39 ms of CPU instead of 41-43 (the same object code size). These are LLVM's
+# process-wide options: other llvmlite users in the process see them too.
+CODEGEN_OPTIONS = ("-disable-lsr", "-enable-misched=false", "-enable-post-misched=false",
+                   "-post-RA-scheduler=false")
 
 
 @functools.cache
