@@ -77,6 +77,23 @@ def combine(em, op, dtype, x, y):
     return SCALAR[COMBINE[op]](em, x, y, dtype=np.dtype(dtype))
 
 
+def fold_in_order(em, op, dtype, acc, value):
+    """acc . value as NumPy's binary loop computes it (a column reduction's order).
+
+    A float max keeps acc where acc > value or acc is NaN, else takes value: a NaN
+    stays once met, and a tie (0.0 against -0.0) takes value, as NumPy's maximum does.
+    Written with two plain compares, not the integer orderings of scalar.maximum, which
+    cost 3 times the instructions: a condition that is not one compare of the select's
+    arms is no min/max pattern to LLVM (see scalar.compare_floats), and where LLVM
+    proves acc is never NaN and the condition becomes one, the select's arms are acc and
+    an element, whose nesting (max(max(acc, a), b)) LLVM folds soundly."""
+    if op not in ("reduce_max", "reduce_min") or np.dtype(dtype).kind != "f":
+        return combine(em, op, dtype, acc, value)
+    b = em.b
+    beats = b.fcmp_ordered(">" if op == "reduce_max" else "<", acc, value)
+    return b.select(b.or_(beats, b.fcmp_unordered("uno", acc, acc)), acc, value)
+
+
 class VectorWalk:
     """Walks contiguous memory in vectors of `width` lanes, spread over ACCUMULATORS
     accumulators: element e goes to lane e % width of accumulator (e // width) %

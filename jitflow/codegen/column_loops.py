@@ -5,12 +5,12 @@ element into its output slot.
 When the innermost loop runs along a kept axis (a column reduction), it is elementwise
 over the outputs and vectorizes as it is. Each slot folds its elements one after the
 other, in the order of the reduced indices (in memory order), which is NumPy's order for
-these reductions too. The fold is the elementwise rule (scalar.py): max and min
-propagate NaN from either side.
+these reductions too. Max and min fold as NumPy's maximum and minimum do: NaN from
+either side propagates, and ties take the element (accumulate.fold_in_order).
 """
 import math
 
-from .accumulate import combine, identity
+from .accumulate import fold_in_order, identity
 from .emitter import I64
 from .reduced_views import reduced_view
 from .views import View, collapse
@@ -47,8 +47,9 @@ def lower_columns(lo, region, operands, outputs, inline_checks, order):
             env = _evaluate(lo, phase, inline_checks, operands, used, at)
             for (value, out), offset in zip(stores, at[len(used):]):
                 em.store(env[value], out.base, out.dtype, offset)
-            folded = [combine(em, r.op, out.dtype, acc,
-                              em.cast(env[r.inputs[0]], r.inputs[0].type.dtype, out.dtype))
+            folded = [fold_in_order(em, r.op, out.dtype, acc,
+                                    em.cast(env[r.inputs[0]], r.inputs[0].type.dtype,
+                                            out.dtype))
                       for (r, out), acc in zip(targets, folded)]
         for (_, out), slot, value in zip(targets, slots, folded):
             em.store(value, out.base, out.dtype, slot)
