@@ -180,7 +180,7 @@ def _exact_constant(value, dst):
     return ir.Constant(ltype(dst), float(converted))
 
 
-# --- functions of runtime modules (pool.py, gemm_ir.py) ----------------------------------
+# --- functions of runtime modules (pool.py, the gemm_*.py library) ---------------------
 
 def define_function(module, name, result, params, internal=True, attributes=()):
     """A function to define, and a builder at its start."""
