@@ -180,6 +180,18 @@ def _exact_constant(value, dst):
     return ir.Constant(ltype(dst), float(converted))
 
 
+# --- functions across modules -------------------------------------------------------
+
+def declared_in(module, function):
+    """`function` as `module` calls it: itself, or a declaration of it there when another
+    module defines it (the modules are linked by name)."""
+    if function.module is module:
+        return function
+    existing = module.globals.get(function.name)
+    return existing if existing is not None else \
+        ir.Function(module, function.function_type, function.name)
+
+
 # --- functions of runtime modules (pool.py, the gemm_*.py library) ---------------------
 
 def define_function(module, name, result, params, internal=True, attributes=()):

@@ -29,7 +29,7 @@ from llvmlite import ir
 
 from ..ir.graph import Lit
 from ..ir.printer import format_graph
-from .emitter import I64, PTR
+from .emitter import I64, PTR, declared_in
 from .views import View
 
 KERNEL = "jitflow_kernel"
@@ -102,7 +102,7 @@ class SharedKernels:
         frame = lo.entry_alloca(ir.ArrayType(PTR, max(1, len(pointers))))
         for index, pointer in enumerate(pointers):
             b.store(pointer, b.gep(frame, [I64(index)], source_etype=PTR))
-        callee = self._declared(kernel.function)
+        callee = declared_in(self._module, kernel.function)
         if lo.workers is None:
             lo.em.error.merge(b.call(callee, [frame]))
             return
@@ -111,13 +111,6 @@ class SharedKernels:
                                           workers.barrier]))
         workers.serial_pending = kernel.serial_pending
         workers.open_serial()
-
-    def _declared(self, function):
-        if function.module is self._module:
-            return function
-        existing = self._module.globals.get(function.name)
-        return existing if existing is not None else \
-            ir.Function(self._module, function.function_type, function.name)
 
 
 class _Frame:

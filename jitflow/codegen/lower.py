@@ -17,7 +17,7 @@ from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
 from .constants import global_for
-from .emitter import I8, I32, I64, PTR, Emitter, ltype
+from .emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
 from .kernels import SharedKernels
 from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
@@ -242,22 +242,15 @@ class Lowering:
         self.entry_module = self.modules[0] if alone else ir.Module(f"{self.name}.entry")
         if self.threads == 1:
             return  # the first segment's function is the entry
-        first = self._declared(self.modules[0].get_global(BODY))
+        first = declared_in(self.entry_module, self.modules[0].get_global(BODY))
         if alone:
             first.linkage = "internal"  # inlined into the entry when nothing was split
         define_entry(self.entry_module, first, self.threads, self._split_any, ENTRY)
 
     def entry_function(self):
         """ENTRY in entry_module (declared there if another module defines it)."""
-        return self._declared(self.modules[0].get_global(ENTRY)
-                              if self.threads == 1 else self.entry_module.get_global(ENTRY))
-
-    def _declared(self, function):
-        if function.module is self.entry_module:
-            return function
-        existing = self.entry_module.globals.get(function.name)
-        return existing if existing is not None else \
-            ir.Function(self.entry_module, function.function_type, function.name)
+        return declared_in(self.entry_module, self.modules[0].get_global(ENTRY)
+                           if self.threads == 1 else self.entry_module.get_global(ENTRY))
 
     def _output_buffers(self):
         """Graph outputs get their own argument buffers; a node that produces one writes
