@@ -23,7 +23,7 @@ and -0.0 keep the value met first in each lane (NumPy leaves that sign to its ow
 import numpy as np
 from llvmlite import ir
 
-from .emitter import I32, I64, ltype
+from .emitter import I32, I64, ltype, masked_memory
 from .scalar import RULES as SCALAR
 
 VECTOR_BYTES = 64
@@ -153,7 +153,7 @@ class VectorWalk:
         mask = ir.Constant(ir.VectorType(ir.IntType(1), self.width),
                            [1] * count + [0] * (self.width - count))
         padding = self.em.const(self.padding(), self.source).constant
-        value = b.call(_masked_load(self.lo.module, loaded),
+        value = b.call(masked_memory(self.lo.module, "load", loaded),
                        [at, I32(align), mask, self.splat(padding, loaded)])
         self._fold_vector(slot, self._widened(value), I64(start))
 
@@ -267,21 +267,6 @@ def widens(source, target):
 
 def _power_of_two(count):
     return 1 << (count - 1).bit_length()
-
-
-def _masked_load(module, vector):
-    """llvm.masked.load for `vector` (the classic form with an alignment operand, which
-    LLVM 22 upgrades to its own)."""
-    element = vector.element
-    suffix = {ir.FloatType(): "f32", ir.DoubleType(): "f64"}.get(element) or \
-        f"i{element.width}"
-    name = f"llvm.masked.load.v{vector.count}{suffix}.p0"
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    mask = ir.VectorType(ir.IntType(1), vector.count)
-    return ir.Function(module, ir.FunctionType(vector, [ir.PointerType(), I32, mask, vector]),
-                       name)
 
 
 def _indices(values):

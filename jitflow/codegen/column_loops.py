@@ -3,7 +3,7 @@ start as the reductions' identities, then one loop nest walks the domain and fol
 element into its output slot.
 
 When the innermost loop runs along a kept axis (a column reduction), it is elementwise
-over the outputs and vectorizes as it is. Each slot folds its elements one after the
+over the outputs, and runs on vectors of output slots (vector_loops.py). Each slot folds its elements one after the
 other, in the order of the reduced indices (in memory order), which is NumPy's order for
 these reductions too. Max and min fold as NumPy's maximum and minimum do: NaN from
 either side propagates, and ties take the element (accumulate.fold_in_order).
@@ -11,7 +11,6 @@ either side propagates, and ties take the element (accumulate.fold_in_order).
 import math
 
 from .accumulate import fold_in_order, identity
-from .emitter import I64
 from .reduced_views import reduced_view
 from .views import View, collapse
 
@@ -43,7 +42,7 @@ def lower_columns(lo, region, operands, outputs, inline_checks, order):
         slots = offsets[len(used) + len(stores):]
         folded = [em.load(out.base, out.dtype, slot) for (_, out), slot in zip(targets, slots)]
         for t in range(count):
-            at = [em.add(offset, I64(t * step)) for offset, step in zip(offsets, steps)]
+            at = [em.advanced(offset, t * step) for offset, step in zip(offsets, steps)]
             env = _evaluate(lo, phase, inline_checks, operands, used, at)
             for (value, out), offset in zip(stores, at[len(used):]):
                 em.store(env[value], out.base, out.dtype, offset)
@@ -77,8 +76,10 @@ def _walk(lo, shape, views, first_slot, elements):
     split = len(loop_shape) >= 2 and slots and loop_shape[-2] >= 2 * UNROLL and \
         all(s[-2] == 0 and s[-1] != 0 for s in slots)
     if not split:
+        # Vector lanes may share nothing: each output slot must be its lane's own.
+        own_slots = bool(loop_shape) and all(s[-1] != 0 for s in slots)
         lo.loop_nest(shape, views, lambda offsets: elements(offsets, [0] * len(views), 1),
-                     owner=first_slot, work=work)
+                     owner=first_slot, work=work, vector=own_slots)
         return
     steps = [s[-2] for s in strides]
     passes, rest = divmod(loop_shape[-2], UNROLL)
@@ -91,8 +92,8 @@ def _walk(lo, shape, views, first_slot, elements):
                             v.offset + first * s[-2], v.constant)
                        for v, s in zip(views, strides)]
     lo.loop_nest(*collapsed(passes, 0, UNROLL), lambda offsets: elements(offsets, steps, UNROLL),
-                 owner=first_slot, work=work)
+                 owner=first_slot, work=work, vector=True)
     if rest:
         lo.loop_nest(*collapsed(rest, passes * UNROLL, 1),
                      lambda offsets: elements(offsets, steps, 1), owner=first_slot,
-                     work=work)
+                     work=work, vector=True)

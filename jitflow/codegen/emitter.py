@@ -2,7 +2,12 @@
 
 Scalar operations follow NumPy's exact semantics (signed zeros, NaN, integer division by
 zero, float->int casts of NaN), since compiled results must equal NumPy's.
+
+The same operations build vector code: inside `Emitter.vectorized(lanes)` every value is
+a vector of `lanes` elements, constants are splats, and loads and stores take a
+`LaneOffset` (the lanes' element offsets) instead of an offset.
 """
+from collections import namedtuple
 from contextlib import contextmanager
 
 import numpy as np
@@ -21,6 +26,46 @@ def ltype(dtype):
     return LLVM_TYPES[np.dtype(dtype)]
 
 
+def shaped_like(kind, element):
+    """`element`, or a vector of it as long as `kind` when `kind` is a vector type."""
+    return ir.VectorType(element, kind.count) if isinstance(kind, ir.VectorType) else element
+
+
+def element_of(kind):
+    return kind.element if isinstance(kind, ir.VectorType) else kind
+
+
+class Splat(ir.Constant):
+    """A vector constant with one value in every lane, printed as LLVM's `splat (T v)`:
+    a 16-lane constant in a tenth of the text to print and parse."""
+
+    def __init__(self, vector, value):
+        super().__init__(vector, value)
+        self.element = ir.Constant(vector.element, value)
+
+    def _get_reference(self):
+        return f"splat ({self.element})"
+
+
+def constant(kind, value):
+    """A constant of type `kind`; a splat when `kind` is a vector type."""
+    return Splat(kind, value) if isinstance(kind, ir.VectorType) else ir.Constant(kind, value)
+
+
+def _scalar_constant(value):
+    """The Python number a scalar or splat constant holds, else None."""
+    if isinstance(value, Splat):
+        value = value.element
+    if isinstance(value, ir.Constant) and isinstance(value.constant, (int, float)):
+        return value.constant
+    return None
+
+
+class LaneOffset(namedtuple("LaneOffset", "first step")):
+    """The element offsets of a vector iteration's lanes: first + lane * step, where step
+    is 1 (consecutive elements) or 0 (one element broadcast to every lane)."""
+
+
 class Emitter:
     """Emits code at one insertion point. Values are kept in their memory types: bool as
     an i8 that is 0 or 1; comparisons produce i1 and `bool` turns them back into i8."""
@@ -28,16 +73,43 @@ class Emitter:
     def __init__(self, builder):
         self.b = builder
         self.module = builder.module
+        self.lanes = None  # inside `vectorized`: the vector length of every value
+        self.mask = None   # and, in a partial vector, the <lanes x i1> of the lanes that exist
+
+    @contextmanager
+    def vectorized(self, lanes, mask=None):
+        """Emit vector code of `lanes` lanes in the block; `mask` leaves the lanes where
+        it is false out of every load, store and error check."""
+        saved = self.lanes, self.mask
+        self.lanes, self.mask = lanes, mask
+        try:
+            yield
+        finally:
+            self.lanes, self.mask = saved
+
+    def typed(self, element):
+        """The type of a value with `element`s: a vector inside `vectorized`."""
+        return element if self.lanes is None else ir.VectorType(element, self.lanes)
+
+    def splat(self, value):
+        """A scalar value repeated in every lane (the value itself outside `vectorized`)."""
+        if self.lanes is None or isinstance(value.type, ir.VectorType):
+            return value
+        vector = self.typed(value.type)
+        if _scalar_constant(value) is not None:
+            return Splat(vector, _scalar_constant(value))
+        first = self.b.insert_element(ir.Constant(vector, ir.Undefined), value, I32(0))
+        return self.b.shuffle_vector(first, ir.Constant(vector, ir.Undefined),
+                                     ir.Constant(ir.VectorType(I32, self.lanes), 0))
 
     # --- constants and casts ----------------------------------------------------------
     def const(self, value, dtype):
         dtype = np.dtype(dtype)
-        if dtype.kind == "f":
-            return ir.Constant(ltype(dtype), float(value))
-        return ir.Constant(ltype(dtype), int(value))
+        value = float(value) if dtype.kind == "f" else int(value)
+        return constant(self.typed(ltype(dtype)), value)
 
     def bool(self, bit):
-        return self.b.zext(bit, I8)
+        return self.b.zext(bit, shaped_like(bit.type, I8))
 
     def truth(self, value, dtype):
         """An i1: value != 0 (NaN is true, as in NumPy)."""
@@ -54,17 +126,18 @@ class Emitter:
             return exact
         if dst.kind == "b":
             return self.bool(self.truth(value, src))
+        target = shaped_like(value.type, ltype(dst))
         if src.kind == "f" and dst.kind == "f":
-            return self.b.fpext(value, ltype(dst)) if dst.itemsize > src.itemsize \
-                else self.b.fptrunc(value, ltype(dst))
+            return self.b.fpext(value, target) if dst.itemsize > src.itemsize \
+                else self.b.fptrunc(value, target)
         if src.kind in "bi" and dst.kind == "f":
-            return self.b.uitofp(value, ltype(dst)) if src.kind == "b" \
-                else self.b.sitofp(value, ltype(dst))
+            return self.b.uitofp(value, target) if src.kind == "b" \
+                else self.b.sitofp(value, target)
         if src.kind in "bi":  # integer widths
             if src.itemsize > dst.itemsize:
-                return self.b.trunc(value, ltype(dst))
-            return self.b.zext(value, ltype(dst)) if src.kind == "b" \
-                else self.b.sext(value, ltype(dst))
+                return self.b.trunc(value, target)
+            return self.b.zext(value, target) if src.kind == "b" \
+                else self.b.sext(value, target)
         return self._float_to_int(value, src, dst)
 
     def _float_to_int(self, value, src, dst):
@@ -76,7 +149,7 @@ class Emitter:
                                self.b.fcmp_ordered("<", value, self.const(2.0 ** (bits - 1),
                                                                           src)))
         safe = self.b.select(in_range, value, self.const(0, src))
-        converted = self.b.fptosi(safe, ltype(dst))
+        converted = self.b.fptosi(safe, shaped_like(value.type, ltype(dst)))
         return self.b.select(in_range, converted, self.const(-2 ** (bits - 1), dst))
 
     # --- index arithmetic, folded where an operand is a constant ------------------------
@@ -106,6 +179,12 @@ class Emitter:
         """offset + index * stride (a Python int stride)."""
         return offset if stride == 0 else self.add(offset, self.mul(index, I64(stride)))
 
+    def advanced(self, offset, elements):
+        """offset + elements (a Python int), for an offset or a LaneOffset."""
+        if isinstance(offset, LaneOffset):
+            return LaneOffset(self.add(offset.first, I64(elements)), offset.step)
+        return self.add(offset, I64(elements))
+
     # --- memory -------------------------------------------------------------------------
     def element_pointer(self, base, dtype, index):
         if _constant(index) == 0:
@@ -113,10 +192,35 @@ class Emitter:
         return self.b.gep(base, [index], inbounds=True, source_etype=ltype(dtype))
 
     def load(self, base, dtype, index):
+        if isinstance(index, LaneOffset):
+            return self._load_lanes(base, np.dtype(dtype), index)
         return self.b.load(self.element_pointer(base, dtype, index), typ=ltype(dtype))
 
     def store(self, value, base, dtype, index):
+        if isinstance(index, LaneOffset):
+            self._store_lanes(value, base, np.dtype(dtype), index)
+            return
         self.b.store(value, self.element_pointer(base, dtype, index))
+
+    def _load_lanes(self, base, dtype, index):
+        pointer = self.element_pointer(base, dtype, index.first)
+        if index.step == 0:
+            return self.splat(self.b.load(pointer, typ=ltype(dtype)))
+        vector = self.typed(ltype(dtype))
+        if self.mask is None:
+            return self.b.load(pointer, typ=vector, align=dtype.itemsize)
+        return self.b.call(masked_memory(self.module, "load", vector),
+                           [pointer, I32(dtype.itemsize), self.mask, Splat(vector, 0)])
+
+    def _store_lanes(self, value, base, dtype, index):
+        if index.step != 1:  # lanes would race for one element
+            raise ValueError("a vector store needs consecutive elements")
+        pointer = self.element_pointer(base, dtype, index.first)
+        if self.mask is None:
+            self.b.store(value, pointer, align=dtype.itemsize)
+        else:
+            self.b.call(masked_memory(self.module, "store", value.type),
+                        [value, pointer, I32(dtype.itemsize), self.mask])
 
     # --- control flow -------------------------------------------------------------------
     @contextmanager
@@ -156,8 +260,24 @@ class Emitter:
             yield
 
     def intrinsic(self, name, value, *more):
-        function = self.module.declare_intrinsic(name, [value.type])
-        return self.b.call(function, [value, *more])
+        """name.<type>(value, *more), an intrinsic overloaded on value's type, which it
+        returns (llvm.fabs, llvm.copysign, ...)."""
+        args = [value, *more]
+        function = self.module.declare_intrinsic(
+            f"{name}.{intrinsic_suffix(value.type)}",
+            fnty=ir.FunctionType(value.type, [a.type for a in args]))
+        return self.b.call(function, args)
+
+    def any_lane(self, condition):
+        """An i1: `condition` (an i1, or a vector of them) holds, in a lane that exists."""
+        if not isinstance(condition.type, ir.VectorType):
+            return condition
+        if self.mask is not None:
+            condition = self.b.and_(condition, self.mask)
+        function = self.module.declare_intrinsic(
+            f"llvm.vector.reduce.or.{intrinsic_suffix(condition.type)}",
+            fnty=ir.FunctionType(I1, [condition.type]))
+        return self.b.call(function, [condition])
 
 
 def _constant(value):
@@ -169,15 +289,37 @@ def _constant(value):
 
 
 def _exact_constant(value, dst):
-    """A constant converted to float dtype `dst` when it converts exactly (a literal
-    like the 256 of x / 256), else None."""
-    if not isinstance(value, ir.Constant) or np.dtype(dst).kind != "f" or \
-            not isinstance(value.constant, (int, float)):
+    """A constant (or splat) converted to float dtype `dst` when it converts exactly (a
+    literal like the 256 of x / 256), else None."""
+    number = _scalar_constant(value)
+    if number is None or np.dtype(dst).kind != "f":
         return None
-    converted = np.dtype(dst).type(value.constant)
-    if not np.isfinite(converted) or float(converted) != value.constant:
+    converted = np.dtype(dst).type(number)
+    if not np.isfinite(converted) or float(converted) != number:
         return None
-    return ir.Constant(ltype(dst), float(converted))
+    return constant(shaped_like(value.type, ltype(dst)), float(converted))
+
+
+def intrinsic_suffix(kind):
+    """How LLVM names an intrinsic's overload on `kind`: f32, i8, v16f32, ..."""
+    if isinstance(kind, ir.VectorType):
+        return f"v{kind.count}{intrinsic_suffix(kind.element)}"
+    return {F32: "f32", F64: "f64"}.get(kind) or f"i{kind.width}"
+
+
+def masked_memory(module, access, vector):
+    """llvm.masked.load / llvm.masked.store for `vector` (the classic forms with an
+    alignment operand, which LLVM 22 upgrades to its own)."""
+    name = f"llvm.masked.{access}.{intrinsic_suffix(vector)}.p0"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    mask = ir.VectorType(I1, vector.count)
+    if access == "load":
+        kind = ir.FunctionType(vector, [PTR, I32, mask, vector])
+    else:
+        kind = ir.FunctionType(ir.VoidType(), [vector, PTR, I32, mask])
+    return ir.Function(module, kind, name)
 
 
 # --- functions across modules -------------------------------------------------------

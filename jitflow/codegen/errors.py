@@ -31,7 +31,9 @@ class ErrorState:
         em.b.store(I32(OK), self.slot)
 
     def flag_if(self, condition, code):
+        """Record `code` where `condition` holds (in any existing lane of a vector)."""
         b = self.em.b
+        condition = self.em.any_lane(condition)
         current = b.load(self.slot, typ=I32)
         unset = b.icmp_signed("==", current, I32(OK))
         b.store(b.select(b.and_(condition, unset), I32(code), current), self.slot)

@@ -18,6 +18,7 @@ from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
 from .constants import global_for
 from .emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
+from .engine import SHORT_PIPELINE
 from .kernels import SharedKernels
 from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
 from .memory import MemoryPlan
@@ -26,6 +27,7 @@ from .threads import thread_count
 from .reductions import lower_region
 from .structural import STRUCTURAL
 from .scalar import RULES as SCALAR_RULES
+from .vector_loops import vector_lanes, vector_loop
 from .views import View, collapse
 
 ENTRY = "jitflow_entry"
@@ -40,8 +42,8 @@ class Lowering:
     each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow", on_segment=None):
-        """on_segment(module) is called with each segment's module as soon as it is
-        complete, when there are several (see entry_module)."""
+        """on_segment(module, speed_level) is called with each segment's module as soon
+        as it is complete, when there are several (see entry_module)."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
@@ -50,6 +52,9 @@ class Lowering:
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
         self.values = {}
         self._nest_depth = 0
+        self._nests = 0  # loop nests lowered so far
+        self._scalar_nests = 0  # in the segment: innermost loops left to LLVM to vectorize
+        self.speed_levels = []  # each module's (engine.SHORT_PIPELINE where it can)
         self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
         self._split_any = False
         self.kernels = SharedKernels(self)
@@ -66,6 +71,7 @@ class Lowering:
     # are made again in each function.
     def _open_segment(self, serial_pending):
         index = len(self.modules)
+        self._scalar_nests = 0
         self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
         self.modules.append(self.module)
         self.kernels.enter_module(self.module)
@@ -86,8 +92,11 @@ class Lowering:
             status = self.builder.select(self.builder.icmp_signed("!=", status, I32(OK)),
                                          status, theirs)
         self._return(status)
+        # A module whose every data loop is vector code already needs no loop vectorizer
+        # and none of the passes that prepare loops for it.
+        self.speed_levels.append(SHORT_PIPELINE if self._scalar_nests == 0 else 3)
         if (not last or len(self.modules) > 1) and self._on_segment is not None:
-            self._on_segment(self.module)
+            self._on_segment(self.module, self.speed_levels[-1])
         return serial_pending
 
     # --- the function being lowered ---------------------------------------------------
@@ -327,32 +336,43 @@ class Lowering:
                 self.copy(source, target)
 
     # --- loop nests -------------------------------------------------------------------------
-    def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None):
+    def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None,
+                  vector=False):
         """for every index of `shape`: body(element offsets of each view). The views are
         read as broadcast to `shape`; axes are collapsed where all layouts allow.
         rolled: keep LLVM from unrolling the innermost loop (Emitter.keep_rolled).
         owner: the position in `views` of a view each iteration writes only its own
         elements of (stride 0 on reduced axes): a large nest, not inside another, may
         then be split between threads along a loop the owner walks (parallel.py).
-        work: the elements the nest handles in all, when each iteration runs a loop."""
+        work: the elements the nest handles in all, when each iteration runs a loop.
+        vector: the body touches memory only through `read`, `em.load` and `em.store`
+        at the offsets it is given, and stores only to views the innermost loop walks;
+        it may then be run on vectors (vector_loops.py)."""
         stride_lists = [v.broadcast_to(shape).strides for v in views]
         loop_shape, stride_lists = collapse(shape, *stride_lists)
+        lanes = vector_lanes(loop_shape, views, stride_lists) if vector else None
         offsets = [I64(v.offset) for v in views]
+        self._nests += 1
+        nests_before = self._nests
         axis = None
         if owner is not None and self.workers is not None and self._nest_depth == 0:
             axis = split_axis(loop_shape, stride_lists[owner], self.threads, work)
         self._nest_depth += 1
         if axis is None:
-            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled)
+            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled, lanes)
         else:
             self.workers.split(loop_shape[axis], axis == len(loop_shape) - 1,
                                lambda begin, count: self._nest(
                                    loop_shape, stride_lists, offsets, 0, body, rolled,
-                                   (axis, begin, count)))
+                                   lanes, (axis, begin, count)))
         self._nest_depth -= 1
+        if lanes is None and loop_shape and 0 not in loop_shape and \
+                self._nests == nests_before:
+            self._scalar_nests += 1  # an innermost scalar loop over data
 
-    def _nest(self, shape, stride_lists, offsets, axis, body, rolled, chunk=None):
-        """chunk: (axis, first index, count), run-time values, when only that part of
+    def _nest(self, shape, stride_lists, offsets, axis, body, rolled, lanes, chunk=None):
+        """lanes: run the innermost loop as vector code of that many lanes (or None).
+        chunk: (axis, first index, count), run-time values, when only that part of
         one loop is this worker's."""
         if axis == len(shape):
             body(offsets)
@@ -362,10 +382,14 @@ class Lowering:
             _, first, count = chunk
             offsets = [self.em.moved(off, first, strides[axis])
                        for off, strides in zip(offsets, stride_lists)]
+        if lanes is not None and axis == len(shape) - 1:
+            vector_loop(self.em, count, [s[axis] for s in stride_lists], offsets, body,
+                        lanes, name=f"ax{axis}")
+            return
         with self.em.for_range(count, name=f"ax{axis}") as index:
             moved = [self.em.moved(off, index, strides[axis])
                      for off, strides in zip(offsets, stride_lists)]
-            self._nest(shape, stride_lists, moved, axis + 1, body, rolled, chunk)
+            self._nest(shape, stride_lists, moved, axis + 1, body, rolled, lanes, chunk)
         if rolled and axis == len(shape) - 1:
             # With unrolling on (engine.py turns it off), LLVM fully unrolls short
             # loops before its loop vectorizer runs, and the straight-line code left
@@ -379,17 +403,17 @@ class Lowering:
         return self.em.load(view.base, view.dtype, offset)
 
     def fill(self, target, value):
-        constant = self.em.const(value, target.dtype)
-        self.loop_nest(target.shape, [target],
-                       lambda offsets: self.em.store(constant, target.base, target.dtype,
-                                                     offsets[0]), owner=0)
+        def body(offsets):
+            self.em.store(self.em.const(value, target.dtype), target.base, target.dtype,
+                          offsets[0])
+        self.loop_nest(target.shape, [target], body, owner=0, vector=True)
 
     def copy(self, source, target):
         """target[...] = source, converting the dtype; target is contiguous."""
         def body(offsets):
             value = self.em.cast(self.read(source, offsets[0]), source.dtype, target.dtype)
             self.em.store(value, target.base, target.dtype, offsets[1])
-        self.loop_nest(target.shape, [source, target], body, owner=1)
+        self.loop_nest(target.shape, [source, target], body, owner=1, vector=True)
 
     def _elementwise(self, node, inputs, out):
         for i in _checked_python_ints(node):  # loop-invariant: checked once, up front
@@ -398,7 +422,7 @@ class Lowering:
         def body(offsets):
             values = [self.read(v, off) for v, off in zip(inputs, offsets)]
             self.em.store(self._scalar(node, values), out.base, out.dtype, offsets[-1])
-        self.loop_nest(out.shape, inputs + [out], body, owner=len(inputs))
+        self.loop_nest(out.shape, inputs + [out], body, owner=len(inputs), vector=True)
 
     def _scalar(self, node, values):
         """One element of an elementwise node, from its operands' elements."""
@@ -424,8 +448,9 @@ class Lowering:
         """Flag NumPy's OverflowError if the Python int `number`, operand `position` of
         `node`, does not fit the loop's integer dtype."""
         info, b = np.iinfo(_loop_dtypes(node)[position]), self.builder
-        outside = b.or_(b.icmp_signed("<", number, I64(int(info.min))),
-                        b.icmp_signed(">", number, I64(int(info.max))))
+        int64 = np.dtype(np.int64)
+        outside = b.or_(b.icmp_signed("<", number, self.em.const(info.min, int64)),
+                        b.icmp_signed(">", number, self.em.const(info.max, int64)))
         self.em.error.flag_if(outside, PYTHON_INT_OVERFLOW)
 
     def _fused(self, node, inputs, outputs):
@@ -456,7 +481,8 @@ class Lowering:
                 env[member.outputs[0]] = self._scalar(member, values)
             for var, out, offset in zip(body.outputs, outputs, offsets[-len(outputs):]):
                 self.em.store(env[var], out.base, out.dtype, offset)
-        self.loop_nest(outputs[0].shape, views, element, owner=len(inputs) + len(arrays))
+        self.loop_nest(outputs[0].shape, views, element, owner=len(inputs) + len(arrays),
+                       vector=True)
 
     def _check_fused_python_ints(self, body, outer):
         """Check before the loop the Python int operands of a fused body's members that

@@ -14,6 +14,8 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
+from jitflow.codegen.emitter import constant, intrinsic_suffix
+
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
          "sin": 1, "cos": 1, "tan": 1, "pow": 2}
 F32, F64 = ir.FloatType(), ir.DoubleType()
@@ -32,8 +34,11 @@ def declare(module, name, vtype, arity):
 
 
 def inline_function(module, name, ftype):
-    """The module's `jitflow.math.<name>.<f32|f64>`, defined on first use."""
-    symbol = f"jitflow.math.{name}.{_FORMATS[ftype].name}"
+    """The module's `jitflow.math.<name>.<f32|f64>` (`.<f32|f64>x<lanes>` on vectors),
+    defined on first use."""
+    symbol = f"jitflow.math.{name}.{_FORMATS[_element(ftype)].name}"
+    if isinstance(ftype, ir.VectorType):
+        symbol += f"x{ftype.count}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
@@ -54,11 +59,16 @@ _FORMATS = {F32: _Format("f32", ir.IntType(32), 23, 127),
 I32 = ir.IntType(32)
 
 
+def _element(kind):
+    return kind.element if isinstance(kind, ir.VectorType) else kind
+
+
 class V:
     """An SSA value whose Python operators emit instructions, so that the algorithms
     below read like their formulas (`r = x - n * LN2_HI`). A Python number on the other
     side becomes a constant of this value's type. Float comparisons are ordered (false
-    when either side is NaN); `>>` is a logical shift."""
+    when either side is NaN); `>>` is a logical shift. A vector value computes the same
+    lane by lane: the types it converts to are vectors of as many lanes."""
     __slots__ = ("b", "ir")
 
     def __init__(self, builder, value):
@@ -70,20 +80,30 @@ class V:
 
     @property
     def fmt(self):
-        return _FORMATS[self.ir.type]
+        return _FORMATS[_element(self.ir.type)]
 
     @property
     def is_float(self):
-        return self.ir.type in _FORMATS
+        return _element(self.ir.type) in _FORMATS
+
+    @property
+    def is_double(self):
+        return _element(self.ir.type) == F64
+
+    def _shaped(self, element):
+        """`element`, as a vector when this value is one."""
+        kind = self.ir.type
+        return ir.VectorType(element, kind.count) if isinstance(kind, ir.VectorType) \
+            else element
 
     def _wrap(self, value):
         return V(self.b, value)
 
     def const(self, value):
-        return self._wrap(ir.Constant(self.ir.type, value))
+        return self._wrap(constant(self.ir.type, value))
 
     def _operand(self, other):
-        return other.ir if isinstance(other, V) else ir.Constant(self.ir.type, other)
+        return other.ir if isinstance(other, V) else constant(self.ir.type, other)
 
     def _binary(self, other, float_op, int_op, swap=False):
         a, b = self.ir, self._operand(other)
@@ -122,7 +142,7 @@ class V:
 
     def _intrinsic(self, name, *others):
         args = [self.ir] + [self._operand(o) for o in others]
-        function = declare(self.b.module, f"llvm.{name}.{self.ir.type.intrinsic_name}",
+        function = declare(self.b.module, f"llvm.{name}.{intrinsic_suffix(self.ir.type)}",
                             self.ir.type, len(args))
         return self._wrap(self.b.call(function, args))
 
@@ -133,28 +153,30 @@ class V:
     def fma(self, b, c): return self._intrinsic("fma", b, c)  # self * b + c, one rounding
 
     def bits(self):
-        return self._wrap(self.b.bitcast(self.ir, self.fmt.itype))
+        return self._wrap(self.b.bitcast(self.ir, self._shaped(self.fmt.itype)))
 
     def as_float(self, ftype):
-        return self._wrap(self.b.bitcast(self.ir, ftype))
+        return self._wrap(self.b.bitcast(self.ir, self._shaped(_element(ftype))))
 
     def to_int(self):
         """Integral float -> i32: unlike i64, vector conversions exist on AVX2 too."""
-        return self._wrap(self.b.fptosi(self.ir, I32))
+        return self._wrap(self.b.fptosi(self.ir, self._shaped(I32)))
 
     def to_float(self, ftype):
         """Signed integer -> float, through i32 for the same reason."""
-        value = self.ir if self.ir.type == I32 else self.b.trunc(self.ir, I32)
-        return self._wrap(self.b.sitofp(value, ftype))
+        narrow = self._shaped(I32)
+        value = self.ir if self.ir.type == narrow else self.b.trunc(self.ir, narrow)
+        return self._wrap(self.b.sitofp(value, self._shaped(_element(ftype))))
 
     def widen(self, itype):
+        itype = self._shaped(itype)
         return self._wrap(self.b.sext(self.ir, itype) if itype != self.ir.type else self.ir)
 
     def ext(self):
-        return self._wrap(self.b.fpext(self.ir, F64))
+        return self._wrap(self.b.fpext(self.ir, self._shaped(F64)))
 
     def trunc(self):
-        return self._wrap(self.b.fptrunc(self.ir, F32))
+        return self._wrap(self.b.fptrunc(self.ir, self._shaped(F32)))
 
 
 def where(condition, a, b):
@@ -402,7 +424,7 @@ TWO_OVER_PI = float.fromhex("0x1.45f306dc9c883p-1")
 def _in_f64(function):
     """float32 `function` computed in float64 and rounded once at the end."""
     def wrapped(*args):
-        if args[0].type == F64:
+        if args[0].is_double:
             return function(*args, consts="f64")
         return function(*(a.ext() for a in args), consts="f32_in_f64").trunc()
     return wrapped
@@ -527,7 +549,7 @@ def _exp_dd(hi, lo):
 
 def _pow_magnitude(ax, y):
     """|x|^y for finite positive |x| and finite y."""
-    if ax.type == F64:
+    if ax.is_double:
         hi, lo = _log_dd(ax)
         p, p_lo = _two_prod(y, hi)
         return _exp_dd(p, p_lo + y * lo)

@@ -1,15 +1,17 @@
 """Vectorizable math functions for the loops that codegen emits.
 
-    value = mathlib.call(builder, "exp", x)        # x: a scalar float or double value
+    value = mathlib.call(builder, "exp", x)   # x: a float or double, or a vector of them
     value = mathlib.call(builder, "pow", x, y)
 
-`call` emits a scalar call that LLVM's loop vectorizer can widen, by one of two routes:
+On scalars, `call` emits a scalar call that LLVM's loop vectorizer can widen; on vectors,
+the vector code itself. Either way by one of two routes:
 
 - "libmvec", glibc's vector math library: a call to the scalar libm function (`expf`),
   declared readnone, whose `vector-function-abi-variant` attribute names the libmvec
   variant for this host's widest vector unit (`_ZGVeN16v_expf` on AVX-512). The vector
   declaration is listed in `@llvm.compiler.used`, or the optimizer deletes it before the
-  vectorizer looks for it. engine.py loads libmvec into the process for the JIT.
+  vectorizer looks for it. A vector argument calls the variant directly, in pieces of
+  its width. engine.py loads libmvec into the process for the JIT.
 - "inline", our own implementations (math_inline.py), emitted once per
   module as internal alwaysinline functions named `jitflow.math.<name>.<f32|f64>`. They
   have neither branches (selects only) nor tables, so once inlined into a loop they
@@ -33,6 +35,7 @@ from collections import namedtuple
 import llvmlite.ir as ir
 
 from jitflow.codegen import engine
+from jitflow.codegen.emitter import I32, element_of
 from jitflow.codegen.math_inline import ARITY, F32, F64, declare, inline_function
 
 ROUTES = ("auto", "libmvec", "inline")
@@ -41,7 +44,9 @@ ROUTES = ("auto", "libmvec", "inline")
 def call(builder, name, *args):
     """Emit `name(*args)` at `builder`'s position; a value of the arguments' type."""
     ftype = _check_call(name, args)
-    if route_for(name, ftype) == "libmvec":
+    if route_for(name, element_of(ftype)) == "libmvec":
+        if isinstance(ftype, ir.VectorType):
+            return _libmvec_vector_call(builder, name, ftype, args)
         return _libmvec_call(builder, name, ftype, args)
     return builder.call(inline_function(builder.module, name, ftype), args)
 
@@ -54,7 +59,7 @@ def _check_call(name, args):
         raise TypeError(f"mathlib.call: {name} takes {ARITY[name]} argument(s), "
                         f"got {len(args)}")
     types = {a.type for a in args}
-    if len(types) != 1 or not types <= {F32, F64}:
+    if len(types) != 1 or element_of(args[0].type) not in (F32, F64):
         raise TypeError(f"mathlib.call: {name} needs float or double arguments of one "
                         f"type, got {', '.join(str(a.type) for a in args)}")
     return args[0].type
@@ -153,6 +158,33 @@ def _libmvec_call(builder, name, ftype, args):
     # attribute goes straight into the underlying set; it is printed verbatim.
     set.add(result.attributes, f'"vector-function-abi-variant"="{mangled}"')
     return result
+
+
+def _libmvec_vector_call(builder, name, vtype, args):
+    """The variant called on `args` (vectors of any power-of-two length) piece by piece:
+    a shorter vector is padded with copies of its first lane, a longer one split."""
+    variant = _libmvec_variant(name, vtype.element)
+    width, count = variant.lanes, vtype.count
+    function = declare(builder.module, variant.vector,
+                       ir.VectorType(vtype.element, width), ARITY[name])
+    if count <= width:
+        padded = [_lanes(builder, a, list(range(count)) + [0] * (width - count))
+                  for a in args]
+        return _lanes(builder, builder.call(function, padded), range(count))
+    pieces = [builder.call(function, [_lanes(builder, a, range(start, start + width))
+                                      for a in args])
+              for start in range(0, count, width)]
+    while len(pieces) > 1:  # concatenate pairwise
+        pieces = [_lanes(builder, left, range(2 * left.type.count), right)
+                  for left, right in zip(pieces[::2], pieces[1::2])]
+    return pieces[0]
+
+
+def _lanes(builder, vector, indices, second=None):
+    """shufflevector: the lanes `indices` of vector (and of `second` after it)."""
+    indices = list(indices)
+    return builder.shuffle_vector(vector, vector if second is None else second,
+                                  ir.Constant(ir.VectorType(I32, len(indices)), indices))
 
 
 def _keep_alive(module, function):

@@ -179,7 +179,7 @@ class RowLoops:
 
         def element(offsets):
             at = dict(zip(keys, offsets))
-            env = dict(scalars)
+            env = {value: self.em.splat(scalar) for value, scalar in scalars.items()}
             for (kind, value), view in views.items():
                 if kind in ("in", "read"):
                     env[value] = self.lo.read(view, at[(kind, value)])
@@ -194,7 +194,7 @@ class RowLoops:
                 operand = node.inputs[0]
                 value = self.em.cast(env[operand], operand.type.dtype, tile.dtype)
                 self.em.store(value, tile.base, tile.dtype, offset)
-        self.lo.loop_nest(shape, all_views, element, rolled=True)
+        self.lo.loop_nest(shape, all_views, element, rolled=True, vector=True)
 
     # --- reducing phases: chunks -------------------------------------------------------------
     def _reduce(self, phase, views, scalars):

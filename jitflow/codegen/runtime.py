@@ -43,7 +43,8 @@ class NativeGraph:
         compilation = Compilation(speed_level=3)
         try:
             lowering = Lowering(self.graph, self.name,
-                                on_segment=lambda module: compilation.add(str(module)))
+                                on_segment=lambda module, level: compilation.add(
+                                    str(module), speed_level=level))
             self.workspace_size = lowering.memory.size
             entry = lowering.entry_module
             if direct:
@@ -66,7 +67,8 @@ class NativeGraph:
         output allocation), which LLVM's full pipeline makes no faster: for the MLP
         training step's, it spent 20-30 ms; at speed level 0, 5 ms. (Measured A/B on a
         call of a four-argument function: 1.31-1.45 us either way.)"""
-        return None if lowering.entry_module is lowering.modules[0] else 0
+        return lowering.speed_levels[0] if lowering.entry_module is lowering.modules[0] \
+            else 0
 
     def __call__(self, args):
         inputs = [self._argument(value, t, i) for i, (value, t) in

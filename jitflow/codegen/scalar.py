@@ -7,7 +7,7 @@ import numpy as np
 from llvmlite import ir
 
 from . import mathlib
-from .emitter import I8
+from .emitter import I1, constant, element_of, shaped_like
 from .errors import NEGATIVE_POWER
 
 
@@ -44,10 +44,11 @@ def _ordinal(em, x):
     """x's bit pattern as an integer ordered like x's value, -0.0 and 0.0 both 0 (NaN
     aside): a negative float is sign and magnitude, so its ordinal is -magnitude."""
     b = em.b
-    itype = ir.IntType(64 if isinstance(x.type, ir.DoubleType) else 32)
+    width = 64 if isinstance(element_of(x.type), ir.DoubleType) else 32
+    itype = shaped_like(x.type, ir.IntType(width))
     bits = b.bitcast(x, itype)
-    flipped = b.sub(ir.Constant(itype, -(1 << (itype.width - 1))), bits)
-    return b.select(b.icmp_signed("<", bits, ir.Constant(itype, 0)), flipped, bits)
+    flipped = b.sub(constant(itype, -(1 << (width - 1))), bits)
+    return b.select(b.icmp_signed("<", bits, constant(itype, 0)), flipped, bits)
 
 
 def _arith(float_op, int_op):
@@ -99,12 +100,14 @@ def sqrt(em, x, dtype):
 
 
 def isnan(em, x, dtype):
-    return em.bool(em.b.fcmp_unordered("uno", x, x)) if _is_float(dtype) else I8(0)
+    if not _is_float(dtype):
+        return em.const(0, np.bool_)
+    return em.bool(em.b.fcmp_unordered("uno", x, x))
 
 
 def isinf(em, x, dtype):
     if not _is_float(dtype):
-        return I8(0)
+        return em.const(0, np.bool_)
     return em.bool(em.b.fcmp_ordered("==", em.intrinsic("llvm.fabs", x),
                                       em.const(np.inf, dtype)))
 
@@ -114,7 +117,8 @@ def logical_not(em, x, dtype):
 
 
 def invert(em, x, dtype):
-    return em.b.xor(x, I8(1)) if np.dtype(dtype).kind == "b" else em.b.not_(x)
+    return em.b.xor(x, em.const(1, np.bool_)) if np.dtype(dtype).kind == "b" \
+        else em.b.not_(x)
 
 
 def _logical(op):
@@ -203,10 +207,7 @@ def _float_divmod(em, x, y, dtype):
 
 
 def _copysign(em, magnitude, sign_source):
-    kind = magnitude.type
-    function = em.module.declare_intrinsic("llvm.copysign", [kind],
-                                           ir.FunctionType(kind, [kind, kind]))
-    return em.b.call(function, [magnitude, sign_source])
+    return em.intrinsic("llvm.copysign", magnitude, sign_source)
 
 
 def power(em, x, y, dtype):
@@ -229,13 +230,14 @@ def _int_power(em, x, y, dtype):
     """Exponentiation by squaring; a negative exponent is an error, as in NumPy."""
     b = em.b
     if np.dtype(dtype).kind == "b":
-        return b.or_(x, b.xor(y, I8(1)))  # True**y = True, False**0 = True, False**1 = False
+        # True**y = True, False**0 = True, False**1 = False
+        return b.or_(x, b.xor(y, em.const(1, np.bool_)))
     em.error.flag_if(b.icmp_signed("<", y, em.const(0, dtype)), NEGATIVE_POWER)
     result = em.const(1, dtype)
     base, exponent = x, y
     bits = np.dtype(dtype).itemsize * 8
     for _ in range(bits - 1):  # unrolled: branch-free, so the loop around it vectorizes
-        odd = b.trunc(exponent, ir.IntType(1))
+        odd = b.trunc(exponent, shaped_like(exponent.type, I1))
         result = b.select(odd, b.mul(result, base), result)
         base = b.mul(base, base)
         exponent = b.lshr(exponent, em.const(1, dtype))
@@ -243,7 +245,7 @@ def _int_power(em, x, y, dtype):
 
 
 def where(em, condition, x, y, dtype):
-    return em.b.select(em.b.trunc(condition, ir.IntType(1)), x, y)
+    return em.b.select(em.b.trunc(condition, shaped_like(condition.type, I1)), x, y)
 
 
 RULES = {

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import jitflow
 from jitflow.codegen import lower
+from jitflow.codegen.engine import SHORT_PIPELINE
 from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.pool import WAIT
 from jitflow.codegen.runtime import NativeGraph
@@ -77,14 +78,17 @@ def test_every_segment_calls_the_next_one(monkeypatch):
 def test_several_segments_put_the_entry_points_in_a_module_compiled_last(threads,
                                                                         monkeypatch):
     """So that each segment compiles as soon as it is lowered; the entry points only
-    check arguments and call the first segment, so they are compiled at speed level 0."""
+    check arguments and call the first segment, so they are compiled at speed level 0.
+    A segment with scalar data loops (the argmax, the gather) gets LLVM's pipeline."""
     args = classifier_inputs(300, 0)
     native = compile_native(classifier, args, 1, threads, monkeypatch)
     *segments, entry = native.llvm_irs
     assert re.search(r'define [^@]*@"jitflow_python_call"', entry)
     first = "jitflow_body" if threads > 1 else "jitflow_entry"
     assert re.search(rf'declare [^@]*@"{first}"', entry)
-    assert native.compiled._speed_levels == [3] * len(segments) + [0]
+    *levels, entry_level = native.compiled._speed_levels
+    assert entry_level == 0 and len(levels) == len(segments)
+    assert levels[0] == SHORT_PIPELINE and levels[-1] == 3
     for result, expected in zip(native.python_entry(*args), classifier(*args)):
         np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
 
