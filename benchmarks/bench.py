@@ -1,14 +1,14 @@
 """jitflow against NumPy and, where they are installed, JAX (jax.jit), PyTorch (eager and
 torch.compile, CPU), numba and numexpr, all measured in one process on the workloads the
-backend is judged by. Prints each one's median time and, for every other library, the
-ratio (its time / jitflow's time: above 1 means jitflow is faster). The other libraries
-are written as their users would write them (benchmarks/peers.py), for the workloads
-they have a version of; every result is checked against NumPy's before timing.
+backend is judged by, each workload's libraries timed in interleaved batches. Prints each
+one's median time and, for every other library, the ratio (its time / jitflow's time:
+above 1 means jitflow is faster). The other libraries are written as their users would
+write them (benchmarks/peers.py), for the workloads they have a version of; every result
+is checked against NumPy's before timing.
 
     python benchmarks/bench.py            # all workloads
     python benchmarks/bench.py softmax    # those whose name contains 'softmax'
 """
-import math
 import os
 import sys
 import time
@@ -22,19 +22,22 @@ from jitflow.codegen import blas
 from jitflow.codegen.matmul import own_sgemm
 
 
-def median_time(fn, *args, min_time=0.2, min_repeat=5, min_round=1e-3):
-    """Median seconds per call over at least `min_repeat` rounds and `min_time` seconds.
-    A round makes as many calls as take `min_round`, so that the timer's own cost does
-    not count for a call of a microsecond."""
-    fn(*args)
-    calls = 1
-    while (elapsed := _round(fn, args, calls)) < min_round:
-        calls *= 2
-    rounds = max(min_repeat, math.ceil(min_time / elapsed))
-    return float(np.median([_round(fn, args, calls) / calls for _ in range(rounds)]))
+# Every library's kernel for a workload is timed in ROUNDS batches, interleaved with the
+# other libraries' batches: this 2-core machine's speed drifts over minutes, and a ratio
+# should compare measurements taken seconds apart, not one library's minutes later.
+ROUNDS = 15
+# A batch makes as many calls as take BATCH_TIME, so that the timer's own cost does not
+# count for a call of a microsecond.
+BATCH_TIME = 10e-3
+# Before each timed batch its kernel runs untimed for LEAD_IN seconds. The worker threads
+# the previous library left spinning go to sleep meanwhile instead of taking a core from
+# the batch (measured here: after a gemm OpenBLAS's spin for about 0.1 s, PyTorch's and
+# numba's for about 20 ms, and the next batch ran up to twice as slow), and this library's
+# own threads wake up. A pause instead of a lead-in left the batch up to 40% slower.
+LEAD_IN = 0.15
 
 
-def _round(fn, args, calls):
+def _batch(fn, args, calls):
     start = time.perf_counter()
     for _ in range(calls):
         fn(*args)
@@ -172,12 +175,17 @@ def numpy_kernels(cases):
     return {case.key: case.fn for case in cases}, peers.unchanged
 
 
-def measure(column, cases, expected, notes):
-    """{case key: median seconds} for the cases `column` has a kernel for. A kernel that
-    fails to build or run is left out with a note; one that computes other values than
-    NumPy stops the benchmark."""
+# A library's kernel for one workload: built by its first call, its result checked
+# against NumPy's, and its inputs already in the library's own arrays.
+Ready = namedtuple("Ready", "kernel args")
+
+
+def prepare(column, cases, expected, notes):
+    """{case key: Ready} for the cases `column` has a kernel for. A kernel that fails to
+    build or run is left out with a note; one that computes other values than NumPy stops
+    the benchmark."""
     kernels, convert = column.make()
-    times = {}
+    ready = {}
     for case in cases:
         kernel = kernels.get(case.key)
         if kernel is None:
@@ -191,8 +199,39 @@ def measure(column, cases, expected, notes):
                          f"{type(error).__name__}: {first_line}")
             continue
         check(result, expected[case.key], f"{column.name}, {case.name}")
-        times[case.key] = median_time(kernel, *args)
-    return times
+        ready[case.key] = Ready(kernel, args)
+    return ready
+
+
+def time_interleaved(contenders):
+    """{library: median seconds per call} for one workload, given {library: Ready}. Each
+    of ROUNDS rounds times one batch of every library in turn; the order rotates by one
+    library a round, so that none always runs first."""
+    names = list(contenders)
+    calls = {name: calls_per_batch(*contenders[name]) for name in names}
+    per_call = {name: [] for name in names}
+    for round_ in range(ROUNDS):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            kernel, args = contenders[name]
+            run_for(kernel, args, LEAD_IN)
+            elapsed = _batch(kernel, args, calls[name])
+            per_call[name].append(elapsed / calls[name])
+    return {name: float(np.median(seconds)) for name, seconds in per_call.items()}
+
+
+def run_for(kernel, args, seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        kernel(*args)
+
+
+def calls_per_batch(kernel, args):
+    """As many calls as take at least BATCH_TIME; making them also warms the kernel."""
+    calls = 1
+    while _batch(kernel, args, calls) < BATCH_TIME:
+        calls *= 2
+    return calls
 
 
 def check(result, expected, label):
@@ -210,18 +249,30 @@ def main(selection=""):
           + (f"; not installed: {', '.join(missing)}" if missing else ""))
     columns = [peers.Peer("jitflow", "jitflow", lambda: jitflow_kernels(cases)),
                peers.Peer("NumPy", "numpy", lambda: numpy_kernels(cases))] + others
-    # NumPy's results, computed before any timing so that its idle BLAS threads are
-    # not spinning while another library is timed.
     expected = {case.key: case.fn(*case.args) for case in cases}
-    # One library at a time over every case, rather than alternating them per case: on
-    # 2 cores, the threads one library leaves spinning slow the next.
-    times, notes = {}, []
+    # Every library builds and checks all its kernels before any is timed, jitflow first:
+    # numba must not set its options in the LLVM it shares with jitflow until jitflow's
+    # kernels are built (peers.py), and no compiler then runs while another is timed.
+    ready, notes = {}, []
     for column in columns:
-        print(f"timing {column.name}...", file=sys.stderr, flush=True)
-        times[column.name] = measure(column, cases, expected, notes)
-    print_table(cases, columns, times)
+        print(f"building {column.name}...", file=sys.stderr, flush=True)
+        ready[column.name] = prepare(column, cases, expected, notes)
+    print_table(cases, columns, time_each_workload(cases, ready))
     for note in notes:
         print(note)
+
+
+def time_each_workload(cases, ready):
+    """{library: {case key: median seconds}}, given {library: {case key: Ready}}: one
+    workload at a time, all the libraries that have it timed together."""
+    times = {name: {} for name in ready}
+    for case in cases:
+        print(f"timing {case.name}...", file=sys.stderr, flush=True)
+        contenders = {name: kernels[case.key] for name, kernels in ready.items()
+                      if case.key in kernels}
+        for name, seconds in time_interleaved(contenders).items():
+            times[name][case.key] = seconds
+    return times
 
 
 def print_table(cases, columns, times):
