@@ -10,7 +10,7 @@ either side propagates, and ties take the element (accumulate.fold_in_order).
 """
 import math
 
-from .accumulate import fold_in_order, identity
+from .accumulate import VECTOR_BYTES, fold_in_order, identity
 from .reduced_views import reduced_view
 from .views import View, collapse
 
@@ -72,6 +72,12 @@ def _walk(lo, shape, views, first_slot, elements):
     step that reduced axis UNROLL indices at a time."""
     loop_shape, strides = collapse(shape, *[view.strides for view in views])
     slots = strides[first_slot:]
+    widest = max(view.dtype.itemsize for view in views)
+    if loop_shape and loop_shape[-1] * widest <= VECTOR_BYTES:
+        # The output slots are one vector, loaded and stored again on every pass over
+        # the reduced axis unless LLVM's LICM keeps them in a register (measured on the
+        # sum over the middle axis of 256x1024x16: 0.20 ms without, 0.12 with).
+        lo.leave_loops_to_llvm()
     work = math.prod(shape)  # the elements folded, whichever way the loops step
     split = len(loop_shape) >= 2 and slots and loop_shape[-2] >= 2 * UNROLL and \
         all(s[-2] == 0 and s[-1] != 0 for s in slots)

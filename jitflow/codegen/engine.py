@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import pathlib
+import sys
 import threading
 
 import llvmlite
@@ -312,6 +313,20 @@ class Compilation:
                 continue
             self._objects[index] = code
             disk_cache.store(self._keys[index], code)
+
+
+@contextlib.contextmanager
+def quick_thread_switches():
+    """While lowering (Python) runs beside helper threads compiling (LLVM): a helper
+    needs the GIL back after each of its ~25 calls into LLVM, and with Python's default
+    5 ms switch interval it waits for most of it each time. Measured on one module's
+    compile beside a thread running Python: 66 ms at 5 ms, 15 ms at 0.2 ms (11 alone)."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, 0.0002))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
 
 
 def _object_code(text, speed_level):

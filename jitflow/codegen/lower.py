@@ -53,7 +53,7 @@ class Lowering:
         self.values = {}
         self._nest_depth = 0
         self._nests = 0  # loop nests lowered so far
-        self._scalar_nests = 0  # in the segment: innermost loops left to LLVM to vectorize
+        self._loops_for_llvm = 0  # in the segment: loops that need LLVM's loop passes
         self.speed_levels = []  # each module's (engine.SHORT_PIPELINE where it can)
         self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
         self._split_any = False
@@ -71,7 +71,7 @@ class Lowering:
     # are made again in each function.
     def _open_segment(self, serial_pending):
         index = len(self.modules)
-        self._scalar_nests = 0
+        self._loops_for_llvm = 0
         self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
         self.modules.append(self.module)
         self.kernels.enter_module(self.module)
@@ -94,7 +94,7 @@ class Lowering:
         self._return(status)
         # A module whose every data loop is vector code already needs no loop vectorizer
         # and none of the passes that prepare loops for it.
-        self.speed_levels.append(SHORT_PIPELINE if self._scalar_nests == 0 else 3)
+        self.speed_levels.append(SHORT_PIPELINE if self._loops_for_llvm == 0 else 3)
         if (not last or len(self.modules) > 1) and self._on_segment is not None:
             self._on_segment(self.module, self.speed_levels[-1])
         return serial_pending
@@ -368,7 +368,12 @@ class Lowering:
         self._nest_depth -= 1
         if lanes is None and loop_shape and 0 not in loop_shape and \
                 self._nests == nests_before:
-            self._scalar_nests += 1  # an innermost scalar loop over data
+            self.leave_loops_to_llvm()  # an innermost scalar loop over data
+
+    def leave_loops_to_llvm(self):
+        """The segment being lowered has loops that need LLVM's loop passes (its
+        vectorizer, its promotion of memory to registers): it gets LLVM's pipeline."""
+        self._loops_for_llvm += 1
 
     def _nest(self, shape, stride_lists, offsets, axis, body, rolled, lanes, chunk=None):
         """lanes: run the innermost loop as vector code of that many lanes (or None).

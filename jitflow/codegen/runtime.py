@@ -9,7 +9,7 @@ import ctypes
 import numpy as np
 
 from ..ir.passes.fuse import fuse
-from .engine import CompiledModule, Compilation
+from .engine import CompiledModule, Compilation, quick_thread_switches
 from .errors import OK, raise_for
 from .lower import ENTRY, Lowering
 from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
@@ -40,6 +40,10 @@ class NativeGraph:
     def _compile(self, direct):
         """Lower the graph, compiling each segment's module while the next is lowered;
         the module with the entry points (PYTHON_ENTRY if `direct`) comes last."""
+        with quick_thread_switches():
+            return self._lower_and_compile(direct)
+
+    def _lower_and_compile(self, direct):
         compilation = Compilation(speed_level=3)
         try:
             lowering = Lowering(self.graph, self.name,
