@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from jitflow.codegen.emitter import constant, intrinsic_suffix
+from jitflow.codegen.emitter import constant, element_of, intrinsic_suffix, shaped_like
 
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
          "sin": 1, "cos": 1, "tan": 1, "pow": 2}
@@ -36,7 +36,7 @@ def declare(module, name, vtype, arity):
 def inline_function(module, name, ftype):
     """The module's `jitflow.math.<name>.<f32|f64>` (`.<f32|f64>x<lanes>` on vectors),
     defined on first use."""
-    symbol = f"jitflow.math.{name}.{_FORMATS[_element(ftype)].name}"
+    symbol = f"jitflow.math.{name}.{_FORMATS[element_of(ftype)].name}"
     if isinstance(ftype, ir.VectorType):
         symbol += f"x{ftype.count}"
     existing = module.globals.get(symbol)
@@ -59,10 +59,6 @@ _FORMATS = {F32: _Format("f32", ir.IntType(32), 23, 127),
 I32 = ir.IntType(32)
 
 
-def _element(kind):
-    return kind.element if isinstance(kind, ir.VectorType) else kind
-
-
 class V:
     """An SSA value whose Python operators emit instructions, so that the algorithms
     below read like their formulas (`r = x - n * LN2_HI`). A Python number on the other
@@ -80,21 +76,19 @@ class V:
 
     @property
     def fmt(self):
-        return _FORMATS[_element(self.ir.type)]
+        return _FORMATS[element_of(self.ir.type)]
 
     @property
     def is_float(self):
-        return _element(self.ir.type) in _FORMATS
+        return element_of(self.ir.type) in _FORMATS
 
     @property
     def is_double(self):
-        return _element(self.ir.type) == F64
+        return element_of(self.ir.type) == F64
 
     def _shaped(self, element):
         """`element`, as a vector when this value is one."""
-        kind = self.ir.type
-        return ir.VectorType(element, kind.count) if isinstance(kind, ir.VectorType) \
-            else element
+        return shaped_like(self.ir.type, element)
 
     def _wrap(self, value):
         return V(self.b, value)
@@ -156,7 +150,7 @@ class V:
         return self._wrap(self.b.bitcast(self.ir, self._shaped(self.fmt.itype)))
 
     def as_float(self, ftype):
-        return self._wrap(self.b.bitcast(self.ir, self._shaped(_element(ftype))))
+        return self._wrap(self.b.bitcast(self.ir, self._shaped(element_of(ftype))))
 
     def to_int(self):
         """Integral float -> i32: unlike i64, vector conversions exist on AVX2 too."""
@@ -166,7 +160,7 @@ class V:
         """Signed integer -> float, through i32 for the same reason."""
         narrow = self._shaped(I32)
         value = self.ir if self.ir.type == narrow else self.b.trunc(self.ir, narrow)
-        return self._wrap(self.b.sitofp(value, self._shaped(_element(ftype))))
+        return self._wrap(self.b.sitofp(value, self._shaped(element_of(ftype))))
 
     def widen(self, itype):
         itype = self._shaped(itype)
