@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import NATIVE_SHARE, NATIVE_ULPS, assert_same, numpy_outcome
+from jitflow.codegen.engine import SHORT_PIPELINE
 from jitflow.codegen.threads import thread_count
 from jitflow.codegen.regions import Region
 from jitflow.codegen.runtime import NativeGraph
@@ -286,6 +287,21 @@ def test_column_sums_add_in_numpys_order(shape):
     # pass, and a remainder): the same bits.
     x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
     assert run_native(lambda x: x.sum(axis=0), x).tobytes() == x.sum(axis=0).tobytes()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(3, 10), (257, 10), (2, 4099, 16), (130, 7, 2, 3)])
+def test_narrow_column_sums_fold_in_registers_in_numpys_order(shape, threads, monkeypatch):
+    # The kept axis fits in one vector: each vector of output slots folds the whole
+    # reduced axis, UNROLL rows per pass and the rest after, its slots in registers
+    # without LLVM's loop passes; the rows' products are stored on the way.
+    monkeypatch.setenv("JITFLOW_THREADS", str(threads))
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    fn = lambda x: (x * x, (x * x).sum(axis=-3 if len(shape) > 2 else 0), x.max(axis=0))
+    native = compile_native(fn, x)
+    assert set(native.compiled._speed_levels) == {SHORT_PIPELINE}
+    for got, expected in zip(native([x]), fn(x)):
+        assert got.tobytes() == expected.tobytes()
 
 
 def test_large_float32_sums_are_as_accurate_as_numpys():
