@@ -1,6 +1,7 @@
 """The entry Python calls with the arrays themselves: the checked path's results, bit for
 bit; a decline (FALLBACK) for any argument it was not compiled for; errors raised; no
 references leaked."""
+import re
 import sys
 
 import numpy as np
@@ -129,8 +130,26 @@ def test_large_graphs_release_the_gil():
     elements = RELEASE_GIL_BYTES // 8
     large = native_for(lambda x: x + 1, np.zeros(elements))
     small = native_for(lambda x: x + 1, np.zeros(elements // 4))
-    assert "PyEval_SaveThread" in large.llvm_irs[0]
-    assert "PyEval_SaveThread" not in small.llvm_irs[0]
+    assert releases_gil(large) and not releases_gil(small)
+    assert same_bits(large.python_entry(np.ones(elements)), np.ones(elements) + 1)
+
+
+def test_the_entry_code_is_shared_between_signatures():
+    # Each signature's entry is a table and a call of the code all signatures share.
+    args = [np.ones((2, 3), np.float32)] * 8
+    native = native_for(lambda *a: tuple(x + 1 for x in a), *args)
+    results = native.python_entry(*args)
+    assert len(results) == 8 and all(same_bits(r, args[0] + 1) for r in results)
+    entry = re.search(r'define ptr @"jitflow_python_call"\(.*?\n\}', native.llvm_ir, re.S)
+    assert entry.group(0).count("\n") == 5 and "jitflow_python_call_with" in entry.group(0)
+
+
+def releases_gil(native):
+    """The flag in the signature's table (python_call.py): inputs, outputs, workspace
+    bytes, then whether to release the GIL."""
+    table = re.search(r'@"jitflow_signature" = internal constant .*?\]\} '
+                      r'\{i64 \d+, i64 \d+, i64 \d+, i64 (\d),', native.llvm_ir)
+    return table.group(1) == "1"
 
 
 def test_arguments_in_containers_go_to_native_code_by_their_leaves():
