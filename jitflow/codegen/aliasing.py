@@ -9,7 +9,8 @@ What makes the claim true: while one node is lowered, every buffer it touches is
 different allocation that stays live for the whole node. Its inputs are graph inputs
 or buffers not freed until after the node; its outputs are fresh arrays or workspace
 regions no live buffer holds (the memory plan frees only after a node is done); its
-scratch is taken from freed regions or the stack. (Two graph inputs may be one array,
+scratch is taken from freed regions. (Stack slots need no scope: LLVM sees that they
+share nothing.) (Two graph inputs may be one array,
 but only stores need disjointness, and nothing stores into an input.) Buffers of
 different nodes may reuse the same bytes, so each node gets a scope domain of its own:
 LLVM then concludes nothing between instructions of different nodes.
@@ -32,8 +33,8 @@ class AliasScopes:
         self._nodes = 0
 
     def register(self, pointer):
-        """`pointer` starts an allocation of its own (an argument, a workspace buffer,
-        a stack slot)."""
+        """`pointer` starts an allocation of its own (an argument, a workspace
+        buffer)."""
         self._bases[id(pointer)] = pointer
         return pointer
 

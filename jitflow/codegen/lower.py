@@ -43,7 +43,8 @@ class Lowering:
 
     def __init__(self, graph, name="jitflow", on_segment=None):
         """on_segment(module, speed_level) is called with each segment's module as soon
-        as it is complete, when there are several (see entry_module)."""
+        as it is complete, except the last: entry_module, which holds the entry points
+        and may take more (the Python entry) before it is compiled."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
@@ -95,7 +96,7 @@ class Lowering:
         # A module whose every data loop is vector code already needs no loop vectorizer
         # and none of the passes that prepare loops for it.
         self.speed_levels.append(SHORT_PIPELINE if self._loops_for_llvm == 0 else 3)
-        if (not last or len(self.modules) > 1) and self._on_segment is not None:
+        if not last and self._on_segment is not None:
             self._on_segment(self.module, self.speed_levels[-1])
         return serial_pending
 
@@ -220,7 +221,10 @@ class Lowering:
         # llvmlite types an alloca as a typed pointer, which its store and gep checks
         # then hold against element stores; the IR is the same opaque `ptr` either way.
         slot.type = PTR
-        return self.aliases.register(slot)
+        # No alias scope: LLVM knows a stack slot whose address never escapes shares
+        # no memory with anything else, and SROA keeps most of them in registers. (With
+        # scopes, a row region's accumulators made its noalias lists 27 scopes long.)
+        return slot
 
     # --- the walk -----------------------------------------------------------------------------
     def _lower(self):
@@ -241,18 +245,15 @@ class Lowering:
         self._define_entry()
 
     # --- the entry point ------------------------------------------------------------------
-    # With one segment, the entry point goes into its module. With several, it gets a
-    # module of its own (entry_module), so that every segment can compile as soon as it
-    # is lowered: the entry depends on the whole walk (whether any nest was split, and
-    # the workspace's size for the Python entry), and the first segment's module was
-    # the largest, compiled last, on the critical path of the build.
+    # The entry point goes into the last segment's module (entry_module): it depends on
+    # the whole walk (whether any nest was split, and the workspace's size for the
+    # Python entry), and every other segment can compile as soon as it is lowered.
     def _define_entry(self):
-        alone = len(self.modules) == 1
-        self.entry_module = self.modules[0] if alone else ir.Module(f"{self.name}.entry")
+        self.entry_module = self.modules[-1]
         if self.threads == 1:
             return  # the first segment's function is the entry
         first = declared_in(self.entry_module, self.modules[0].get_global(BODY))
-        if alone:
+        if len(self.modules) == 1:
             first.linkage = "internal"  # inlined into the entry when nothing was split
         define_entry(self.entry_module, first, self.threads, self._split_any, ENTRY)
 

@@ -54,25 +54,15 @@ class NativeGraph:
             if direct:
                 add_python_entry(entry, lowering.entry_function(), self._in_types,
                                  self._out_types, self.workspace_size)
-            if entry.functions:  # (not with one thread, several segments, no PYTHON_ENTRY)
-                compilation.add(str(entry), in_background=False,
-                                speed_level=self._entry_speed_level(lowering))
+            compilation.add(str(entry), in_background=False,
+                            speed_level=lowering.speed_levels[-1])
         except BaseException:
             compilation.abandon()
             raise
         compiled = CompiledModule.from_compilation(compilation)
-        self.llvm_irs = compilation.sources()  # the segments in the order they run, then
-        self.llvm_ir = "\n".join(self.llvm_irs)  # the entry points' module if separate
+        self.llvm_irs = compilation.sources()  # the segments in the order they run
+        self.llvm_ir = "\n".join(self.llvm_irs)
         return compiled
-
-    @staticmethod
-    def _entry_speed_level(lowering):
-        """Entry points in a module of their own are straight-line code (argument checks,
-        output allocation), which LLVM's full pipeline makes no faster: for the MLP
-        training step's, it spent 20-30 ms; at speed level 0, 5 ms. (Measured A/B on a
-        call of a four-argument function: 1.31-1.45 us either way.)"""
-        return lowering.speed_levels[0] if lowering.entry_module is lowering.modules[0] \
-            else 0
 
     def __call__(self, args):
         inputs = [self._argument(value, t, i) for i, (value, t) in

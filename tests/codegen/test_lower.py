@@ -66,29 +66,29 @@ def test_segments_give_the_bits_of_one_module(rows, budget, threads, seed):
 
 def test_every_segment_calls_the_next_one(monkeypatch):
     native = compile_native(classifier, classifier_inputs(300, 0), 1, 2, monkeypatch)
-    *segments, entry = native.llvm_irs
+    segments = native.llvm_irs
     for index, text in enumerate(segments):
         assert re.search(rf'define [^@]*@"jitflow_body{f".{index}" if index else ""}"', text)
         calls_next = f'call i32 @"jitflow_body.{index + 1}"' in text
-        assert calls_next == (index < len(segments) - 1)
-        assert "jitflow_entry" not in text and "jitflow_python_call" not in text
+        last = index == len(segments) - 1
+        assert calls_next == (not last)
+        assert ("jitflow_entry" in text) == last and ("jitflow_python_call" in text) == last
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_several_segments_put_the_entry_points_in_a_module_compiled_last(threads,
-                                                                        monkeypatch):
-    """So that each segment compiles as soon as it is lowered; the entry points only
-    check arguments and call the first segment, so they are compiled at speed level 0.
-    A segment with scalar data loops (the argmax, the gather) gets LLVM's pipeline."""
+def test_several_segments_put_the_entry_points_in_the_last_module(threads, monkeypatch):
+    """So that each other segment compiles as soon as it is lowered. A segment with
+    scalar data loops (the argmax, the gather) gets LLVM's pipeline."""
     args = classifier_inputs(300, 0)
     native = compile_native(classifier, args, 1, threads, monkeypatch)
-    *segments, entry = native.llvm_irs
-    assert re.search(r'define [^@]*@"jitflow_python_call"', entry)
+    *segments, last = native.llvm_irs
+    assert re.search(r'define [^@]*@"jitflow_python_call"', last)
     first = "jitflow_body" if threads > 1 else "jitflow_entry"
-    assert re.search(rf'declare [^@]*@"{first}"', entry)
-    *levels, entry_level = native.compiled._speed_levels
-    assert entry_level == 0 and len(levels) == len(segments)
-    assert levels[0] == SHORT_PIPELINE and levels[-1] == 3
+    assert re.search(rf'declare [^@]*@"{first}"', last)
+    assert not any("jitflow_python_call" in text for text in segments)
+    levels = native.compiled._speed_levels
+    assert len(levels) == len(native.llvm_irs)
+    assert levels[0] == SHORT_PIPELINE and 3 in levels
     for result, expected in zip(native.python_entry(*args), classifier(*args)):
         np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-5)
 
