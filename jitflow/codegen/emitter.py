@@ -52,7 +52,7 @@ def constant(kind, value):
     return Splat(kind, value) if isinstance(kind, ir.VectorType) else ir.Constant(kind, value)
 
 
-def _scalar_constant(value):
+def scalar_constant(value):
     """The Python number a scalar or splat constant holds, else None."""
     if isinstance(value, Splat):
         value = value.element
@@ -96,8 +96,8 @@ class Emitter:
         if self.lanes is None or isinstance(value.type, ir.VectorType):
             return value
         vector = self.typed(value.type)
-        if _scalar_constant(value) is not None:
-            return Splat(vector, _scalar_constant(value))
+        if scalar_constant(value) is not None:
+            return Splat(vector, scalar_constant(value))
         first = self.b.insert_element(ir.Constant(vector, ir.Undefined), value, I32(0))
         return self.b.shuffle_vector(first, ir.Constant(vector, ir.Undefined),
                                      ir.Constant(ir.VectorType(I32, self.lanes), 0))
@@ -178,6 +178,22 @@ class Emitter:
     def moved(self, offset, index, stride):
         """offset + index * stride (a Python int stride)."""
         return offset if stride == 0 else self.add(offset, self.mul(index, I64(stride)))
+
+    def all_moved(self, offsets, index, strides):
+        """[moved(offset, index, stride) for each pair], each product and sum emitted
+        once: a loop's views often share their offset and stride."""
+        products, sums = {}, {}
+
+        def move(offset, stride):
+            if stride == 0:
+                return offset
+            if stride not in products:
+                products[stride] = self.mul(index, I64(stride))
+            key = (id(offset), stride)
+            if key not in sums:
+                sums[key] = self.add(offset, products[stride])
+            return sums[key]
+        return [move(offset, stride) for offset, stride in zip(offsets, strides)]
 
     def advanced(self, offset, elements):
         """offset + elements (a Python int), for an offset or a LaneOffset."""
@@ -291,7 +307,7 @@ def _constant(value):
 def _exact_constant(value, dst):
     """A constant (or splat) converted to float dtype `dst` when it converts exactly (a
     literal like the 256 of x / 256), else None."""
-    number = _scalar_constant(value)
+    number = scalar_constant(value)
     if number is None or np.dtype(dst).kind != "f":
         return None
     converted = np.dtype(dst).type(number)

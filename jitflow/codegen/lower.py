@@ -386,15 +386,13 @@ class Lowering:
         count = shape[axis]
         if chunk is not None and chunk[0] == axis:
             _, first, count = chunk
-            offsets = [self.em.moved(off, first, strides[axis])
-                       for off, strides in zip(offsets, stride_lists)]
+            offsets = self.em.all_moved(offsets, first, [s[axis] for s in stride_lists])
         if lanes is not None and axis == len(shape) - 1:
             vector_loop(self.em, count, [s[axis] for s in stride_lists], offsets, body,
                         lanes, name=f"ax{axis}")
             return
         with self.em.for_range(count, name=f"ax{axis}") as index:
-            moved = [self.em.moved(off, index, strides[axis])
-                     for off, strides in zip(offsets, stride_lists)]
+            moved = self.em.all_moved(offsets, index, [s[axis] for s in stride_lists])
             self._nest(shape, stride_lists, moved, axis + 1, body, rolled, lanes, chunk)
         if rolled and axis == len(shape) - 1:
             # With unrolling on (engine.py turns it off), LLVM fully unrolls short

@@ -7,7 +7,7 @@ import numpy as np
 from llvmlite import ir
 
 from . import mathlib
-from .emitter import I1, constant, element_of, shaped_like
+from .emitter import I1, constant, element_of, scalar_constant, shaped_like
 from .errors import NEGATIVE_POWER
 
 
@@ -46,6 +46,10 @@ def _ordinal(em, x):
     b = em.b
     width = 64 if isinstance(element_of(x.type), ir.DoubleType) else 32
     itype = shaped_like(x.type, ir.IntType(width))
+    number = scalar_constant(x)
+    if number is not None:  # a literal's ordinal, known now
+        bits = int(np.array(number, f"f{width // 8}").view(f"i{width // 8}"))
+        return constant(itype, -(1 << (width - 1)) - bits if bits < 0 else bits)
     bits = b.bitcast(x, itype)
     flipped = b.sub(constant(itype, -(1 << (width - 1))), bits)
     return b.select(b.icmp_signed("<", bits, constant(itype, 0)), flipped, bits)

@@ -45,7 +45,7 @@ def vector_loop(em, count, steps, offsets, body, lanes, name):
     b = em.b
 
     def run(start, mask=None):
-        firsts = [em.moved(offset, start, step) for offset, step in zip(offsets, steps)]
+        firsts = em.all_moved(offsets, start, steps)
         with em.vectorized(lanes, mask):
             body([LaneOffset(first, step) for first, step in zip(firsts, steps)])
 

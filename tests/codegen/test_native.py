@@ -152,3 +152,19 @@ def test_power_by_one_half_follows_numpy_loops(dtype, x_shape, y_shape):
         numbers = ~np.isnan(expected)  # a NaN's sign bit means nothing
         np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
         np.testing.assert_allclose(got, expected, rtol=2 * np.finfo(dtype).eps)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("literal", [np.nan, -0.0, 0.0, np.inf, -np.inf, -1.5, 2.0])
+def test_comparisons_with_float_literals_follow_numpy(dtype, literal):
+    # A literal's ordering key is computed when the code is generated (scalar.py):
+    # the same answers as comparing two arrays, for NaN, both zeros and infinities.
+    x = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -1.5, 2.0, 1e-40, -3.0] * 2, dtype)
+
+    def compare(x):
+        return (x < literal, x <= literal, x == literal, x != literal, x > literal,
+                x >= literal, np.maximum(x, literal), np.minimum(literal, x))
+    native = NativeGraph(jitflow.optimize(jitflow.function(compare).trace(x)), "f")
+    for got, expected in zip(native([x]), compare(x), strict=True):
+        assert got.dtype == expected.dtype
+        assert got.tobytes() == expected.tobytes()
