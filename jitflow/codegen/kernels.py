@@ -45,8 +45,9 @@ class Kernel:
 class SharedKernels:
     def __init__(self, lowering):
         self.lo = lowering
-        bodies = Counter(_body_key(node) for node in lowering.graph.nodes
-                         if node.op == "fused")
+        self._bodies = {id(node): _body_key(node) for node in lowering.graph.nodes
+                        if node.op == "fused"}  # (printing a body takes ~0.1 ms)
+        bodies = Counter(self._bodies.values())
         self._repeated = {key for key, count in bodies.items() if count > 1}
         self._kernels = {}  # body and operand layouts -> Kernel
         self._module = None
@@ -60,7 +61,7 @@ class SharedKernels:
         repeats it; returns whether it did."""
         if node.op != "fused":
             return False
-        body = _body_key(node)
+        body = self._bodies.get(id(node))
         if body not in self._repeated:
             return False
         views = inputs + outputs
