@@ -44,22 +44,6 @@ def _batch(fn, args, calls):
     return time.perf_counter() - start
 
 
-def best_time(fn, *args, repeat=20, min_time=0.2):
-    """Best seconds per call over `repeat` rounds, each long enough to time reliably
-    (bench_autodiff.py times with this)."""
-    fn(*args)
-    start = time.perf_counter()
-    fn(*args)
-    calls = max(1, int(min_time / max(time.perf_counter() - start, 1e-7) / repeat))
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn(*args)
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
-
-
 def chain(x, y):
     return np.exp(-x * x) * np.sin(y) + 0.5 * np.tanh(x * y)
 

@@ -1,8 +1,10 @@
 """Gradients: jitflow's compiled value_and_grad against hand-written NumPy backward passes
 and, when JAX is installed, against jax.jit of the same value_and_grad, measured in the
-same process. Prints best-of-N times and the ratios (theirs / jitflow: above 1 means
-jitflow is faster), and how long after a cold start (disk cache off) each step's
-first result and its native code arrive.
+same process, the libraries taking turns as in bench.py (each batch after a lead-in of
+the same calls: NumPy's OpenBLAS threads spin for a while after its products and slowed
+whatever ran next on these two cores by up to 2x). Prints median times and the ratios
+(theirs / jitflow: above 1 means jitflow is faster), and how long after a cold start
+(disk cache off) each step's first result and its native code arrive.
 
     python benchmarks/bench_autodiff.py
 """
@@ -12,7 +14,7 @@ import time
 import numpy as np
 
 import jitflow
-from bench import best_time, blas_kernels
+from bench import Ready, blas_kernels, time_interleaved
 
 
 # --- sum(tanh(tanh(tanh(1.5 x)))) ---------------------------------------------------------
@@ -133,20 +135,25 @@ def main():
     print(blas_kernels())
     print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} {'1st call':>9} "
           f"{'native':>8} {'JAX':>10} {'ratio':>7}")
-    measured = []
-    for name, fn, reference, args in rows:
-        first, native = cold_start(fn, *args)
-        ours = best_time(jitflow.function(fn), *args)
-        measured.append((name, ours, best_time(reference, *args), first, native))
-    # JAX last: its idle worker threads keep spinning and would slow whatever ran next.
+    starts = [cold_start(fn, *args) for _, fn, _, args in rows]
     peers = jax_versions()
-    for i, (name, ours, theirs, first, native) in enumerate(measured):
-        line = (f"{name:42} {ours * 1e3:8.2f}ms {theirs * 1e3:8.2f}ms {theirs / ours:7.2f} "
-                f"{first * 1e3:7.0f}ms {native * 1e3:6.0f}ms")
+    for i, (name, fn, reference, args) in enumerate(rows):
+        contenders = {"jitflow": Ready(jitflow.function(fn), args),
+                      "NumPy": Ready(reference, args)}
         if peers is not None:
-            jax_time = best_time(peers[i], *rows[i][3])
-            line += f" {jax_time * 1e3:8.2f}ms {jax_time / ours:7.2f}"
+            contenders["JAX"] = Ready(peers[i], args)
+        for kernel, kernel_args in contenders.values():
+            kernel(*kernel_args)  # compiles: not timed
+        contenders["jitflow"].kernel.wait()
+        times = time_interleaved(contenders)
+        ours = times["jitflow"]
+        first, native = starts[i]
+        line = (f"{name:42} {ours * 1e3:8.2f}ms {times['NumPy'] * 1e3:8.2f}ms "
+                f"{times['NumPy'] / ours:7.2f} {first * 1e3:7.0f}ms {native * 1e3:6.0f}ms")
+        if peers is not None:
+            line += f" {times['JAX'] * 1e3:8.2f}ms {times['JAX'] / ours:7.2f}"
         print(line)
+
 
 if __name__ == "__main__":
     main()
