@@ -47,6 +47,16 @@ class Splat(ir.Constant):
         return f"splat ({self.element})"
 
 
+class Undefined(ir.Constant):
+    """A vector of undefined lanes, printed as LLVM's one word `undef`."""
+
+    def __init__(self, vector):
+        super().__init__(vector, None)
+
+    def _get_reference(self):
+        return "undef"
+
+
 def constant(kind, value):
     """A constant of type `kind`; a splat when `kind` is a vector type."""
     return Splat(kind, value) if isinstance(kind, ir.VectorType) else ir.Constant(kind, value)
@@ -98,9 +108,9 @@ class Emitter:
         vector = self.typed(value.type)
         if scalar_constant(value) is not None:
             return Splat(vector, scalar_constant(value))
-        first = self.b.insert_element(ir.Constant(vector, ir.Undefined), value, I32(0))
-        return self.b.shuffle_vector(first, ir.Constant(vector, ir.Undefined),
-                                     ir.Constant(ir.VectorType(I32, self.lanes), 0))
+        first = self.b.insert_element(Undefined(vector), value, I32(0))
+        return self.b.shuffle_vector(first, Undefined(vector),
+                                     ir.Constant(ir.VectorType(I32, self.lanes), None))
 
     # --- constants and casts ----------------------------------------------------------
     def const(self, value, dtype):

@@ -176,10 +176,16 @@ class RowLoops:
         (reduction, contiguous View) pairs to fill with the reductions' operands."""
         keys = list(views)
         all_views = [views[k] for k in keys] + [tile for _, tile in tiles]
+        needed = {v for node in phase.evaluate for v in node.inputs}
+        needed.update(value for kind, value in views if kind == "store")
+        needed.update(node.inputs[0] for node, _ in tiles)
+        # The row scalars the phase reads, splat in a fixed order (the IR text is the
+        # disk cache's key).
+        used_scalars = [v for v in scalars if v in needed]
 
         def element(offsets):
             at = dict(zip(keys, offsets))
-            env = {value: self.em.splat(scalar) for value, scalar in scalars.items()}
+            env = {value: self.em.splat(scalars[value]) for value in used_scalars}
             for (kind, value), view in views.items():
                 if kind in ("in", "read"):
                     env[value] = self.lo.read(view, at[(kind, value)])
