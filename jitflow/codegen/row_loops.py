@@ -9,7 +9,11 @@ is in L1. A reduction of a value already in memory, contiguous along the chunk (
 input, say), folds it in place.
 
 Rows are independent and each owns its result: the row loop may be split between
-threads (parallel.py), each with row buffers and partial results of its own.
+threads (parallel.py), each with row buffers and partial results of its own. A region
+of one row (a reduction over everything) and one phase splits its chunks instead: each
+chunk owns its partial result, in memory all workers share, and worker 0 combines the
+partials in the same tree whoever computed them (4M float32: a sum in 0.08-0.12 ms on
+two threads against 0.17 on one, a sum of squares in 0.11 against 0.27-0.34).
 """
 import math
 
@@ -18,7 +22,7 @@ from llvmlite import ir
 
 from ..ir.passes.fuse import REDUCTIONS
 from .accumulate import CHUNK, VECTOR_BYTES, Accumulator, combine_tree, identity, widens
-from .emitter import ltype
+from .emitter import I64, ltype, scalar_constant
 from .views import View, collapse, contiguous_strides
 
 
@@ -67,6 +71,9 @@ class RowLoops:
                 self.accumulators[id(r)] = Accumulator(self.lo, r.op, r.outputs[0].type.dtype)
         outer = self._outer_views()
         keys = list(outer)
+        if not self.kept_shape:  # one row: its chunks may be split instead (_reduce)
+            self._row(outer, {key: I64(outer[key].offset) for key in keys})
+            return
         owner = next(i for i, key in enumerate(keys) if key[0] == "out")
         self.lo.loop_nest(self.kept_shape, [outer[k] for k in keys],
                           lambda offsets: self._row(outer, dict(zip(keys, offsets))),
@@ -142,7 +149,13 @@ class RowLoops:
         return self.lo.read(outer[key], offsets[key])
 
     def _at_row(self, view, offset, strides):
-        """`view` at this row: its base moved to the row's first element."""
+        """`view` at this row: its base moved to the row's first element, or, for the
+        only row, the offset kept in the view (a pointer made here, where worker 0 runs
+        alone, would not reach the chunks other workers run)."""
+        start = scalar_constant(offset)
+        if start is not None:
+            return View(view.base, view.dtype, self.row_shape, strides, start,
+                        view.constant)
         return View(self._moved(view, offset), view.dtype, self.row_shape, strides, 0,
                     view.constant)
 
@@ -216,8 +229,10 @@ class RowLoops:
         axis, block, full, rest = chunk_plan(shape)
         per_slice = full + (rest > 0)
         count = math.prod(shape[:axis]) * per_slice
+        shared = self._chunks_may_split()
         partials = {r: self.lo.memory.scratch((count,), r.outputs[0].type.dtype,
-                                              until=self.lo.node_index, per_worker=True)
+                                              until=self.lo.node_index,
+                                              per_worker=not shared)
                     for r in phase.reductions} if count > 1 else {}
         numbering = tuple(s * per_slice for s in contiguous_strides(shape[:axis]))
         results = {}
@@ -244,7 +259,11 @@ class RowLoops:
                         self.em.store(value, partials[r].base, partials[r].dtype, offsets[-1])
                     else:
                         results[r.outputs[0]] = value
-            self.lo.loop_nest(grid, views + [number], body)
+            # Each chunk owns its partial result: with `shared` partials, the chunks
+            # may be split between the workers, and worker 0 combines the partials.
+            self.lo.loop_nest(grid, views + [number], body,
+                              owner=len(views) if shared and count > 1 else None,
+                              work=math.prod(shape))
 
         chunks(blocks=True)
         if rest:
@@ -252,6 +271,12 @@ class RowLoops:
         for r in partials:
             results[r.outputs[0]] = combine_tree(self.lo, r.op, partials[r], count)
         return results
+
+    def _chunks_may_split(self):
+        """Whether a reduction's chunks may run on several workers: in the only row
+        (a reduction over everything), of a region with one phase, whose values no
+        later phase reads from a worker's row buffer."""
+        return not self.kept_shape and len(self.region.phases) == 1
 
     def _chunk(self, phase, chunk, shape, scalars):
         """One chunk: compute its elements, then fold them; {reduction: chunk result}."""
