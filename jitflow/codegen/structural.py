@@ -34,7 +34,10 @@ def cumsum(lo, node, inputs, outputs):
         total = SCALAR["add"](em, previous, value, dtype=out.dtype)
         # the first element is taken as it is: NumPy's cumsum of [-0.0] is [-0.0]
         em.store(b.select(first, value, total), out.base, out.dtype, offsets[1])
-    lo.loop_nest(x.shape, [x, out, index_view(x.shape, (axis,))], body)
+    # The lines along the other axes are independent: a view walking only those lets
+    # the nest be split between threads along one of them, never along the scan.
+    lines = index_view(x.shape, [a for a in range(len(x.shape)) if a != axis])
+    lo.loop_nest(x.shape, [x, out, index_view(x.shape, (axis,)), lines], body, owner=3)
 
 
 def gather(lo, node, inputs, outputs):

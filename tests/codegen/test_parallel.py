@@ -69,6 +69,15 @@ def full_reductions(x):
     return y.max(), (x * 2).mean(), x * 2, np.abs(x).min()
 
 
+def cumsum_down(x):
+    """Split between threads along the columns, each column summed in order."""
+    return np.cumsum(x, axis=0)
+
+
+def cumsum_across(x):
+    return np.cumsum(x, axis=1)
+
+
 rng = np.random.default_rng(0)
 VECTOR = rng.standard_normal(LENGTH).astype(np.float32)
 MATRIX = rng.standard_normal((ROWS, COLUMNS)).astype(np.float32)
@@ -84,8 +93,10 @@ CHAIN_ARGS = (VECTOR, VECTOR[::-1].copy())
     (column_sum, (MATRIX.T.copy(),)),
     (full_sum, (VECTOR,)),
     (full_reductions, (MATRIX,)),
+    (cumsum_down, (MATRIX,)),
+    (cumsum_across, (MATRIX,)),
 ], ids=["chain", "softmax", "row_sum", "column_sum", "column_sum_wide", "full_sum",
-        "full_reductions"])
+        "full_reductions", "cumsum_down", "cumsum_across"])
 def test_split_kernels_give_the_same_bits_as_one_thread(fn, args, threads, monkeypatch):
     one = compiled(fn, args, 1, monkeypatch)
     assert RUN not in one.llvm_ir
