@@ -20,4 +20,7 @@ def scatter_add(lo, node, inputs, outputs):
         value = em.cast(lo.read(updates, offsets[-1]), updates.dtype, out.dtype)
         total = add(em, em.load(out.base, out.dtype, position), value, dtype=out.dtype)
         em.store(total, out.base, out.dtype, position)
-    lo.loop_nest(updates.shape, target.views + [updates], body)
+    # target.views[0] walks out's axes that are not indexed: iterations apart along
+    # those write apart, so the nest may be split between threads along one of them
+    # (each element still adds its updates in order); never along the indexed ones.
+    lo.loop_nest(updates.shape, target.views + [updates], body, owner=0)

@@ -78,7 +78,14 @@ def cumsum_across(x):
     return np.cumsum(x, axis=1)
 
 
+def embedding_gradient(table, indices, weights):
+    """A scatter_add of 300 rows into 40, repeated indices added in order: split along
+    the rows' columns, never along the indices."""
+    return jitflow.grad(lambda t: (t[indices] * weights).sum())(table)
+
+
 rng = np.random.default_rng(0)
+INDICES = rng.integers(-40, 40, ROWS)
 VECTOR = rng.standard_normal(LENGTH).astype(np.float32)
 MATRIX = rng.standard_normal((ROWS, COLUMNS)).astype(np.float32)
 CHAIN_ARGS = (VECTOR, VECTOR[::-1].copy())
@@ -95,8 +102,9 @@ CHAIN_ARGS = (VECTOR, VECTOR[::-1].copy())
     (full_reductions, (MATRIX,)),
     (cumsum_down, (MATRIX,)),
     (cumsum_across, (MATRIX,)),
+    (embedding_gradient, (MATRIX[:40], INDICES, MATRIX)),
 ], ids=["chain", "softmax", "row_sum", "column_sum", "column_sum_wide", "full_sum",
-        "full_reductions", "cumsum_down", "cumsum_across"])
+        "full_reductions", "cumsum_down", "cumsum_across", "embedding_gradient"])
 def test_split_kernels_give_the_same_bits_as_one_thread(fn, args, threads, monkeypatch):
     one = compiled(fn, args, 1, monkeypatch)
     assert RUN not in one.llvm_ir
