@@ -15,6 +15,7 @@ cut into one share per worker, and each worker computes its own.
 Integer and bool results, empty products and runs without a gemm use a generated loop
 nest instead.
 """
+import math
 import os
 
 import numpy as np
@@ -237,7 +238,10 @@ def _add_product_blocks(lo, x, y, out, start, blocks, block, group):
                         out.dtype)
             total = add(em, total, multiply(em, a, c, dtype=out.dtype), dtype=out.dtype)
         em.store(total, out.base, out.dtype, offsets[2])
-    lo.loop_nest(shape, [x_view, y_view, out_view], body)
+    # Each output element is its own: the nest may be split between threads along
+    # its rows (or batch), every element still adding its terms in the order of k.
+    lo.loop_nest(shape, [x_view, y_view, out_view], body, owner=2,
+                 work=math.prod(shape) * group)
 
 
 def _moved(lo, offset, elements):

@@ -78,6 +78,11 @@ def cumsum_across(x):
     return np.cumsum(x, axis=1)
 
 
+def product(a, b):
+    """Integer and bool products run a generated kernel, split along the rows."""
+    return a @ b
+
+
 def embedding_gradient(table, indices, weights):
     """A scatter_add of 300 rows into 40, repeated indices added in order: split along
     the rows' columns, never along the indices."""
@@ -86,6 +91,8 @@ def embedding_gradient(table, indices, weights):
 
 rng = np.random.default_rng(0)
 INDICES = rng.integers(-40, 40, ROWS)
+INTEGERS = rng.integers(-1000, 1000, (ROWS, COLUMNS)).astype(np.int32)
+FLAGS = INTEGERS[:, :300] > 0
 VECTOR = rng.standard_normal(LENGTH).astype(np.float32)
 MATRIX = rng.standard_normal((ROWS, COLUMNS)).astype(np.float32)
 CHAIN_ARGS = (VECTOR, VECTOR[::-1].copy())
@@ -103,8 +110,11 @@ CHAIN_ARGS = (VECTOR, VECTOR[::-1].copy())
     (cumsum_down, (MATRIX,)),
     (cumsum_across, (MATRIX,)),
     (embedding_gradient, (MATRIX[:40], INDICES, MATRIX)),
+    (product, (INTEGERS, INTEGERS.T[:, :40].copy())),
+    (product, (FLAGS, FLAGS.T.copy())),
 ], ids=["chain", "softmax", "row_sum", "column_sum", "column_sum_wide", "full_sum",
-        "full_reductions", "cumsum_down", "cumsum_across", "embedding_gradient"])
+        "full_reductions", "cumsum_down", "cumsum_across", "embedding_gradient",
+        "int_matmul", "bool_matmul"])
 def test_split_kernels_give_the_same_bits_as_one_thread(fn, args, threads, monkeypatch):
     one = compiled(fn, args, 1, monkeypatch)
     assert RUN not in one.llvm_ir
