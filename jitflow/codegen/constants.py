@@ -14,9 +14,10 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from .memory import aligned_bytes
+
 # Constants of more bytes than this are kept outside the module.
 INLINE_BYTES = 512
-ALIGNMENT = 64
 
 _kept = {}  # symbol -> the array whose bytes it names, never freed (see external)
 _lock = threading.Lock()
@@ -53,9 +54,7 @@ def external(data):
 
 
 def _aligned_copy(data):
-    raw = np.empty(data.nbytes + ALIGNMENT, np.uint8)
-    start = -raw.ctypes.data % ALIGNMENT
-    copy = raw[start:start + data.nbytes].view(data.dtype)
+    copy = aligned_bytes(data.nbytes)[:data.nbytes].view(data.dtype)
     copy[...] = data.reshape(-1)
     copy.flags.writeable = False
     return copy

@@ -3,6 +3,8 @@
 A buffer lives until the last use of every value that views it; then its bytes go back
 to a free list and later buffers of the same size or smaller reuse them (first fit).
 """
+import numpy as np
+
 from ..ir.graph import Var
 from .views import View
 
@@ -89,3 +91,12 @@ def _count(shape):
     for size in shape:
         count *= size
     return count
+
+
+def aligned_bytes(size):
+    """A NumPy buffer of `size` bytes (at least 1) starting at a multiple of ALIGNMENT, as
+    generated code assumes of the workspace and of constants (their vector loads may be
+    aligned ones); NumPy aligns its own buffers to 16 bytes only."""
+    raw = np.empty(size + ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + max(size, 1)]

@@ -12,6 +12,7 @@ from ..ir.passes.fuse import fuse
 from .engine import CompiledModule, Compilation, quick_thread_switches
 from .errors import OK, raise_for
 from .lower import ENTRY, Lowering
+from .memory import aligned_bytes
 from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -68,7 +69,7 @@ class NativeGraph:
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
         outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
-        workspace = np.empty(max(self.workspace_size, 1), np.uint8)
+        workspace = aligned_bytes(self.workspace_size)
         pointers = (ctypes.c_void_p * self._slots)(
             *(a.ctypes.data for a in inputs), *(a.ctypes.data for a in outputs),
             workspace.ctypes.data)
@@ -86,3 +87,4 @@ class NativeGraph:
                 not array.flags.aligned:
             array = np.array(array, dtype=type.dtype, order="C")  # a fresh, aligned copy
         return array
+

@@ -9,6 +9,7 @@ import pytest
 
 import jitflow
 from jitflow.codegen import constants
+from jitflow.codegen.memory import ALIGNMENT
 
 
 def closing_over(weights):
@@ -48,7 +49,7 @@ def test_kept_bytes_are_aligned_read_only_copies(dtype):
     data = (np.arange(1000) % 3).astype(dtype)
     name = constants.external(data)
     kept = constants._kept[name]
-    assert kept.ctypes.data % constants.ALIGNMENT == 0 and not kept.flags.writeable
+    assert kept.ctypes.data % ALIGNMENT == 0 and not kept.flags.writeable
     np.testing.assert_array_equal(kept, data)
 
 
