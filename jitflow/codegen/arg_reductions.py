@@ -39,7 +39,8 @@ def _rows(lo, op, x, out, axes):
     inner = tuple(x.strides[i] for i in axes)
     shape, (strides,) = collapse(row_shape, inner)
     in_place = x.base is not None and (not shape or (len(shape) == 1 and strides[0] == 1))
-    row_copy = None if in_place else lo.memory.scratch(row_shape, x.dtype, until=lo.node_index)
+    row_copy = None if in_place else lo.memory.scratch(row_shape, x.dtype, until=lo.node_index,
+                                                       per_worker=True)
     walk = ArgWalk(lo, op, x.dtype)
     views = [View(x.base, x.dtype, kept_shape, tuple(x.strides[i] for i in kept), x.offset,
                   x.constant),
@@ -56,7 +57,9 @@ def _rows(lo, op, x, out, axes):
         walk.start()
         walk.fold_memory(pointer, count, align)
         lo.em.store(walk.result(pointer, count), out.base, out.dtype, offsets[1])
-    lo.loop_nest(kept_shape, views, row)
+    # Each row owns its result (and each worker its row copy): the rows may be split
+    # between threads.
+    lo.loop_nest(kept_shape, views, row, owner=1, work=count * int(np.prod(kept_shape)))
 
 
 class ArgWalk(VectorWalk):
@@ -194,4 +197,5 @@ def _columns(lo, op, x, out, axes):
         em.store(b.select(better, value, current), best.base, best.dtype, offsets[1])
         index = em.load(out.base, out.dtype, offsets[2])
         em.store(b.select(better, offsets[3], index), out.base, out.dtype, offsets[2])
-    lo.loop_nest(x.shape, views, body)
+    # Each output slot folds its elements in order, whichever worker owns it.
+    lo.loop_nest(x.shape, views, body, owner=2)

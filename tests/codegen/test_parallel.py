@@ -83,6 +83,13 @@ def product(a, b):
     return a @ b
 
 
+def arg_extremes(x):
+    """Rows walked in vectors (strided rows through each worker's copy) and columns
+    folded slot by slot, all split; a NaN wins."""
+    y = np.where(x > 2.8, np.nan, x)
+    return y.argmax(axis=1), y.argmin(axis=0), np.abs(y).argmax(axis=1), x.T.argmin(axis=1)
+
+
 def embedding_gradient(table, indices, weights):
     """A scatter_add of 300 rows into 40, repeated indices added in order: split along
     the rows' columns, never along the indices."""
@@ -112,9 +119,11 @@ CHAIN_ARGS = (VECTOR, VECTOR[::-1].copy())
     (embedding_gradient, (MATRIX[:40], INDICES, MATRIX)),
     (product, (INTEGERS, INTEGERS.T[:, :40].copy())),
     (product, (FLAGS, FLAGS.T.copy())),
+    (arg_extremes, (MATRIX,)),
+    (arg_extremes, (MATRIX.T,)),
 ], ids=["chain", "softmax", "row_sum", "column_sum", "column_sum_wide", "full_sum",
         "full_reductions", "cumsum_down", "cumsum_across", "embedding_gradient",
-        "int_matmul", "bool_matmul"])
+        "int_matmul", "bool_matmul", "arg_extremes", "arg_extremes_transposed"])
 def test_split_kernels_give_the_same_bits_as_one_thread(fn, args, threads, monkeypatch):
     one = compiled(fn, args, 1, monkeypatch)
     assert RUN not in one.llvm_ir
