@@ -23,7 +23,7 @@ and -0.0 keep the value met first in each lane (NumPy leaves that sign to its ow
 import numpy as np
 from llvmlite import ir
 
-from .emitter import I32, I64, ltype, masked_memory
+from .emitter import I32, I64, Splat, ltype, masked_memory
 from .scalar import RULES as SCALAR
 
 VECTOR_BYTES = 64
@@ -176,8 +176,7 @@ class VectorWalk:
 
     def splat(self, value, vector=None):
         """A constant vector of `value` (a Python number of the element's kind)."""
-        vector = vector or self.vector
-        return ir.Constant(vector, [value] * vector.count)
+        return Splat(vector or self.vector, value)
 
     def padding(self):
         raise NotImplementedError
@@ -211,7 +210,7 @@ class Accumulator(VectorWalk):
         for slot in self.slots:
             b.store(self.splat(self._identity()), slot)
         for slot in self.nan_slots:
-            b.store(ir.Constant(self.mask, [0] * self.width), slot)
+            b.store(self.splat(0, self.mask), slot)
 
     def _fold_vector(self, u, value, position):
         b = self.em.b

@@ -183,6 +183,8 @@ def _libmvec_vector_call(builder, name, vtype, args):
 def _lanes(builder, vector, indices, second=None):
     """shufflevector: the lanes `indices` of vector (and of `second` after it)."""
     indices = list(indices)
+    if second is None and indices == list(range(vector.type.count)):
+        return vector  # all of it, in order
     return builder.shuffle_vector(vector, vector if second is None else second,
                                   ir.Constant(ir.VectorType(I32, len(indices)), indices))
 
