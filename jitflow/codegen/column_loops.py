@@ -14,7 +14,7 @@ import math
 from collections import namedtuple
 
 from .accumulate import VECTOR_BYTES, fold_in_order, identity
-from .emitter import I64, LaneOffset
+from .emitter import I64
 from .reduced_views import reduced_view
 from .views import View, collapse
 
@@ -150,7 +150,7 @@ def _walk_holding_slots(lo, loop_shape, views, strides, first_slot, folds, work)
             em.b.store(value, slot)
 
         def fold_from(first, count):
-            at = [_moved(em, offset, first, step) for offset, step in zip(offsets, steps)]
+            at = [em.moved(offset, first, step) for offset, step in zip(offsets, steps)]
             values = [em.b.load(slot, typ=value.type) for value, slot in zip(start, held)]
             for value, slot in zip(folds.fold(at, steps, count, values), held):
                 em.b.store(value, slot)
@@ -163,11 +163,3 @@ def _walk_holding_slots(lo, loop_shape, views, strides, first_slot, folds, work)
                                     for value, slot in zip(start, held)])
     lo.loop_nest(shape, outer, slots_of, owner=first_slot, work=work, vector=True)
 
-
-def _moved(em, offset, index, stride):
-    """`offset` (an element offset or a LaneOffset) moved `index` steps of `stride`."""
-    if isinstance(index, int):
-        return em.advanced(offset, index * stride)
-    if isinstance(offset, LaneOffset):
-        return LaneOffset(em.moved(offset.first, index, stride), offset.step)
-    return em.moved(offset, index, stride)

@@ -186,8 +186,15 @@ class Emitter:
         return self.b.mul(x, y)
 
     def moved(self, offset, index, stride):
-        """offset + index * stride (a Python int stride)."""
-        return offset if stride == 0 else self.add(offset, self.mul(index, I64(stride)))
+        """offset + index * stride, for an offset or a LaneOffset; stride is a Python
+        int, index an i64 value or a Python int."""
+        if isinstance(offset, LaneOffset):
+            return LaneOffset(self.moved(offset.first, index, stride), offset.step)
+        if stride == 0:
+            return offset
+        if isinstance(index, int):
+            return self.add(offset, I64(index * stride))
+        return self.add(offset, self.mul(index, I64(stride)))
 
     def all_moved(self, offsets, index, strides):
         """[moved(offset, index, stride) for each pair], each product and sum emitted
