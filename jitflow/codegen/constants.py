@@ -11,7 +11,6 @@ import hashlib
 import threading
 
 import llvmlite.binding as llvm
-import numpy as np
 from llvmlite import ir
 
 from .memory import aligned_bytes
