@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import jitflow
 from jitflow.codegen.engine import CompiledModule
@@ -348,3 +349,29 @@ def test_the_thread_count_setting(monkeypatch):
     monkeypatch.setenv("JITFLOW_THREADS", "0")
     with pytest.raises(ValueError):
         thread_count()
+
+
+FULL_REDUCTIONS = {
+    "sum": lambda x: x.sum(), "mean": lambda x: x.mean(), "max": lambda x: x.max(),
+    "min": lambda x: x.min(), "sum of squares": lambda x: (x * x).sum(),
+    "sum of a transpose": lambda x: np.abs(x.T).sum(),
+}
+
+
+@settings(max_examples=max(1, settings.default.max_examples // 8))
+@given(rows=st.integers(1, 700), columns=st.integers(190, 900),
+       dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.bool_]),
+       name=st.sampled_from(sorted(FULL_REDUCTIONS)), seed=st.integers(0, 2 ** 16))
+def test_reductions_over_everything_give_one_threads_bits(rows, columns, dtype, name,
+                                                          seed):
+    # Large enough to be split (from MIN_PARALLEL_ELEMENTS) or not, of every dtype,
+    # against one thread bit for bit and against NumPy.
+    x = np.random.default_rng(seed).normal(0, 50, (rows, columns)).astype(dtype)
+    fn = FULL_REDUCTIONS[name]
+    with pytest.MonkeyPatch.context() as patch:
+        one, two = (compiled(fn, (x,), t, patch) for t in (1, 2))
+    got = two([x])[0]
+    assert same_bits([got], one([x]))
+    expected = np.asarray(fn(x))
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=2e-5 if dtype == np.float32 else 1e-12)
