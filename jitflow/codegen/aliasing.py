@@ -4,6 +4,8 @@ Without this, LLVM's loop vectorizer cannot prove that a loop's stores miss the 
 its loads read, so it emits a runtime check of every store against every load before
 each vectorized loop (on a training step's fused regions, blocks of ~280 compares), and
 a scalar copy of the loop for when the check fails. Both cost compile time for nothing.
+Nodes whose loops are all vector code already (vector_loops.py) go without: the
+scopes cost time to build, print and parse, and no vectorizer reads them.
 
 What makes the claim true: while one node is lowered, every buffer it touches is a
 different allocation that stays live for the whole node. Its inputs are graph inputs
@@ -38,9 +40,14 @@ class AliasScopes:
         self._bases[id(pointer)] = pointer
         return pointer
 
-    def annotate_new(self):
+    def annotate_new(self, needed=True):
         """Give the loads and stores emitted since the last call (one node's) scopes
-        by the buffer they address, each declared not to alias the node's others."""
+        by the buffer they address, each declared not to alias the node's others; or,
+        when not `needed` (the node left no loop to LLVM's vectorizer), pass them by."""
+        if not needed:
+            for _ in self._new_instructions():
+                pass
+            return
         by_base = {}
         for instruction in self._new_instructions():
             base = self._base_of(instruction)

@@ -86,11 +86,12 @@ class SharedKernels:
             return view if view.base is None else replace(view, base=pointers[id(view.base)])
         scratch = _ScratchRecorder(frame)
         memory, lo.memory = lo.memory, scratch
+        loops = lo.loops_left_to_llvm
         try:
             lo._fused(node, [rebased(v) for v in inputs], [rebased(v) for v in outputs])
         finally:
             lo.memory = memory
-        lo.aliases.annotate_new()
+        lo.annotate_aliases(loops)
         return Kernel(function, scratch.requests, lo.leave_function(saved))
 
     def _call(self, kernel, bases):

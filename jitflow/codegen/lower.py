@@ -236,11 +236,13 @@ class Lowering:
             if self._segment_full():
                 self._next_segment(index)
             self.node_index = index
+            loops = self.loops_left_to_llvm
             self._lower_node(node, self._outputs)
-            self.aliases.annotate_new()
+            self.annotate_aliases(loops)
             self.memory.release_after(index)
+        loops = self.loops_left_to_llvm
         self._copy_outputs(self._outputs)
-        self.aliases.annotate_new()
+        self.annotate_aliases(loops)
         self._close_segment(last=True)
         self._define_entry()
 
@@ -370,6 +372,16 @@ class Lowering:
         if lanes is None and loop_shape and 0 not in loop_shape and \
                 self._nests == nests_before:
             self.leave_loops_to_llvm()  # an innermost scalar loop over data
+
+    @property
+    def loops_left_to_llvm(self):
+        """How many loops of the segment being lowered need LLVM's loop passes."""
+        return self._loops_for_llvm
+
+    def annotate_aliases(self, loops_before):
+        """Alias scopes for the code emitted since loops_left_to_llvm was
+        `loops_before`, if it left LLVM loops to vectorize (aliasing.py)."""
+        self.aliases.annotate_new(needed=self._loops_for_llvm > loops_before)
 
     def leave_loops_to_llvm(self):
         """The segment being lowered has loops that need LLVM's loop passes (its
