@@ -145,6 +145,16 @@ class V:
     def rint(self): return self._intrinsic("rint")          # round half to even
     def copysign(self, sign): return self._intrinsic("copysign", sign)
     def fma(self, b, c): return self._intrinsic("fma", b, c)  # self * b + c, one rounding
+    # self * b + c, rounded once or twice: LLVM fuses it where the host has FMA.
+    def muladd(self, b, c): return self._intrinsic("fmuladd", b, c)
+
+    def ldexp(self, n):
+        """self * 2^n for integral float n, rounded once (see _scale)."""
+        exponent = n.to_int().ir
+        name = f"llvm.ldexp.{intrinsic_suffix(self.ir.type)}.{intrinsic_suffix(exponent.type)}"
+        function = self.b.module.globals.get(name) or ir.Function(
+            self.b.module, ir.FunctionType(self.ir.type, [self.ir.type, exponent.type]), name)
+        return self._wrap(self.b.call(function, [self.ir, exponent]))
 
     def bits(self):
         return self._wrap(self.b.bitcast(self.ir, self._shaped(self.fmt.itype)))
@@ -186,10 +196,10 @@ def _clamp(x, lo, hi):
 
 
 def _poly(x, coefficients):
-    """c0 + c1 x + c2 x^2 + ... by Horner's rule."""
+    """c0 + c1 x + c2 x^2 + ... by Horner's rule, each step a multiply-add."""
     result = x.const(coefficients[-1])
     for c in reversed(coefficients[:-1]):
-        result = result * x + c
+        result = result.muladd(x, c)
     return result
 
 
@@ -264,10 +274,26 @@ def _pow2(n):
 
 
 def _scale(p, n):
-    """p 2^n for integral n up to about +-1100, in two steps: each power of two stays
-    representable, and a subnormal result is rounded only once."""
+    """p 2^n for integral n up to about +-1100, a subnormal result rounded only once: in
+    one llvm.ldexp where that is one instruction, else in two steps, each power of two
+    representable."""
+    if scale_in_one_step():
+        return p.ldexp(n)
     half = (n * 0.5).floor()
     return p * _pow2(half) * _pow2(n - half)
+
+
+# Whether _scale is one llvm.ldexp: LLVM lowers it to AVX-512's vscalef, which rounds
+# once, subnormal results included; elsewhere it becomes a libm call per element.
+# None: decided by the host; True or False force it (tests take both ways).
+ONE_STEP_SCALE = None
+
+
+def scale_in_one_step():
+    if ONE_STEP_SCALE is not None:
+        return ONE_STEP_SCALE
+    from .engine import host  # engine loads LLVM's target: only when code is built
+    return "+avx512f" in host()[2].split(",")
 
 
 def _exp_finite(x, consts=None):
