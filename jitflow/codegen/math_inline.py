@@ -15,6 +15,7 @@ from collections import namedtuple
 import llvmlite.ir as ir
 
 from jitflow.codegen.emitter import constant, element_of, intrinsic_suffix, shaped_like
+from jitflow.codegen.engine import host
 
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
          "sin": 1, "cos": 1, "tan": 1, "pow": 2}
@@ -292,7 +293,6 @@ ONE_STEP_SCALE = None
 def scale_in_one_step():
     if ONE_STEP_SCALE is not None:
         return ONE_STEP_SCALE
-    from .engine import host  # engine loads LLVM's target: only when code is built
     return "+avx512f" in host()[2].split(",")
 
 
