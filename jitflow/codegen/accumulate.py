@@ -108,22 +108,29 @@ class VectorWalk:
     def __init__(self, lo, dtype, width):
         self.lo, self.em, self.dtype, self.width = lo, lo.em, np.dtype(dtype), width
         self.vector = ir.VectorType(ltype(dtype), width)
-        self.used = self.lanes_used = 0
+        self.start()
 
-    def restart(self):
+    def start(self):
+        """Begin a walk: fold_memory once, then the subclass's result()."""
         self.used = self.lanes_used = 0
+        self.started = 0  # accumulators given their starting value (by fold_memory)
 
     def fold_memory(self, pointer, count, align, source=None):
         """Fold `count` (static) contiguous elements at `pointer`, of dtype `source`
-        (default: the walk's own; else one that `widens` to it)."""
+        (default: the walk's own; else one that `widens` to it). Only the accumulators
+        the walk reaches (rounded up to a power of two, as `combined` takes them) get
+        a starting value: a row of one vector needs one, not ACCUMULATORS."""
+        if self.started:
+            raise RuntimeError("VectorWalk.fold_memory: once per start()")
         self.source = np.dtype(source or self.dtype)
         vectors, tail = divmod(count, self.width)
         blocks, extra = divmod(vectors, ACCUMULATORS)
         block = ACCUMULATORS * self.width
         touched = vectors + (tail > 0)
-        self.used = max(self.used, min(touched, ACCUMULATORS))
-        self.lanes_used = max(self.lanes_used, self.width if touched > 1 else
-                              1 << max(count - 1, 0).bit_length())
+        self.used = min(touched, ACCUMULATORS)
+        self.started = _power_of_two(max(self.used, 1))
+        self.initialize(self.started)
+        self.lanes_used = self.width if touched > 1 else 1 << max(count - 1, 0).bit_length()
         if blocks == 1:
             self._fold_block(pointer, I64(0), ACCUMULATORS, align)
         elif blocks > 1:
@@ -181,13 +188,17 @@ class VectorWalk:
     def padding(self):
         raise NotImplementedError
 
+    def initialize(self, count):
+        """Give the first `count` accumulators their starting value."""
+        raise NotImplementedError
+
     def _fold_vector(self, u, value, position):
         raise NotImplementedError
 
 
 class Accumulator(VectorWalk):
     """The vector accumulators of one reduction over one chunk at a time:
-    start(); fold_memory(pointer, count, align) as often as needed; result()."""
+    start(); fold_memory(pointer, count, align); result()."""
 
     def __init__(self, lo, op, dtype):
         super().__init__(lo, dtype, lanes(dtype))
@@ -204,12 +215,11 @@ class Accumulator(VectorWalk):
     def _identity(self):
         return self.em.const(identity(self.op, self.dtype), self.dtype).constant
 
-    def start(self):
+    def initialize(self, count):
         b = self.em.b
-        self.restart()
-        for slot in self.slots:
+        for slot in self.slots[:count]:
             b.store(self.splat(self._identity()), slot)
-        for slot in self.nan_slots:
+        for slot in self.nan_slots[:count]:
             b.store(self.splat(0, self.mask), slot)
 
     def _fold_vector(self, u, value, position):
@@ -223,12 +233,13 @@ class Accumulator(VectorWalk):
     def result(self):
         """The chunk's result: accumulators combined pairwise, then lanes by halving."""
         b = self.em.b
-        total = halving(self.combined([b.load(s, typ=self.vector) for s in self.slots]),
+        slots = self.slots[:self.started]
+        total = halving(self.combined([b.load(s, typ=self.vector) for s in slots]),
                         lambda x, y: fold(self.em, self.op, self.dtype, x, y), b)
         if not self.tracks_nan:
             return total
-        seen = halving(self.combined([b.load(s, typ=self.mask) for s in self.nan_slots]),
-                       b.or_, b)
+        seen = halving(self.combined([b.load(s, typ=self.mask)
+                                      for s in self.nan_slots[:self.started]]), b.or_, b)
         nan = self.em.const(np.nan, self.dtype)
         return b.select(b.icmp_signed("!=", seen, ir.Constant(seen.type, 0)), nan, total)
 

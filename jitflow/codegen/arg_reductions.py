@@ -88,10 +88,9 @@ class ArgWalk(VectorWalk):
         extreme = identity("reduce_max" if self.op == "argmax" else "reduce_min", self.dtype)
         return self.em.const(extreme, self.dtype).constant
 
-    def start(self):
+    def initialize(self, count):
         b = self.em.b
-        self.restart()
-        for values, found in zip(self.values, self.found):
+        for values, found in zip(self.values[:count], self.found[:count]):
             b.store(self.splat(self.padding()), values)
             b.store(self.splat(0, self.blocks), found)
         if self.tracks_nan:
@@ -125,7 +124,8 @@ class ArgWalk(VectorWalk):
         b = self.em.b
         indices = ir.VectorType(I64, self.width)
         pairs = []
-        for u, (values, found) in enumerate(zip(self.values, self.found)):
+        for u, (values, found) in enumerate(zip(self.values[:self.started],
+                                                self.found[:self.started])):
             blocks = b.zext(b.load(found, typ=self.blocks), indices)
             first = ir.Constant(indices, [u * self.width + lane for lane in range(self.width)])
             at = b.add(b.mul(blocks, self.splat(self.width * ACCUMULATORS, indices)), first)
