@@ -357,6 +357,19 @@ def masked_memory(module, access, vector):
 
 # --- functions across modules -------------------------------------------------------
 
+def module_global(module, name, make):
+    """The module's global `name` (a function or variable), made by make() on first
+    use."""
+    existing = module.globals.get(name)
+    return existing if existing is not None else make()
+
+
+def external_byte(module, name):
+    """The module's declaration of `name`, a symbol the linker resolves (an address
+    registered with llvm.add_symbol), as an external i8 global."""
+    return module_global(module, name, lambda: ir.GlobalVariable(module, ir.IntType(8), name))
+
+
 def declared_in(module, function):
     """`function` as `module` calls it: itself, or a declaration of it there when another
     module defines it (the modules are linked by name)."""

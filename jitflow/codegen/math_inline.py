@@ -14,7 +14,8 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from jitflow.codegen.emitter import constant, element_of, intrinsic_suffix, shaped_like
+from jitflow.codegen.emitter import (constant, element_of, intrinsic_suffix, module_global,
+                                     shaped_like)
 from jitflow.codegen.engine import host
 
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
@@ -153,8 +154,9 @@ class V:
         """self * 2^n for integral float n, rounded once (see _scale)."""
         exponent = n.to_int().ir
         name = f"llvm.ldexp.{intrinsic_suffix(self.ir.type)}.{intrinsic_suffix(exponent.type)}"
-        function = self.b.module.globals.get(name) or ir.Function(
-            self.b.module, ir.FunctionType(self.ir.type, [self.ir.type, exponent.type]), name)
+        module = self.b.module
+        function = module_global(module, name, lambda: ir.Function(
+            module, ir.FunctionType(self.ir.type, [self.ir.type, exponent.type]), name))
         return self._wrap(self.b.call(function, [self.ir, exponent]))
 
     def bits(self):

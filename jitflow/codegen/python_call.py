@@ -19,7 +19,7 @@ import threading
 from llvmlite import binding as llvm
 from llvmlite import ir
 
-from .emitter import I32, I64, PTR, Emitter
+from .emitter import I32, I64, PTR, Emitter, external_byte, module_global
 from .engine import CompiledModule
 from .errors import FALLBACK, OK, OUT_OF_MEMORY
 from .memory import ALIGNMENT
@@ -88,7 +88,7 @@ class _Builder:
     def _check_argument(self, array, index):
         b, spec = self.b, self._array_spec(index)
         self._branch_unless(b.icmp_unsigned("==", self._field(array, TYPE, PTR),
-                                            self._symbol(NDARRAY_SYMBOL)))
+                                            external_byte(self.module, NDARRAY_SYMBOL)))
         ndim = self._field(spec, ARRAY_NDIM, I64)
         flags = b.and_(self._field(array, FLAGS, I32), I32(C_CONTIGUOUS_AND_ALIGNED))
         matches = b.and_(
@@ -211,12 +211,6 @@ class _Builder:
     def _slot(self, pointers, index):
         return self.b.gep(pointers, [index], source_etype=PTR)
 
-    def _symbol(self, name):
-        existing = self.module.globals.get(name)
-        return existing if existing is not None else \
-            ir.GlobalVariable(self.module, ir.IntType(8), name)
-
     def _python(self, name, result, params):
-        existing = self.module.globals.get(name)
-        return existing if existing is not None else ir.Function(
-            self.module, ir.FunctionType(result or ir.VoidType(), params), name)
+        return module_global(self.module, name, lambda: ir.Function(
+            self.module, ir.FunctionType(result or ir.VoidType(), params), name))

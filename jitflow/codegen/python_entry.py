@@ -30,7 +30,7 @@ import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 
-from .emitter import I64, PTR
+from .emitter import I64, PTR, external_byte
 from .memory import ALIGNMENT
 from .python_call import (ARRAY_TYPE, C_CONTIGUOUS_AND_ALIGNED, DATA, DESCR, DIMENSIONS,
                           EMPTY_SYMBOL, FLAGS, NDARRAY_SYMBOL, NDIM, RETURN_SYMBOL, TYPE,
@@ -145,6 +145,5 @@ def _array_spec(module, type, index):
     dimensions = ir.GlobalVariable(module, shape, f"jitflow_shape.{index}")
     dimensions.initializer = ir.Constant(shape, list(type.shape) or [0])
     dimensions.global_constant, dimensions.linkage = True, "internal"
-    name = _dtype_symbol(type.dtype)
-    dtype = module.globals.get(name) or ir.GlobalVariable(module, ir.IntType(8), name)
+    dtype = external_byte(module, _dtype_symbol(type.dtype))
     return ir.Constant(ARRAY_TYPE, [I64(len(type.shape)), dtype, dimensions])
