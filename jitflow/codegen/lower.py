@@ -287,7 +287,9 @@ class Lowering:
             targets = outputs.get(var)
             destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
         if node.op == "fused":
-            if not self.kernels.lower(node, inputs, destinations):
+            if all(var.type.size == 0 for var in node.outputs):
+                pass  # nothing to compute (a vector loop over an empty axis meets zero strides)
+            elif not self.kernels.lower(node, inputs, destinations):
                 self._fused(node, inputs, destinations)
         elif node.prim.elementwise:
             self._elementwise(node, inputs, destinations[0])

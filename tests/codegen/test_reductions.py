@@ -203,6 +203,16 @@ def test_empty_rows_and_no_rows():
             assert_same(run_native(fn, x), fn(x))
 
 
+def test_a_region_whose_outputs_are_all_empty_computes_nothing():
+    """Its loops would walk an empty axis of an output whose other axes are not."""
+    def fn(x, y):
+        z = x + (y - 0.5)
+        return z.sum(axis=0), -z
+    x, y = np.zeros((4, 1, 0), np.float32), np.zeros(0)
+    for actual, expected in zip(run_native(fn, x, y), fn(x, y), strict=True):
+        assert_same(actual, expected)
+
+
 # --- special values -------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
