@@ -35,13 +35,14 @@ class DirectEntry:
 
 class Executable:
     def __init__(self, graph, out_structure, backend="native", name="function",
-                 background=False):
+                 background=False, state=None):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.graph = graph
         self.out_structure = out_structure
         self.backend = backend
         self.name = name
+        self.state = state  # the Variables it reads and writes (variable_scope.py)
         self.native = None  # the NativeGraph, once built
         self._build = None  # the background build under way
         self._direct = None  # its DirectEntry, once asked for
@@ -100,13 +101,26 @@ class Executable:
         return self._direct
 
     def __call__(self, leaves):
+        variables = None
+        if self.state is not None:
+            variables = self.state.variables(leaves, self.name)
+            leaves = self.state.inputs(leaves, variables)
         native = self._native_for_call()
         if native is not None:
             outputs = native(leaves)
         else:
             outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
+        if variables is not None:
+            outputs = self._write_back(variables, outputs)
         results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
         return pytree.unflatten(self.out_structure, results)
+
+    def _write_back(self, variables, outputs):
+        """The function's own outputs; the Variables' new values, which follow them, go
+        to the Variables (only now that the whole graph has run)."""
+        count = len(outputs) - len(self.state.assigned)
+        self.state.write_back(variables, outputs[count:])
+        return outputs[:count]
 
 
 class _NativeBuild:

@@ -21,7 +21,8 @@ from .executable import Executable
 from .inspection import Lowered
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
-from .trace import Tracer, make_graph
+from .trace import Stateful, Tracer, is_tracing
+from .variable_scope import VariableArgument, trace_with_variables
 
 
 def function(fn=None, *, static_argnames=(), static_argnums=()):
@@ -80,20 +81,20 @@ class Function:
             result = self._call_fast(args)
             if result is not _DECLINED:
                 return result
+        if is_tracing():  # called inside another trace: inline it
+            return self.fn(*args, **kwargs)
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        if any(isinstance(leaf, Tracer) for leaf in leaves):
-            return self.fn(*args, **kwargs)  # called inside another trace: inline it
         executable = self._executable(bound, leaves, paths, structure, statics)
         self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
 
     def _executable(self, bound, leaves, paths, structure, statics):
-        signature = Signature(structure, tuple(self._leaf_type(leaf, path) for leaf, path
-                                               in zip(leaves, paths)), statics, tuple(paths))
+        signature = Signature(structure, self._leaf_types(leaves, paths), statics,
+                              tuple(paths))
         executable = self._cache.get(signature)
         if executable is None:
-            return self._compile(bound, signature)
+            return self._compile(bound, signature, leaves)
         self._info.hits += 1
         return executable
 
@@ -133,6 +134,7 @@ class Function:
         """Calls whose every leaf is a plain C-contiguous ndarray can skip binding,
         flattening with paths and checking next time: their key says it all."""
         if not (self._fast_eligible and not kwargs and executable.backend == "native"
+                and executable.state is None
                 and len(args) == len(self.signature.parameters)):
             return
         leaves = []
@@ -144,8 +146,8 @@ class Function:
         """The graph traced for these arguments, before optimization."""
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        types = [self._leaf_type(leaf, path) for leaf, path in zip(leaves, paths)]
-        graph, _ = self._trace(bound, structure, types, paths)
+        graph, _, _ = self._trace(bound, structure, self._leaf_types(leaves, paths), paths,
+                                  leaves)
         return graph
 
     def wait(self):
@@ -183,6 +185,14 @@ class Function:
         paths = [_readable(p) for p in paths]
         return leaves, paths, structure, statics
 
+    def _leaf_types(self, leaves, paths):
+        """The signature's type of each leaf: a Variable's says which earlier leaf holds
+        the same Variable, if one does."""
+        first = {}
+        return tuple(VariableArgument(leaf.type, first.setdefault(id(leaf), index))
+                     if isinstance(leaf, Stateful) else self._leaf_type(leaf, path)
+                     for index, (leaf, path) in enumerate(zip(leaves, paths)))
+
     def _leaf_type(self, leaf, path):
         if isinstance(leaf, Tracer):
             return leaf.type
@@ -204,11 +214,13 @@ class Function:
             f"(static_argnames)"))
 
     # --- tracing ----------------------------------------------------------------------
-    def _trace(self, bound, structure, types, paths):
+    def _trace(self, bound, structure, types, paths, leaves):
+        """The graph of the function at these arguments, its output structure and its
+        VariableState (variable_scope.py)."""
         out = {}
 
-        def flat_fn(*tracers):
-            dynamic = pytree.unflatten(structure, tracers)
+        def flat_fn(arguments):
+            dynamic = pytree.unflatten(structure, arguments)
             arguments = dict(bound.arguments, **dynamic)
             call = inspect.BoundArguments(self.signature, arguments)
             try:
@@ -217,18 +229,19 @@ class Function:
                 raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves
-        graph = make_graph(flat_fn, types, paths, name=self.__qualname__)
-        return graph, out["structure"]
+        graph, state = trace_with_variables(flat_fn, leaves, types, paths,
+                                            self.__qualname__)
+        return graph, out["structure"], state
 
-    def _compile(self, bound, signature):
+    def _compile(self, bound, signature, leaves):
         if self._last is not None:
             self._record_retrace(self._last, signature)
         self._info.traces += 1
-        graph, out_structure = self._trace(bound, signature.structure, signature.types,
-                                           signature.paths)
+        graph, out_structure, state = self._trace(bound, signature.structure,
+                                                  signature.types, signature.paths, leaves)
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
-                                background=config.background_compile)
+                                background=config.background_compile, state=state)
         self._cache[signature] = executable
         self._last = signature
         return executable

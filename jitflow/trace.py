@@ -160,8 +160,29 @@ def _stood_in(arg):
     return arg
 
 
+class Stateful:
+    """An object standing for an array whose value changes over time (jitflow.Variable):
+    an operation on it reads the value it holds at that moment, `read()`, which inside a
+    trace is a Tracer."""
+    __slots__ = ()
+
+    def read(self):
+        raise NotImplementedError
+
+
+def read_stateful(value):
+    """`value` with every Stateful in it (itself, or inside lists and tuples, as
+    np.concatenate takes them) replaced by the value it holds now."""
+    if isinstance(value, Stateful):
+        return value.read()
+    if type(value) in (list, tuple):
+        return type(value)(read_stateful(item) for item in value)
+    return value
+
+
 def bind(prim, *args, subgraphs=(), **params):
     """Apply `prim` to array arguments: eagerly on NumPy values, or traced."""
+    args = [a.read() if isinstance(a, Stateful) else a for a in args]
     if _STAND_INS:
         args = [_stood_in(a) for a in args]
     builder = _builder_for(args)
@@ -389,6 +410,8 @@ def make_graph(fn, in_types, sources, name="function"):
 
 def constant_type(value):
     """TensorType of a non-Tracer operand (for shape logic shared by both modes)."""
+    if isinstance(value, Stateful):
+        value = value.read()
     return value._var.type if isinstance(value, Tracer) else type_of_value(value)
 
 

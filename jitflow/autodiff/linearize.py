@@ -13,7 +13,7 @@ from .. import pytree
 from ..errors import at_user_line
 from ..ir.types import TensorType, type_of_value
 from ..trace import (GraphBuilder, RecordingBuilder, Tracer, innermost_builder,
-                     is_tracing)
+                     is_tracing, read_stateful)
 from .transform import backward_pass, read, run_nodes, tangent_pass
 
 
@@ -38,6 +38,7 @@ class Linearized:
     def __init__(self, fn, args, *, name, has_aux=False):
         self.name = name
         leaves, paths, self.arg_structure = pytree.flatten(args)
+        leaves = [read_stateful(leaf) for leaf in leaves]  # a Variable: its value
         self.arg_types = [leaf_type(leaf, f"{name}(): argument {path[1:-1]}")
                           for leaf, path in zip(leaves, paths)]
         self.arg_paths = paths

@@ -5,6 +5,9 @@ Inside a trace it records the graph. Python-operator arithmetic on Python scalar
 weakly typed, as in Python; NumPy functions return strongly typed results, as np.* does.
 One module per family: elementwise, reductions, shapes, creation.
 """
+import functools as _functools
+import inspect as _inspect
+
 import numpy as _np
 
 from ..contract import dot, einsum, inner, matmul, outer, tensordot  # noqa: F401
@@ -22,3 +25,20 @@ finfo, iinfo = _np.finfo, _np.iinfo
 
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes")]
+
+
+def _reading_variables(function):
+    """`function` taking jitflow.Variables wherever it takes arrays: each stands for the
+    value it holds when the function is called."""
+    @_functools.wraps(function)
+    def reading(*args, **kwargs):
+        return function(*map(_read_stateful, args),
+                        **{key: _read_stateful(value) for key, value in kwargs.items()})
+    return reading
+
+
+from ..trace import read_stateful as _read_stateful  # noqa: E402
+
+for _name in __all__:
+    if _inspect.isfunction(globals()[_name]):
+        globals()[_name] = _reading_variables(globals()[_name])
