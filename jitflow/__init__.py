@@ -21,6 +21,7 @@ from .ir.passes import optimize as _optimize
 from .ir.types import TensorType, bool_, float32, float64, int32, int64
 from .ops import stop_gradient
 from .trace import Tracer
+from .tape import GradientTape
 from .variables import Variable
 
 from ._version import __version__
@@ -34,7 +35,7 @@ def optimize(graph):
 __all__ = ["numpy", "config", "function", "grad", "value_and_grad", "vjp", "jvp",
            "jacrev", "jacfwd", "jacobian", "hessian", "vmap", "vjp_graph", "jvp_graph",
            "stop_gradient", "custom_vjp", "custom_jvp", "Function", "CacheInfo", "optimize", "verify",
-           "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable",
+           "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable", "GradientTape",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning",
            "bool_", "int32", "int64", "float32", "float64"]

@@ -22,6 +22,7 @@ from .inspection import Lowered
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Stateful, Tracer, is_tracing
+from . import variable_scope
 from .variable_scope import VariableArgument, trace_with_variables
 
 
@@ -81,8 +82,8 @@ class Function:
             result = self._call_fast(args)
             if result is not _DECLINED:
                 return result
-        if is_tracing():  # called inside another trace: inline it
-            return self.fn(*args, **kwargs)
+        if is_tracing() or variable_scope.current() is not None:
+            return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
         executable = self._executable(bound, leaves, paths, structure, statics)

@@ -58,7 +58,7 @@ class GraphBuilder:
         return Lit(value, type_of_value(value))
 
     def _capture(self, tracer):
-        if tracer._builder not in _ACTIVE_BUILDERS:
+        if tracer._builder not in _ACTIVE_BUILDERS and not _recording(tracer):
             raise TracerLeakError(at_user_line(
                 f"a traced value {tracer._var.type} from a finished trace of "
                 f"'{tracer._builder.name}' was used; traced values live only while their "
@@ -140,6 +140,62 @@ class RecordingBuilder(GraphBuilder):
         return self.values[operand]
 
 
+class TapeBuilder(RecordingBuilder):
+    """The recording of an eager GradientTape. It is never the active builder: it
+    records the operations on its own Tracers only (bind finds it through them), so
+    work on plain arrays inside the tape stays plain NumPy. When the tape stops
+    recording (`settle`), each Tracer it made keeps only its value, and operations use
+    that value as a plain array."""
+
+    def __init__(self, name="GradientTape"):
+        super().__init__(name)
+        self.live = True
+        self._made = []  # every Tracer handed out, to settle
+
+    def new_input(self, type, source, value=NO_VALUE):
+        tracer = super().new_input(type, source, value)
+        self._made.append(tracer)
+        return tracer
+
+    def add_node(self, prim, operands, params, subgraphs=()):
+        tracers = super().add_node(prim, operands, params, subgraphs)
+        self._made.extend(tracers)
+        return tracers
+
+    def settle(self):
+        for tracer in self._made:
+            tracer._builder = Settled(self.values[tracer._var])
+        self._made, self.live = [], False
+
+
+class Settled:
+    """What a Tracer of a settled TapeBuilder holds instead of its builder: its value."""
+    __slots__ = ("value",)
+    records_values = True
+    name = "a finished GradientTape"
+    sources = {}
+
+    def __init__(self, value):
+        self.value = value
+
+    def value_of(self, var):
+        return self.value
+
+
+def _recording(tracer):
+    """Whether `tracer` belongs to a live TapeBuilder (which may be inactive)."""
+    return getattr(tracer._builder, "live", False)
+
+
+def _plain(arg):
+    """A Stateful's value now; a settled Tracer's value; anything else as it is."""
+    if isinstance(arg, Stateful):
+        return arg.read()
+    if isinstance(arg, Tracer) and arg._builder.__class__ is Settled:
+        return arg._builder.value
+    return arg
+
+
 @contextlib.contextmanager
 def standing_in(pairs):
     """While it lasts, each (Tracer, value) pair's Tracer means `value`. A user's
@@ -182,7 +238,7 @@ def read_stateful(value):
 
 def bind(prim, *args, subgraphs=(), **params):
     """Apply `prim` to array arguments: eagerly on NumPy values, or traced."""
-    args = [a.read() if isinstance(a, Stateful) else a for a in args]
+    args = [_plain(a) for a in args]
     if _STAND_INS:
         args = [_stood_in(a) for a in args]
     builder = _builder_for(args)
@@ -201,6 +257,8 @@ def _builder_for(args):
     if _ACTIVE_BUILDERS:
         return _ACTIVE_BUILDERS[-1]
     leaked = next((a for a in args if isinstance(a, Tracer)), None)
+    if leaked is not None and _recording(leaked):
+        return leaked._builder  # an eager GradientTape's value
     if leaked is not None:
         raise TracerLeakError(at_user_line(
             f"a traced value {leaked._var.type} from the trace of "

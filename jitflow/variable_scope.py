@@ -18,8 +18,17 @@ _SCOPES = []
 
 
 def current():
-    """The TraceScope of the function being traced, or None (eager)."""
+    """The scope Variables are read and assigned through now: the TraceScope of the
+    function being traced, or a GradientTape's (tape.py); None eagerly."""
     return _SCOPES[-1] if _SCOPES else None
+
+
+def push(scope):
+    _SCOPES.append(scope)
+
+
+def pop(scope):
+    _SCOPES.remove(scope)
 
 
 @dataclass(frozen=True)
@@ -55,11 +64,11 @@ class TraceScope:
         self._assigned = []  # slots assigned to, in order
 
     def __enter__(self):
-        _SCOPES.append(self)
+        push(self)
         return self
 
     def __exit__(self, *exc):
-        _SCOPES.remove(self)
+        pop(self)
 
     def read(self, variable):
         key = id(variable)
@@ -129,7 +138,7 @@ class VariableState:
 
     def inputs(self, leaves, variables):
         return [leaf for leaf in leaves if not isinstance(leaf, Stateful)] + \
-            [variable.read() for variable in variables]
+            [variable.held() for variable in variables]
 
     def write_back(self, variables, values):
         """Hold the new values (fresh arrays nothing else refers to)."""

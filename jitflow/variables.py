@@ -44,6 +44,10 @@ class Variable(Stateful):
         return self._array if scope is None else scope.read(self)
 
     value = property(read)
+
+    def held(self):
+        """The array held now, whatever scope is active (what scopes start from)."""
+        return self._array
     type = property(lambda self: TensorType(self._array.shape, self._array.dtype))
     shape = property(lambda self: self._array.shape)
     dtype = property(lambda self: self._array.dtype)
@@ -75,10 +79,10 @@ class Variable(Stateful):
         elif fresh and isinstance(value, np.ndarray) and value.base is None:
             self.adopt(value)  # computed here: nobody else holds it
         else:
-            self._store(value)
+            self.store(value)
         return self
 
-    def _store(self, value):
+    def store(self, value):
         """Eagerly: copy `value` in, into the old buffer when nothing else refers to it
         (the attribute and getrefcount's own argument are the only references)."""
         if sys.getrefcount(self._array) == 2 and self._array.base is None:
