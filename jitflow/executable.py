@@ -103,7 +103,7 @@ class Executable:
     def __call__(self, leaves):
         variables = None
         if self.state is not None:
-            variables = self.state.variables(leaves, self.name)
+            variables = self.state.variables(leaves)
             leaves = self.state.inputs(leaves, variables)
         native = self._native_for_call()
         if native is not None:

@@ -52,6 +52,8 @@ class Signature:
 class Function:
     def __init__(self, fn, static_argnames=(), static_argnums=()):
         functools.update_wrapper(self, fn)
+        if not hasattr(self, "__qualname__"):  # a callable object
+            self.__qualname__ = type(fn).__qualname__
         self.fn = fn
         self.signature = inspect.signature(fn)
         self.static = _static_names(self.signature, static_argnames, static_argnums)
@@ -187,12 +189,10 @@ class Function:
         return leaves, paths, structure, statics
 
     def _leaf_types(self, leaves, paths):
-        """The signature's type of each leaf: a Variable's says which earlier leaf holds
-        the same Variable, if one does."""
-        first = {}
-        return tuple(VariableArgument(leaf.type, first.setdefault(id(leaf), index))
+        """The signature's type of each leaf (a Variable's names the Variable)."""
+        return tuple(VariableArgument(leaf.type, id(leaf), leaf.name)
                      if isinstance(leaf, Stateful) else self._leaf_type(leaf, path)
-                     for index, (leaf, path) in enumerate(zip(leaves, paths)))
+                     for leaf, path in zip(leaves, paths))
 
     def _leaf_type(self, leaf, path):
         if isinstance(leaf, Tracer):

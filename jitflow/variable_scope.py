@@ -8,7 +8,7 @@ output. The traced signature keeps a VariableState: at each call it finds the Va
 (closed over, or passed as arguments), hands their arrays to the graph, and writes the
 new values back once the graph has returned.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import at_user_line
 from .ir.types import TensorType
@@ -33,13 +33,16 @@ def pop(scope):
 
 @dataclass(frozen=True)
 class VariableArgument:
-    """In a signature: the argument leaf is a Variable of `type`; `first` is the index of
-    the first leaf holding the same Variable (so how arguments alias is part of it)."""
+    """In a signature: the argument leaf is the Variable `identity` (its id()), of
+    `type`. Another Variable is another signature: what the trace did with a Variable
+    may have keyed state to it (an optimizer's slots), and equal identities say how
+    arguments alias."""
     type: TensorType
-    first: int
+    identity: int
+    name: str = field(compare=False)
 
     def __str__(self):
-        return f"a Variable of {self.type}"
+        return f"Variable {self.name!r} ({self.type})"
 
 
 @dataclass(frozen=True)
@@ -125,16 +128,11 @@ class VariableState:
         self.slots = tuple(slots)
         self.assigned = tuple(assigned)
 
-    def variables(self, leaves, name):
-        """The Variable of each slot for this call's argument leaves."""
-        found = [slot.variable if slot.argument is None else leaves[slot.argument]
-                 for slot in self.slots]
-        if len({id(v) for v in found}) != len(found):
-            raise ValueError(at_user_line(
-                f"{name}(): one Variable reaches the function both as an argument and "
-                f"through its closure, which were different Variables when it was "
-                f"traced; pass it one way only"))
-        return found
+    def variables(self, leaves):
+        """The Variable of each slot for this call's argument leaves (the signature
+        holds the same Variables the trace saw)."""
+        return [slot.variable if slot.argument is None else leaves[slot.argument]
+                for slot in self.slots]
 
     def inputs(self, leaves, variables):
         return [leaf for leaf in leaves if not isinstance(leaf, Stateful)] + \
