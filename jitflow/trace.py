@@ -15,6 +15,7 @@ from .ir.interpret import as_operand
 from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
 
 _ACTIVE_BUILDERS = []
+_LIVE_TAPES = []  # TapeBuilders recording (which are never active builders)
 _STAND_INS = []  # stack of {Var of a Tracer: the value it stands for now}
 NO_VALUE = object()  # what a Tracer of a builder that does not record values holds
 
@@ -151,6 +152,7 @@ class TapeBuilder(RecordingBuilder):
         super().__init__(name)
         self.live = True
         self._made = []  # every Tracer handed out, to settle
+        _LIVE_TAPES.append(self)
 
     def new_input(self, type, source, value=NO_VALUE):
         tracer = super().new_input(type, source, value)
@@ -166,6 +168,7 @@ class TapeBuilder(RecordingBuilder):
         for tracer in self._made:
             tracer._builder = Settled(self.values[tracer._var])
         self._made, self.live = [], False
+        _LIVE_TAPES.remove(self)
 
 
 class Settled:
@@ -269,6 +272,11 @@ def _builder_for(args):
 
 def is_tracing():
     return bool(_ACTIVE_BUILDERS)
+
+
+def tape_recording():
+    """Whether an eager GradientTape is recording."""
+    return bool(_LIVE_TAPES)
 
 
 def innermost_builder():

@@ -169,3 +169,34 @@ def test_an_eager_assignment_inside_a_tape_takes_effect_at_once():
         assert_same(v.numpy(), np.array([3.0, 6.0]))
         y = (v * v).sum()
     assert_same(tape.gradient(y, v), np.array([6.0, 12.0]))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_tape_differentiates_through_grad_inside_it(compiled):
+    """A gradient penalty: the loss is a function of a gradient (second order)."""
+    rng = np.random.default_rng(0)
+    w = jitflow.Variable(rng.standard_normal((2, 4)), name="w")
+    v = jitflow.Variable(rng.standard_normal(4), name="v")
+    x = rng.standard_normal((5, 2))
+
+    def critic(z):
+        return jnp.tanh(z @ w) @ v
+
+    def penalty():
+        slope = jitflow.grad(lambda z: critic(z).sum())(x)
+        return (((slope * slope).sum(axis=1) - 1.0) ** 2).mean()
+
+    def gradient():
+        with jitflow.GradientTape() as tape:
+            loss = penalty()
+        return tape.gradient(loss, w)
+    actual = (jitflow.function(gradient) if compiled else gradient)()
+    start, step = w.numpy(), 1e-6
+    expected = np.zeros_like(start)
+    for index in np.ndindex(start.shape):
+        for sign in (1, -1):
+            moved = start.copy()
+            moved[index] += sign * step
+            w.assign(moved)
+            expected[index] += sign * float(penalty()) / (2 * step)
+    assert_same(np.asarray(actual), expected, rtol=1e-6, atol=1e-8)

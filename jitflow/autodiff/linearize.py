@@ -13,7 +13,7 @@ from .. import pytree
 from ..errors import at_user_line
 from ..ir.types import TensorType, type_of_value
 from ..trace import (GraphBuilder, RecordingBuilder, Tracer, innermost_builder,
-                     is_tracing, read_stateful)
+                     is_tracing, read_stateful, tape_recording)
 from .transform import backward_pass, read, run_nodes, tangent_pass
 
 
@@ -42,7 +42,10 @@ class Linearized:
         self.arg_types = [leaf_type(leaf, f"{name}(): argument {path[1:-1]}")
                           for leaf, path in zip(leaves, paths)]
         self.arg_paths = paths
-        records = innermost_builder() is None or innermost_builder().records_values
+        # Eagerly the function runs on values as it is recorded, unless a GradientTape
+        # records: then it is traced and replayed, so the tape records its derivative.
+        records = (innermost_builder() is None and not tape_recording()) or \
+            (innermost_builder() is not None and innermost_builder().records_values)
         builder = (RecordingBuilder if records else GraphBuilder)(name)
         with builder:
             tracers = [builder.new_input(t, p, leaf) if records else builder.new_input(t, p)
