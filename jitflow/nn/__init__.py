@@ -1,0 +1,28 @@
+"""jitflow.nn: the building blocks of neural networks.
+
+    import jitflow.nn as nn
+    w = nn.initializers.he_normal((784, 128), rng=np.random.default_rng(0))
+    loss = nn.losses.sparse_softmax_cross_entropy_from_logits(labels, nn.relu(x @ w) @ v)
+
+initializers make weights' starting values (NumPy arrays); activations and losses are
+functions of arrays that work eagerly and traced by jitflow.function, and differentiate.
+The activation functions are also here at top level (nn.relu, nn.gelu, ...).
+"""
+from . import activations, initializers, losses
+from .activations import (elu, gelu, leaky_relu, linear, log_softmax, relu, selu, sigmoid,
+                          silu, softmax, softplus, swish, tanh)
+from .convolution import conv2d
+from .layer import Layer
+from .layers import (AveragePooling2D, AvgPool2D, Conv2D, Dense, Flatten, MaxPool2D,
+                     MaxPooling2D)
+from .normalization import BatchNorm, BatchNormalization, LayerNorm, LayerNormalization
+from .pooling import avg_pool2d, max_pool2d
+from .regularization import Dropout
+from .sequential import Sequential
+
+__all__ = ["activations", "initializers", "losses", "elu", "gelu", "leaky_relu", "linear",
+           "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",
+           "tanh", "conv2d", "max_pool2d", "avg_pool2d", "Layer", "Dense", "Conv2D",
+           "MaxPool2D", "AvgPool2D", "MaxPooling2D", "AveragePooling2D", "Flatten",
+           "Dropout", "LayerNorm", "LayerNormalization", "BatchNorm", "BatchNormalization",
+           "Sequential"]

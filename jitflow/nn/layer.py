@@ -1,0 +1,78 @@
+"""Layer: the base of jitflow.nn's layers, as TensorFlow.js and Keras shape them.
+
+A layer makes its weights on its first call, from the shape of that first input
+(`build`), so a model is written without input sizes. Weights are jitflow.Variables:
+a layer called inside @jitflow.function reads them as inputs of the compiled step, and
+an optimizer's assignments to them are written back after it.
+"""
+import numpy as np
+
+from ..errors import at_user_line
+from ..variables import Variable
+from . import initializers
+
+_counts = {}
+
+
+class Layer:
+    def __init__(self, name=None):
+        self.name = name or _unique_name(type(self).__name__.lower())
+        self.built = False
+        self._weights = []
+        self.input_shape = None
+
+    def __call__(self, x, training=False):
+        if not self.built:
+            self.input_shape = tuple(x.shape)
+            self.build(self.input_shape, _weight_dtype(x))
+            self.built = True
+        else:
+            self._check_input(x)
+        return self.call(x, training=training)
+
+    def build(self, input_shape, dtype):
+        """Make the weights for inputs of `input_shape` (the batch axis included)."""
+
+    def call(self, x, training=False):
+        raise NotImplementedError
+
+    def add_weight(self, name, shape, initializer, dtype, trainable=True, rng=None):
+        init = initializers.get(initializer)
+        weight = Variable(init(shape, dtype=dtype, rng=rng), name=f"{self.name}/{name}",
+                          trainable=trainable)
+        self._weights.append(weight)
+        return weight
+
+    @property
+    def weights(self):
+        return list(self._weights)
+
+    @property
+    def trainable_variables(self):
+        return [w for w in self._weights if w.trainable]
+
+    @property
+    def non_trainable_variables(self):
+        return [w for w in self._weights if not w.trainable]
+
+    def _check_input(self, x):
+        """Later inputs may change the batch size only."""
+        if tuple(x.shape[1:]) != self.input_shape[1:]:
+            raise ValueError(at_user_line(
+                f"{self.name}: built for inputs of shape (batch, "
+                f"{', '.join(map(str, self.input_shape[1:]))}), called on {tuple(x.shape)}"))
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _weight_dtype(x):
+    """Weights take a float input's dtype, float32 otherwise."""
+    dtype = np.dtype(x.dtype)
+    return dtype if dtype.kind == "f" else np.dtype(np.float32)
+
+
+def _unique_name(base):
+    count = _counts.get(base, 0)
+    _counts[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"

@@ -1,0 +1,94 @@
+"""Layers with Keras' constructors: Dense, Conv2D, MaxPool2D, AvgPool2D, Flatten."""
+import math
+
+from .. import numpy as jnp
+from . import activations
+from .convolution import conv2d
+from .layer import Layer
+from .pooling import avg_pool2d, max_pool2d
+from .windows import pair
+
+
+class Dense(Layer):
+    """activation(x @ kernel + bias) over the last axis of x."""
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", rng=None,
+                 name=None):
+        super().__init__(name)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.initializers = kernel_initializer, bias_initializer
+        self.rng = rng
+
+    def build(self, input_shape, dtype):
+        self.kernel = self.add_weight("kernel", (input_shape[-1], self.units),
+                                      self.initializers[0], dtype, rng=self.rng)
+        self.bias = self.add_weight("bias", (self.units,), self.initializers[1], dtype) \
+            if self.use_bias else None
+
+    def call(self, x, training=False):
+        y = jnp.matmul(jnp.asarray(x, dtype=self.kernel.dtype), self.kernel)
+        if self.bias is not None:
+            y = y + self.bias
+        return self.activation(y)
+
+
+class Conv2D(Layer):
+    """activation(conv2d(x, kernel) + bias) over NHWC images."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", rng=None, name=None):
+        super().__init__(name)
+        self.filters = int(filters)
+        self.kernel_size = pair(kernel_size, "kernel_size", self.name)
+        self.strides = pair(strides, "strides", self.name)
+        self.padding = padding
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.initializers = kernel_initializer, bias_initializer
+        self.rng = rng
+
+    def build(self, input_shape, dtype):
+        shape = (*self.kernel_size, input_shape[-1], self.filters)
+        self.kernel = self.add_weight("kernel", shape, self.initializers[0], dtype,
+                                      rng=self.rng)
+        self.bias = self.add_weight("bias", (self.filters,), self.initializers[1], dtype) \
+            if self.use_bias else None
+
+    def call(self, x, training=False):
+        y = conv2d(jnp.asarray(x, dtype=self.kernel.dtype), self.kernel, self.strides,
+                   self.padding)
+        if self.bias is not None:
+            y = y + self.bias
+        return self.activation(y)
+
+
+class MaxPool2D(Layer):
+    def __init__(self, pool_size=2, strides=None, padding="valid", name=None):
+        super().__init__(name)
+        self.pool = pool_size, strides, padding
+
+    def call(self, x, training=False):
+        return max_pool2d(x, *self.pool)
+
+
+class AvgPool2D(Layer):
+    def __init__(self, pool_size=2, strides=None, padding="valid", name=None):
+        super().__init__(name)
+        self.pool = pool_size, strides, padding
+
+    def call(self, x, training=False):
+        return avg_pool2d(x, *self.pool)
+
+
+class Flatten(Layer):
+    """(batch, ...) -> (batch, the product of the rest)."""
+
+    def call(self, x, training=False):
+        return jnp.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
+
+
+MaxPooling2D, AveragePooling2D = MaxPool2D, AvgPool2D  # Keras' other names
