@@ -25,6 +25,7 @@ from .tape import GradientTape
 from .variables import Variable
 
 from ._version import __version__
+from . import datasets, nn, optim, random  # noqa: E402 (they build on everything above)
 
 
 def optimize(graph):
@@ -38,4 +39,4 @@ __all__ = ["numpy", "config", "function", "grad", "value_and_grad", "vjp", "jvp"
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable", "GradientTape",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning",
-           "bool_", "int32", "int64", "float32", "float64"]
+           "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets"]
