@@ -1,4 +1,4 @@
-"""The main example: a plain NumPy function, run eagerly and under @jitflow.function.
+"""A plain NumPy function, run eagerly and under @jitflow.function.
 
 Prints both results, the IR the trace produced and the IR after optimization, and how
 often the function was traced.
