@@ -107,7 +107,7 @@ class Executable:
             leaves = self.state.inputs(leaves, variables)
         native = self._native_for_call()
         if native is not None:
-            outputs = native(leaves)
+            outputs = native.run(leaves)
         else:
             outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
         if variables is not None:

@@ -94,7 +94,9 @@ class Variable(Stateful):
 
     def adopt(self, array):
         """Hold `array` itself, an array of this Variable's type that nothing else
-        refers to (a result just computed)."""
+        refers to (a result just computed; a NumPy scalar becomes a 0-d array)."""
+        if not isinstance(array, np.ndarray):
+            array = np.array(array)
         array.flags.writeable = False
         self._array = array
 

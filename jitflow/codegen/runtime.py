@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.passes.fuse import fuse
 from .engine import CompiledModule, Compilation, quick_thread_switches
-from .errors import OK, raise_for
+from .errors import FALLBACK, OK, raise_for
 from .lower import ENTRY, Lowering
 from .memory import aligned_bytes
 from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
@@ -65,7 +65,19 @@ class NativeGraph:
         self.llvm_ir = "\n".join(self.llvm_irs)
         return compiled
 
+    def run(self, args):
+        """The outputs for `args`, through the Python entry when it takes them as they
+        are (it reads the arrays' pointers itself), else through the checked path."""
+        if self.python_entry is not None and self._out_types:
+            result = self.python_entry(*args)
+            if result.__class__ is not int:
+                return [result] if len(self._out_types) == 1 else list(result)
+            if result != FALLBACK:
+                raise_for(result, self.name)
+        return self(args)
+
     def __call__(self, args):
+        """The checked path: each argument converted to its compiled type and layout."""
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
         outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
