@@ -171,12 +171,15 @@ class Function:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as error:
             raise TypeError(at_user_line(f"{self.__qualname__}(): {error}")) from None
-        bound.apply_defaults()
-        return bound
+        return bound  # arguments left out keep the defaults: constants of the trace
 
     def _split(self, bound):
-        dynamic = {k: v for k, v in bound.arguments.items() if k not in self.static}
-        statics = tuple((k, bound.arguments[k]) for k in self.static if k in bound.arguments)
+        """Leaves, paths, structure and static (name, value) pairs of the arguments
+        given: those named static, and strings, are static."""
+        static = self.static | {k for k, v in bound.arguments.items() if isinstance(v, str)}
+        dynamic = {k: v for k, v in bound.arguments.items() if k not in static}
+        statics = tuple((k, bound.arguments[k]) for k in sorted(static)
+                        if k in bound.arguments)
         for name, value in statics:
             try:
                 hash(value)
@@ -289,9 +292,18 @@ def _differences(old, new):
         return [f"the structure of the arguments changed (now {new.paths})"]
     diffs = [f"argument '{path}' changed from {a} to {b}"
              for path, a, b in zip(new.paths, old.types, new.types) if a != b]
-    diffs += [f"static argument '{name}' changed from {a!r} to {b!r}"
-              for (name, a), (_, b) in zip(old.statics, new.statics) if a != b]
+    before, after = dict(old.statics), dict(new.statics)
+    diffs += [f"static argument '{name}' changed from {_shown(before, name)} to "
+              f"{_shown(after, name)}" for name in sorted(before.keys() | after.keys())
+              if before.get(name, _DEFAULT) != after.get(name, _DEFAULT)]
     return diffs
+
+
+_DEFAULT = object()  # a static argument left to its default
+
+
+def _shown(statics, name):
+    return repr(statics[name]) if name in statics else "its default"
 
 
 def _warn_retraces(name, traces, reasons):

@@ -56,6 +56,8 @@ class GraphBuilder:
             return self._capture(value)
         if isinstance(value, (list, tuple)):
             value = np.asarray(value)
+        if isinstance(value, str):
+            raise TypeError(at_user_line(f"{value!r} is a string, not an array or a number"))
         return Lit(value, type_of_value(value))
 
     def _capture(self, tracer):

@@ -199,3 +199,22 @@ def test_fast_path_is_not_used_for_numpy_scalars_or_keywords(monkeypatch):
     assert g(np.array(2.0)) == 3.0 and g(x=np.array(5.0)) == 6.0
     assert isinstance(g(np.array(2.0)), np.float64)
     assert not g._fast or all(key[1][0][0] is np.ndarray for key in g._fast)
+
+
+def test_defaults_left_out_are_constants_of_the_trace():
+    gelu = jitflow.function(jitflow.nn.gelu)  # gelu(x, approximate=False)
+    x = np.linspace(-3, 3, 7)
+    np.testing.assert_allclose(gelu(x), jitflow.nn.gelu(x), rtol=1e-12)
+    assert gelu.cache_info().traces == 1
+
+
+def test_string_arguments_are_static():
+    reduce = jitflow.function(lambda x, how="sum": x.sum() if how == "sum" else x.max())
+    x = np.arange(4.0)
+    assert reduce(x) == 6.0 and reduce(x, how="sum") == 6.0 and reduce(x, how="max") == 3.0
+    reduce(x, how="max")
+    assert reduce.cache_info().traces == 3
+    assert "static argument 'how' changed from 'sum' to 'max'" in \
+        reduce.cache_info().reasons[-1]
+    loss = jitflow.function(jitflow.nn.losses.mean_squared_error)
+    assert loss(x, x + 1.0, reduction="sum") == 4.0
