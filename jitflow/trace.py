@@ -460,6 +460,10 @@ class Tracer:
     def item(self):
         return np.asarray(self._value(".item()")).item()
 
+    def numpy(self):
+        """The value as a NumPy array (known eagerly, as inside a GradientTape)."""
+        return np.array(self._value(".numpy()"), copy=True)
+
     def tolist(self):
         return np.asarray(self._value(".tolist()")).tolist()
 

@@ -141,6 +141,9 @@ def test_plain_arrays_inside_a_tape_stay_plain_and_values_act_as_arrays_after():
     assert type(plain) is np.ndarray
     later = y + 1.0
     assert not isinstance(later, jitflow.Tracer)
+    assert y.numpy() == pytest.approx(6.0) and type(y.numpy()) is np.ndarray
+    with pytest.raises(jitflow.ConcretizationError, match=r"\.numpy\(\) needs a concrete"):
+        jitflow.function(lambda x: x.numpy())(np.ones(2))
     assert later == pytest.approx(7.0)
     assert_same(tape.gradient(y, v), np.array([2.0, 2.0]))
 
