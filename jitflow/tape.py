@@ -47,8 +47,9 @@ class GradientTape:
 
     def watch(self, variables):
         """Watch these Variables (one or a pytree of them) when they are read."""
-        for variable in _variables(variables, "GradientTape.watch"):
-            self._scope.watched.add(id(variable))
+        leaves = pytree.flatten(variables)[0]
+        _check_variables(leaves, "GradientTape.watch")
+        self._scope.watched.update(map(id, leaves))
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients="none"):
@@ -57,8 +58,9 @@ class GradientTape:
         result has the same structure). A Variable the target does not depend on gets
         None, or zeros with unconnected_gradients="zero". `output_gradients` seeds the
         backward pass instead of ones."""
-        self._check_usable(unconnected_gradients)
-        variables = _variables(sources, "GradientTape.gradient")
+        self._start_gradient(unconnected_gradients)
+        variables, _, source_structure = pytree.flatten(sources)
+        _check_variables(variables, "GradientTape.gradient")
         targets, _, structure = pytree.flatten(target)
         seeds = self._seeds(targets, output_gradients, structure)
         scope = self._scope
@@ -71,9 +73,10 @@ class GradientTape:
         grads = [_unconnected(v, g, unconnected_gradients) for v, g in zip(variables, grads)]
         if not self.persistent:
             scope.release()
-        return pytree.unflatten(pytree.flatten(sources)[2], grads)
+        return pytree.unflatten(source_structure, grads)
 
-    def _check_usable(self, unconnected_gradients):
+    def _start_gradient(self, unconnected_gradients):
+        """Refuse a gradient the tape cannot give, and count this one."""
         if unconnected_gradients not in UNCONNECTED:
             raise ValueError(at_user_line(
                 f"GradientTape.gradient: unconnected_gradients must be one of {UNCONNECTED}, "
@@ -183,14 +186,12 @@ class _Traced(dict):
         return tracer
 
 
-def _variables(sources, what):
-    leaves = pytree.flatten(sources)[0]
+def _check_variables(leaves, what):
     for leaf in leaves:
         if not isinstance(leaf, Stateful):
             raise TypeError(at_user_line(
                 f"{what}: expected Variables, got a {type(leaf).__name__}; the tape "
                 f"differentiates with respect to jitflow.Variable objects"))
-    return leaves
 
 
 def _ones_like(target):

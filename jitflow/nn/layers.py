@@ -66,22 +66,24 @@ class Conv2D(Layer):
         return self.activation(y)
 
 
-class MaxPool2D(Layer):
+class _Pool(Layer):
+    """A pooling layer: `pooling(x, pool_size, strides, padding)` of its subclass."""
+    pooling = None
+
     def __init__(self, pool_size=2, strides=None, padding="valid", name=None):
         super().__init__(name)
-        self.pool = pool_size, strides, padding
+        self.options = pool_size, strides, padding
 
     def call(self, x, training=False):
-        return max_pool2d(x, *self.pool)
+        return type(self).pooling(x, *self.options)
 
 
-class AvgPool2D(Layer):
-    def __init__(self, pool_size=2, strides=None, padding="valid", name=None):
-        super().__init__(name)
-        self.pool = pool_size, strides, padding
+class MaxPool2D(_Pool):
+    pooling = staticmethod(max_pool2d)
 
-    def call(self, x, training=False):
-        return avg_pool2d(x, *self.pool)
+
+class AvgPool2D(_Pool):
+    pooling = staticmethod(avg_pool2d)
 
 
 class Flatten(Layer):
