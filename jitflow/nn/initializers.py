@@ -196,9 +196,11 @@ constant = Constant
 random_normal = RandomNormal
 random_uniform = RandomUniform
 truncated_normal = TruncatedNormal
+xavier_uniform, xavier_normal = glorot_uniform, glorot_normal  # Glorot's other name
 
 _BY_NAME = {"zeros": zeros, "ones": ones, "glorot_uniform": glorot_uniform,
-            "glorot_normal": glorot_normal, "he_normal": he_normal,
+            "glorot_normal": glorot_normal, "xavier_uniform": xavier_uniform,
+            "xavier_normal": xavier_normal, "he_normal": he_normal,
             "he_uniform": he_uniform,
             "lecun_normal": lecun_normal, "lecun_uniform": lecun_uniform,
             "random_normal": RandomNormal(), "random_uniform": RandomUniform(),
@@ -223,4 +225,4 @@ __all__ = ["Constant", "DEFAULT_SEED", "Initializer", "RandomNormal", "RandomUni
            "TruncatedNormal", "VarianceScaling", "compute_fans", "constant", "get",
            "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "lecun_normal",
            "lecun_uniform", "ones", "random_normal", "random_uniform", "truncated_normal",
-           "zeros"]
+           "xavier_normal", "xavier_uniform", "zeros"]

@@ -188,6 +188,8 @@ def test_get_knows_keras_names_and_defaults():
 
 def test_get():
     assert initializers.get("he_normal") is initializers.he_normal
+    assert initializers.get("xavier_uniform") is initializers.glorot_uniform
+    assert initializers.get("xavier_normal") is initializers.glorot_normal
     assert initializers.get(initializers.zeros) is initializers.zeros
 
     def custom(shape, dtype=np.float32, rng=None):
