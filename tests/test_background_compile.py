@@ -99,3 +99,23 @@ def test_runtime_errors_raise_on_both_paths(background):
     for _ in range(2):  # interpreted, then native
         with pytest.raises(IndexError):
             compiled(a, np.array([7]))
+
+
+def test_variables_update_the_same_whichever_backend_runs_the_call(background):
+    """The first call runs on the interpreter, the rest on native code: each writes the
+    Variables back the same way."""
+    counter = jitflow.Variable(np.int64(0), name="counter")
+    total = jitflow.Variable(np.zeros(3, np.float32), name="total")
+
+    @jitflow.function
+    def accumulate(x):
+        counter.assign_add(1)
+        total.assign(total + x)
+        return total.value * 2
+    x = np.arange(3, dtype=np.float32)
+    for calls in range(1, 5):
+        np.testing.assert_array_equal(accumulate(x), 2 * calls * x)
+        accumulate.wait()
+    assert int(counter.value) == 4
+    np.testing.assert_array_equal(total.value, 4 * x)
+    assert only_executable(accumulate).native is not None

@@ -232,3 +232,21 @@ def test_a_function_called_inside_a_trace_is_inlined_with_its_variables(backend)
     assert_same(outer(np.full(2, 3.0)), np.full(2, 6.0))
     assert_same(v.value, np.full(2, 2.0))
     assert inner.cache_info().traces == 0
+
+
+def test_variables_as_arguments_of_vmap_and_custom_vjp(backend):
+    rows = jitflow.Variable(np.arange(6.0).reshape(3, 2), name="rows")
+
+    @jitflow.custom_vjp
+    def double(x):
+        return 2.0 * x
+    double.defvjp(lambda x: (2.0 * x, None), lambda _, ct: (2.0 * ct,))
+
+    @jitflow.function
+    def step():
+        return jitflow.vmap(lambda row: row.sum())(rows), double(rows)
+    sums, doubled = step()
+    assert_same(sums, np.array([1.0, 5.0, 9.0]))
+    assert_same(doubled, 2.0 * rows.numpy())
+    eager_sums = jitflow.vmap(lambda row: row.sum())(rows)
+    assert_same(eager_sums, sums)

@@ -12,7 +12,7 @@ from .. import pytree
 from ..errors import at_user_line
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
-from ..trace import GraphBuilder, bind, is_tracing, standing_in
+from ..trace import GraphBuilder, bind, is_tracing, read_stateful, standing_in
 from .linearize import Linearized, leaf_type, result
 from .transform import NoCotangent, differentiable, run_nodes, tangent_pass, zeros
 
@@ -173,6 +173,7 @@ class _Custom:
         static = {i: args[i] for i in self.nondiff_argnums}
         traced = tuple(a for i, a in enumerate(args) if i not in static)
         leaves, paths, structure = pytree.flatten(traced)
+        leaves = [read_stateful(leaf) for leaf in leaves]  # a Variable: its value
         body, out_structure, captured = self._trace(static, structure, leaves, paths)
         call = _Call(self, structure, out_structure, static, captured)
         outs = bind(self.primitive, *leaves, *captured, subgraphs=(body,), call=call)

@@ -13,7 +13,7 @@ from .. import pytree
 from ..autodiff.linearize import leaf_type, result
 from ..autodiff.transform import read
 from ..errors import at_user_line
-from ..trace import GraphBuilder, bind, constant_type
+from ..trace import GraphBuilder, bind, constant_type, read_stateful
 from .rules import batch_node, batched_to_front
 
 
@@ -50,6 +50,7 @@ def vmap(fn, in_axes=0, out_axes=0):
     def mapped(*args, **kwargs):
         axes = _leaf_axes(args, in_axes, what) + [0] * len(pytree.flatten(kwargs)[0])
         leaves, paths, structure = pytree.flatten((args, kwargs))
+        leaves = [read_stateful(leaf) for leaf in leaves]  # a Variable: its value
         paths = [_argument_name(path) for path in paths]
         types = [leaf_type(leaf, f"{what}: {path}") for leaf, path in zip(leaves, paths)]
         size = _batch_size(types, axes, paths, what)
