@@ -32,12 +32,21 @@ def _reading_variables(function):
     value it holds when the function is called."""
     @_functools.wraps(function)
     def reading(*args, **kwargs):
+        for arg in args:
+            if isinstance(arg, _HOLDERS):
+                break
+        else:
+            if not kwargs:
+                return function(*args)  # the common case, kept fast
         return function(*map(_read_stateful, args),
                         **{key: _read_stateful(value) for key, value in kwargs.items()})
     return reading
 
 
+from ..trace import Stateful as _Stateful  # noqa: E402
 from ..trace import read_stateful as _read_stateful  # noqa: E402
+
+_HOLDERS = (_Stateful, list, tuple)  # what may be or hold a Variable
 
 for _name in __all__:
     if _inspect.isfunction(globals()[_name]):
