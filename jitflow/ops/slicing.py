@@ -206,9 +206,14 @@ def _pad_type(x, *, widths, value):
 
 
 def _pad_impl(x, *, widths, value):
-    if np.ndim(x) == 0:  # np.pad cannot read the empty widths of a 0-d array
+    """np.pad's constant mode, without its Python overhead (about 75 us a call)."""
+    x = np.asarray(x)
+    if x.ndim == 0:  # no padding, and NumPy leaves the value unconverted
         return np.array(x)
-    return np.pad(x, widths, constant_values=value)
+    out = np.empty(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths)), x.dtype)
+    out[...] = value  # raises where NumPy's does: NaN or inf into integers
+    out[tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, widths))] = x
+    return out
 
 
 def _pad_vjp(ct, x, *, widths, value, out):
