@@ -41,14 +41,15 @@ class Lowering:
     workspace it needs. With several threads the graph goes into body functions that
     each worker runs (parallel.py), and ENTRY starts them."""
 
-    def __init__(self, graph, name="jitflow", on_segment=None):
+    def __init__(self, graph, name="jitflow", on_segment=None, threads=None):
         """on_segment(module, speed_level) is called with each segment's module as soon
         as it is complete, except the last: entry_module, which holds the entry points
         and may take more (the Python entry) before it is compiled."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
-        self.threads = thread_count()
+        self.threads = threads or thread_count()
+        self.callees = []  # graphs compiled apart that this one calls (branches.py)
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
         self.values = {}

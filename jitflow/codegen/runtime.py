@@ -21,15 +21,18 @@ _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 class NativeGraph:
     """One graph compiled to native code, callable on a flat list of argument values."""
 
-    def __init__(self, graph, name="function"):
+    def __init__(self, graph, name="function", threads=None, python_entry=True):
+        """threads: how many threads its kernels split between (default: the
+        machine's); python_entry: whether Python calls it directly (python_entry.py)."""
         self.name = name
+        self.threads = threads
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
         # Arrays only: a weakly typed input or output (a Python scalar) is left to the
         # checked path, which keeps Python scalars apart from 0-d arrays.
-        direct = python_entry_abi() and not any(
+        direct = python_entry and python_entry_abi() and not any(
             t.weak for t in self._in_types + self._out_types)
         self.compiled = self._compile(direct)
         self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
@@ -49,8 +52,9 @@ class NativeGraph:
         try:
             lowering = Lowering(self.graph, self.name,
                                 on_segment=lambda module, level: compilation.add(
-                                    str(module), speed_level=level))
+                                    str(module), speed_level=level), threads=self.threads)
             self.workspace_size = lowering.memory.size
+            self.callees = lowering.callees  # kept alive: this code calls theirs
             entry = lowering.entry_module
             if direct:
                 add_python_entry(entry, lowering.entry_function(), self._in_types,
@@ -64,6 +68,11 @@ class NativeGraph:
         self.llvm_irs = compilation.sources()  # the segments in the order they run
         self.llvm_ir = "\n".join(self.llvm_irs)
         return compiled
+
+    def entry_address(self):
+        """Where the entry point is: i32 entry(ptr slots), slots the inputs', outputs'
+        and workspace's pointers."""
+        return self.compiled.address(ENTRY)
 
     def run(self, args):
         """The outputs for `args`, through the Python entry when it takes them as they

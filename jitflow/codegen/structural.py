@@ -9,6 +9,7 @@ along some axes), which is how bodies learn where they are.
 import numpy as np
 
 from .arg_reductions import arg_reduce
+from .branches import switch
 from .emitter import I64
 from .indexed import IndexedAxes
 from .matmul import matmul
@@ -94,5 +95,5 @@ STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
-    "scatter_add": scatter_add,
+    "scatter_add": scatter_add, "switch": switch,
 }

@@ -1,0 +1,194 @@
+"""Control flow that stays in the graph: switch and cond.
+
+    jitflow.switch(index, [branch_0, branch_1, ...], *operands)
+    jitflow.cond(pred, true_fn, false_fn, *operands)
+
+Eagerly (no trace active) the chosen branch is simply called, so it can be stepped
+through. Traced, each branch is traced once, on the operands' types, into a graph of its
+own; the graphs become the subgraphs of one `switch` node, whose index picks the branch
+that runs (clamped into range, as JAX does). Operands and results are pytrees; every
+branch must return the same structure, shapes and dtypes.
+
+Values a branch closes over become inputs of the node, after the operands: a branch's
+graph takes the operands, then the captured values of every branch in turn (the other
+branches' as inputs it does not use), so all branches take the same inputs.
+"""
+import operator
+
+import numpy as np
+
+from . import ops, pytree
+from .autodiff.transform import differentiable, jvp_graph, vjp_graph, zeros
+from .errors import at_user_line
+from .ir.graph import Graph, Var
+from .ir.interpret import eval_graph
+from .ir.primitive import Primitive
+from .ir.types import ShapeError
+from .trace import GraphBuilder, Tracer, bind, constant_type, innermost_builder
+
+
+# --- the primitive ------------------------------------------------------------------------
+
+def _switch_type(index, *operands, subgraphs):
+    if index.shape != () or index.dtype.kind not in "bi":
+        raise TypeError(f"switch: the index must be an integer or boolean scalar, got "
+                        f"{index}")
+    for k, branch in enumerate(subgraphs):
+        if tuple(t.strong() for t in branch.in_types) != tuple(t.strong() for t in operands):
+            raise ShapeError(f"switch: branch {k} takes {_types(branch.in_types)}, the "
+                             f"operands are {_types(operands)}")
+        if branch.out_types != subgraphs[0].out_types:
+            raise ShapeError(f"switch: branch {k} returns {_types(branch.out_types)}, "
+                             f"branch 0 {_types(subgraphs[0].out_types)}")
+    return subgraphs[0].out_types
+
+
+def _switch_impl(index, *operands, subgraphs):
+    return eval_graph(subgraphs[_clamped(index, len(subgraphs))], list(operands))
+
+
+def _switch_jvp(tangents, index, *operands, out, subgraphs):
+    """The chosen branch's jvp: every branch differentiated forward, the same index."""
+    seeds = [t if t is not None else zeros(constant_type(x).strong())
+             for t, x in zip(tangents[1:], operands) if differentiable(constant_type(x))]
+    results = bind(switch_p, index, *operands, *seeds,
+                   subgraphs=tuple(jvp_graph(g) for g in subgraphs))
+    derivatives = iter(results[len(out):])
+    return [next(derivatives) if differentiable(v.type) else None
+            for v in subgraphs[0].outputs]
+
+
+def _switch_vjp(cts, index, *operands, out, subgraphs):
+    """The chosen branch's vjp: every branch differentiated backward (recomputing its
+    forward pass), the same index. The index gets no cotangent."""
+    seeds = [ct if ct is not None else zeros(v.type.strong())
+             for ct, v in zip(cts, subgraphs[0].outputs) if differentiable(v.type)]
+    results = bind(switch_p, index, *operands, *seeds,
+                   subgraphs=tuple(vjp_graph(g) for g in subgraphs))
+    derivatives = iter(results[len(out):])
+    return [None] + [next(derivatives) if differentiable(constant_type(x)) else None
+                     for x in operands]
+
+
+# Not in the registry of ops (test_ops draws arrays for those): its operands are graphs.
+switch_p = Primitive(
+    "switch", _switch_type, _switch_impl, multiple_results=True, has_subgraphs=True,
+    vjp=_switch_vjp, jvp=_switch_jvp)
+
+
+def _clamped(index, count):
+    return min(max(int(np.asarray(index)), 0), count - 1)
+
+
+def _types(types):
+    return "(" + ", ".join(map(str, types)) + ")"
+
+
+# --- the functions ------------------------------------------------------------------------
+
+def switch(index, branches, *operands):
+    """branches[index](*operands), with index clamped into range."""
+    branches = list(branches)
+    if not branches or not all(callable(b) for b in branches):
+        raise TypeError(at_user_line("switch: branches must be a non-empty sequence of "
+                                     "functions"))
+    if innermost_builder() is None:
+        return branches[_clamped(_eager_index(index), len(branches))](*operands)
+    leaves, paths, structure = pytree.flatten(operands)
+    traced = [_trace_branch(b, k, leaves, paths, structure) for k, b in enumerate(branches)]
+    _check_results(traced)
+    graphs, captured = _sharing_captures(traced)
+    outs = bind(switch_p, _traced_index(index), *leaves, *captured, subgraphs=graphs)
+    return pytree.unflatten(traced[0].out_structure, list(outs))
+
+
+def cond(pred, true_fn, false_fn, *operands):
+    """true_fn(*operands) if pred else false_fn(*operands); pred a boolean scalar."""
+    if innermost_builder() is None:
+        return (true_fn if _eager_index(pred) else false_fn)(*operands)
+    return switch(pred, [false_fn, true_fn], *operands)
+
+
+def _eager_index(index):
+    try:
+        return operator.index(np.asarray(index).item()) if np.ndim(index) == 0 else \
+            _index_error(index)
+    except TypeError:
+        _index_error(index)
+
+
+def _index_error(index):
+    raise TypeError(at_user_line(f"switch/cond: the index must be an integer or boolean "
+                                 f"scalar, got {np.asarray(index).dtype}"
+                                 f"{list(np.shape(index))}"))
+
+
+def _traced_index(index):
+    t = constant_type(index)
+    if t.shape != () or t.dtype.kind not in "bi":
+        raise TypeError(at_user_line(f"switch/cond: the index must be an integer or "
+                                     f"boolean scalar, got {t}"))
+    return index
+
+
+class _Branch:
+    """One branch traced: its graph (operands, then captured values), the outer values
+    it captured, and its result's structure, paths and types."""
+
+    def __init__(self, graph, captured, out_structure, out_paths):
+        self.graph, self.captured = graph, captured
+        self.out_structure, self.out_paths = out_structure, out_paths
+
+
+def _trace_branch(branch, number, leaves, paths, structure):
+    with GraphBuilder(f"branch {number}") as builder:
+        tracers = [builder.new_input(constant_type(leaf), path)
+                   for leaf, path in zip(leaves, paths)]
+        result = branch(*pytree.unflatten(structure, tracers))
+        out_leaves, out_paths, out_structure = pytree.flatten(result)
+        graph = builder.build([_strong(leaf) for leaf in out_leaves])
+    return _Branch(graph, builder.outer_values(), out_structure, out_paths)
+
+
+def _strong(value):
+    """Branch results are strongly typed: a Python number returned by one branch and an
+    array by another would otherwise differ in type for no visible reason."""
+    if isinstance(value, Tracer):
+        return ops.cast(value, value.dtype) if value.type.weak else value
+    return np.asarray(value)
+
+
+def _check_results(traced):
+    first = traced[0]
+    for k, branch in enumerate(traced[1:], start=1):
+        if branch.out_structure != first.out_structure:
+            raise TypeError(at_user_line(
+                f"switch/cond: branch {k} returns {_described(branch)}, but branch 0 "
+                f"returns {_described(first)}"))
+        for path, mine, theirs in zip(first.out_paths, branch.graph.out_types,
+                                      first.graph.out_types):
+            if mine != theirs:
+                raise TypeError(at_user_line(
+                    f"switch/cond: result{path} is {mine} in branch {k} but {theirs} in "
+                    f"branch 0; every branch must return the same shapes and dtypes"))
+
+
+def _described(branch):
+    return f"({', '.join(f'result{p}' for p in branch.out_paths) or 'nothing'})"
+
+
+def _sharing_captures(traced):
+    """Each branch's graph taking every branch's captured values, in branch order."""
+    captured = [value for branch in traced for value in branch.captured]
+    graphs = []
+    for k, branch in enumerate(traced):
+        count = len(branch.graph.inputs) - len(branch.captured)
+        own = list(branch.graph.inputs[count:])
+        before = [Var(constant_type(v)) for b in traced[:k] for v in b.captured]
+        after = [Var(constant_type(v)) for b in traced[k + 1:] for v in b.captured]
+        inputs = list(branch.graph.inputs[:count]) + before + own + after
+        graphs.append(Graph(inputs, branch.graph.nodes, branch.graph.outputs))
+    return tuple(graphs), captured
+
+
+__all__ = ["switch", "cond"]
