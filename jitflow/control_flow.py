@@ -13,8 +13,6 @@ Values a branch closes over become inputs of the node, after the operands: a bra
 graph takes the operands, then the captured values of every branch in turn (the other
 branches' as inputs it does not use), so all branches take the same inputs.
 """
-import operator
-
 import numpy as np
 
 from . import ops, pytree
@@ -110,17 +108,11 @@ def cond(pred, true_fn, false_fn, *operands):
 
 
 def _eager_index(index):
-    try:
-        return operator.index(np.asarray(index).item()) if np.ndim(index) == 0 else \
-            _index_error(index)
-    except TypeError:
-        _index_error(index)
-
-
-def _index_error(index):
-    raise TypeError(at_user_line(f"switch/cond: the index must be an integer or boolean "
-                                 f"scalar, got {np.asarray(index).dtype}"
-                                 f"{list(np.shape(index))}"))
+    value = np.asarray(index)
+    if value.ndim != 0 or value.dtype.kind not in "bi":
+        raise TypeError(at_user_line(f"switch/cond: the index must be an integer or "
+                                     f"boolean scalar, got {value.dtype}{list(value.shape)}"))
+    return int(value)
 
 
 def _traced_index(index):
