@@ -29,14 +29,14 @@ from .trace import GraphBuilder, Tracer, bind, constant_type, innermost_builder
 
 def _switch_type(index, *operands, subgraphs):
     if index.shape != () or index.dtype.kind not in "bi":
-        raise TypeError(f"switch: the index must be an integer or boolean scalar, got "
+        raise TypeError(f"the index must be an integer or boolean scalar, got "
                         f"{index}")
     for k, branch in enumerate(subgraphs):
         if tuple(t.strong() for t in branch.in_types) != tuple(t.strong() for t in operands):
-            raise ShapeError(f"switch: branch {k} takes {_types(branch.in_types)}, the "
+            raise ShapeError(f"branch {k} takes {_types(branch.in_types)}, the "
                              f"operands are {_types(operands)}")
         if branch.out_types != subgraphs[0].out_types:
-            raise ShapeError(f"switch: branch {k} returns {_types(branch.out_types)}, "
+            raise ShapeError(f"branch {k} returns {_types(branch.out_types)}, "
                              f"branch 0 {_types(subgraphs[0].out_types)}")
     return subgraphs[0].out_types
 
@@ -96,7 +96,7 @@ def switch(index, branches, *operands):
     traced = [_trace_branch(b, k, leaves, paths, structure) for k, b in enumerate(branches)]
     _check_results(traced)
     graphs, captured = _sharing_captures(traced)
-    outs = bind(switch_p, _traced_index(index), *leaves, *captured, subgraphs=graphs)
+    outs = bind(switch_p, index, *leaves, *captured, subgraphs=graphs)  # checks the index
     return pytree.unflatten(traced[0].out_structure, list(outs))
 
 
@@ -113,14 +113,6 @@ def _eager_index(index):
         raise TypeError(at_user_line(f"switch/cond: the index must be an integer or "
                                      f"boolean scalar, got {value.dtype}{list(value.shape)}"))
     return int(value)
-
-
-def _traced_index(index):
-    t = constant_type(index)
-    if t.shape != () or t.dtype.kind not in "bi":
-        raise TypeError(at_user_line(f"switch/cond: the index must be an integer or "
-                                     f"boolean scalar, got {t}"))
-    return index
 
 
 class _Branch:

@@ -61,7 +61,7 @@ class GraphBuilder:
         return Lit(value, type_of_value(value))
 
     def _capture(self, tracer):
-        if tracer._builder not in _ACTIVE_BUILDERS and not _recording(tracer):
+        if tracer._builder not in _ACTIVE_BUILDERS and not tracer._builder.live:
             raise TracerLeakError(at_user_line(
                 f"a traced value {tracer._var.type} from a finished trace of "
                 f"'{tracer._builder.name}' was used; traced values live only while their "
@@ -74,6 +74,7 @@ class GraphBuilder:
         return self.captured[tracer._var][1]
 
     records_values = False
+    live = False  # whether it records without being active (an eager GradientTape's)
 
     def value_of(self, var):
         return NO_VALUE
@@ -177,6 +178,7 @@ class Settled:
     """What a Tracer of a settled TapeBuilder holds instead of its builder: its value."""
     __slots__ = ("value",)
     records_values = True
+    live = False
     name = "a finished GradientTape"
     sources = {}
 
@@ -185,11 +187,6 @@ class Settled:
 
     def value_of(self, var):
         return self.value
-
-
-def _recording(tracer):
-    """Whether `tracer` belongs to a live TapeBuilder (which may be inactive)."""
-    return getattr(tracer._builder, "live", False)
 
 
 def _plain(arg):
@@ -262,7 +259,7 @@ def _builder_for(args):
     if _ACTIVE_BUILDERS:
         return _ACTIVE_BUILDERS[-1]
     leaked = next((a for a in args if isinstance(a, Tracer)), None)
-    if leaked is not None and _recording(leaked):
+    if leaked is not None and leaked._builder.live:
         return leaked._builder  # an eager GradientTape's value
     if leaked is not None:
         raise TracerLeakError(at_user_line(
