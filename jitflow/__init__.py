@@ -12,7 +12,7 @@ from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, 
                        value_and_grad, vjp, vjp_graph)
 from .batching import vmap
 from .config import config
-from .control_flow import cond, switch
+from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .errors import (BooleanIndexError, CompileWarning, ConcretizationError,
                      RetraceWarning, TracerLeakError)
 from .function import CacheInfo, Function, function
@@ -34,7 +34,8 @@ def optimize(graph):
     return _optimize(graph, dump=config.dump_ir, check=config.check_ir)
 
 
-__all__ = ["numpy", "config", "function", "cond", "switch", "grad", "value_and_grad", "vjp", "jvp",
+__all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_loop", "scan",
+           "grad", "value_and_grad", "vjp", "jvp",
            "jacrev", "jacfwd", "jacobian", "hessian", "vmap", "vjp_graph", "jvp_graph",
            "stop_gradient", "custom_vjp", "custom_jvp", "Function", "CacheInfo", "optimize", "verify",
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable", "GradientTape",

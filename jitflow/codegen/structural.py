@@ -12,6 +12,8 @@ from .arg_reductions import arg_reduce
 from .branches import switch
 from .emitter import I64
 from .indexed import IndexedAxes
+from .loops import scan, while_loop
+from .while_grad import while_grad
 from .matmul import matmul
 from .reduced_views import index_view
 from .reductions import reduce
@@ -96,4 +98,5 @@ STRUCTURAL = {
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "switch": switch,
+    "while": while_loop, "scan": scan, "while_grad": while_grad,
 }

@@ -1,4 +1,4 @@
-"""Control flow that stays in the graph: switch and cond.
+"""Branches that stay in the graph: switch and cond.
 
     jitflow.switch(index, [branch_0, branch_1, ...], *operands)
     jitflow.cond(pred, true_fn, false_fn, *operands)
@@ -15,14 +15,14 @@ branches' as inputs it does not use), so all branches take the same inputs.
 """
 import numpy as np
 
-from . import ops, pytree
-from .autodiff.transform import differentiable, jvp_graph, vjp_graph, zeros
-from .errors import at_user_line
-from .ir.graph import Graph, Var
-from .ir.interpret import eval_graph
-from .ir.primitive import Primitive
-from .ir.types import ShapeError
-from .trace import GraphBuilder, Tracer, bind, constant_type, innermost_builder
+from .. import pytree
+from ..autodiff.transform import differentiable, jvp_graph, vjp_graph, zeros
+from ..errors import at_user_line
+from ..ir.interpret import eval_graph
+from ..ir.primitive import Primitive
+from ..ir.types import ShapeError
+from ..trace import bind, constant_type, innermost_builder
+from .subgraphs import Argument, described, sharing_captures, trace
 
 
 # --- the primitive ------------------------------------------------------------------------
@@ -92,10 +92,12 @@ def switch(index, branches, *operands):
                                      "functions"))
     if innermost_builder() is None:
         return branches[_clamped(_eager_index(index), len(branches))](*operands)
-    leaves, paths, structure = pytree.flatten(operands)
-    traced = [_trace_branch(b, k, leaves, paths, structure) for k, b in enumerate(branches)]
+    leaves, _, structure = pytree.flatten(operands)
+    operand_types = Argument(structure, [constant_type(leaf) for leaf in leaves], "operands")
+    traced = [trace(lambda tree, b=b: b(*tree), f"branch {k}", [operand_types])
+              for k, b in enumerate(branches)]
     _check_results(traced)
-    graphs, captured = _sharing_captures(traced)
+    graphs, captured = sharing_captures(traced)
     outs = bind(switch_p, index, *leaves, *captured, subgraphs=graphs)  # checks the index
     return pytree.unflatten(traced[0].out_structure, list(outs))
 
@@ -115,33 +117,6 @@ def _eager_index(index):
     return int(value)
 
 
-class _Branch:
-    """One branch traced: its graph (operands, then captured values), the outer values
-    it captured, and its result's structure, paths and types."""
-
-    def __init__(self, graph, captured, out_structure, out_paths):
-        self.graph, self.captured = graph, captured
-        self.out_structure, self.out_paths = out_structure, out_paths
-
-
-def _trace_branch(branch, number, leaves, paths, structure):
-    with GraphBuilder(f"branch {number}") as builder:
-        tracers = [builder.new_input(constant_type(leaf), path)
-                   for leaf, path in zip(leaves, paths)]
-        result = branch(*pytree.unflatten(structure, tracers))
-        out_leaves, out_paths, out_structure = pytree.flatten(result)
-        graph = builder.build([_strong(leaf) for leaf in out_leaves])
-    return _Branch(graph, builder.outer_values(), out_structure, out_paths)
-
-
-def _strong(value):
-    """Branch results are strongly typed: a Python number returned by one branch and an
-    array by another would otherwise differ in type for no visible reason."""
-    if isinstance(value, Tracer):
-        return ops.cast(value, value.dtype) if value.type.weak else value
-    return np.asarray(value)
-
-
 def _check_results(traced):
     first = traced[0]
     for k, branch in enumerate(traced[1:], start=1):
@@ -158,21 +133,7 @@ def _check_results(traced):
 
 
 def _described(branch):
-    return f"({', '.join(f'result{p}' for p in branch.out_paths) or 'nothing'})"
-
-
-def _sharing_captures(traced):
-    """Each branch's graph taking every branch's captured values, in branch order."""
-    captured = [value for branch in traced for value in branch.captured]
-    graphs = []
-    for k, branch in enumerate(traced):
-        count = len(branch.graph.inputs) - len(branch.captured)
-        own = list(branch.graph.inputs[count:])
-        before = [Var(constant_type(v)) for b in traced[:k] for v in b.captured]
-        after = [Var(constant_type(v)) for b in traced[k + 1:] for v in b.captured]
-        inputs = list(branch.graph.inputs[:count]) + before + own + after
-        graphs.append(Graph(inputs, branch.graph.nodes, branch.graph.outputs))
-    return tuple(graphs), captured
+    return described([f"result{p}" for p in branch.out_paths])
 
 
 __all__ = ["switch", "cond"]

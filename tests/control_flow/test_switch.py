@@ -10,7 +10,7 @@ from fidelity import assert_same, given_per_backend
 from jitflow.testing import check_grads
 from strategies import arrays, shapes
 
-THIS_FILE = "test_control_flow.py"
+THIS_FILE = "test_switch.py"
 
 BRANCHES = [lambda x, y: x * y + 1.0, lambda x, y: jnp.tanh(x) - y,
             lambda x, y: jnp.maximum(x, y) * 2.0]
