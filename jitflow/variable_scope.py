@@ -88,8 +88,9 @@ class TraceScope:
         if innermost_builder() is not self.builder:
             raise TypeError(at_user_line(
                 f"Variable {variable.name!r}: assigned inside a transformation (grad, "
-                f"vmap, ...) of the traced function; assign to Variables in the function "
-                f"itself, from the transformation's results"))
+                f"vmap, ...) or a branch or loop body (cond, while_loop, scan, ...) of the "
+                f"traced function; assign to Variables in the function itself, from the "
+                f"results"))
         self.read(variable)
         self._values[id(variable)] = value
         slot = self._slot_of[id(variable)]

@@ -3,7 +3,9 @@ from ..graph import verify
 from .cse import cse
 from .dce import dce
 from .fold import constant_fold
+from .hoist import hoist
 from .inline import inline
+from .operands import tidy_operands
 from .simplify import simplify
 
 PIPELINE = (
@@ -11,6 +13,8 @@ PIPELINE = (
     simplify,       # exact algebraic identities; exposes constants and duplicates
     constant_fold,  # evaluate small all-constant nodes with the reference impls
     cse,            # one node per (op, inputs, params)
+    hoist,          # loop-invariant work out of loop bodies, done once before the loop
+    tidy_operands,  # subgraphs' operands: constants moved in, duplicates and unused ones out
     dce,            # drop what no output needs any more
 )
 

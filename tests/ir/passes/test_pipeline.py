@@ -9,7 +9,7 @@ from tests_support import golden, trace
 
 def test_pipeline_order_is_one_tuple():
     assert [p.__name__ for p in PIPELINE] == ["inline", "simplify", "constant_fold", "cse",
-                                              "dce"]
+                                              "hoist", "tidy_operands", "dce"]
 
 
 def test_optimize_reaches_a_fixpoint():
