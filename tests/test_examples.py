@@ -11,8 +11,11 @@ from fidelity import assert_same
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
 
+import cumulative  # noqa: E402
 import digits_convnet  # noqa: E402
 import logistic_regression  # noqa: E402
+import newton_sqrt  # noqa: E402
+import rnn  # noqa: E402
 import spiral  # noqa: E402
 import vae  # noqa: E402
 import wgan_gp  # noqa: E402
@@ -72,3 +75,29 @@ def test_the_vae_learns_and_its_compiled_step_is_the_eager_step():
     for _ in range(2):
         for actual, expected in zip(compiled(x), twins[1].negative_elbo(x)):
             assert float(actual) == pytest.approx(float(expected), rel=1e-5)
+
+
+def test_newton_sqrt_and_its_derivatives_through_the_loop():
+    trips, errors = newton_sqrt.check(np.array([1e-3, 0.5, 2.0, 7e5]))
+    assert trips > 5 and max(errors.values()) < 1e-9
+
+
+def test_the_rnn_learns_and_its_compiled_step_is_the_eager_step():
+    compiled, eager = rnn.RNN(hidden=8), rnn.RNN(hidden=8)
+    compiled_step = jitflow.function(rnn.make_step(compiled, rnn.Adam(0.01)))
+    eager_step = rnn.make_step(eager, rnn.Adam(0.01))
+    for seed in range(3):
+        waves = rnn.sine_waves(4, 12, seed)
+        assert_same(compiled_step(waves), eager_step(waves), rtol=1e-5, atol=1e-7)
+    for a, b in zip(compiled.weights, eager.weights, strict=True):
+        assert_same(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-6)
+    model = rnn.train(steps=60, batch=16, length=20, report=quiet)
+    test = rnn.sine_waves(64, 20, seed=99)
+    assert float(rnn.loss(model, test)) < 0.3 * float(np.mean((test[:-1] - test[1:]) ** 2))
+
+
+@pytest.mark.parametrize("run", [jitflow.function(cumulative.running_statistics),
+                                 cumulative.running_statistics])
+def test_cumulative_statistics_by_scan_match_numpy(run):
+    xs = np.random.default_rng(1).standard_normal((50, 2)) * 3 + 1
+    assert max(cumulative.compare(xs, run).values()) < 1e-12

@@ -263,6 +263,13 @@ def _eager_scan(f, init, x_leaves, x_structure, length, reverse):
         ys.reverse()
     leaves = [pytree.flatten(y)[0] for y in ys]
     structure = pytree.flatten(ys[0])[2]
-    stacked_leaves = [np.stack([np.asarray(row[k]) for row in leaves])
-                      for k in range(len(leaves[0]))]
-    return carry, pytree.unflatten(structure, stacked_leaves)
+    return carry, pytree.unflatten(structure, [_stack([row[k] for row in leaves])
+                                               for k in range(len(leaves[0]))])
+
+
+def _stack(rows):
+    """Rows stacked as NumPy would, or by jitflow.numpy when a tape records them."""
+    if any(isinstance(row, Tracer) for row in rows):
+        from .. import numpy as jnp
+        return jnp.stack(rows)
+    return np.stack([np.asarray(row) for row in rows])

@@ -108,3 +108,21 @@ def test_bad_scans_are_clear_errors(call, error, words):
     with pytest.raises(error, match=words) as raised:
         call()
     assert "test_scan.py" in str(raised.value)
+
+
+def test_a_gradient_tape_records_through_eager_and_compiled_scans():
+    w = jitflow.Variable(np.array([[0.5, -0.3], [0.2, 0.9]]))
+    xs = np.random.default_rng(3).standard_normal((4, 2))
+
+    def loss():
+        _, ys = jitflow.scan(lambda h, x: (jnp.tanh(h @ w + x),) * 2, np.zeros(2), xs)
+        return jnp.sum(ys ** 2)
+
+    def tape_gradient():
+        with jitflow.GradientTape() as tape:
+            value = loss()
+        return tape.gradient(value, w)
+    expected = jitflow.grad(lambda v: jnp.sum(jitflow.scan(
+        lambda h, x: (jnp.tanh(h @ v + x),) * 2, np.zeros(2), xs)[1] ** 2))(w.numpy())
+    assert_same(tape_gradient(), expected, rtol=1e-13)
+    assert_same(jitflow.function(tape_gradient)(), expected, rtol=1e-12)

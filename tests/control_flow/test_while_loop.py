@@ -168,3 +168,26 @@ def test_a_condition_that_is_not_a_boolean_scalar_is_a_clear_error():
         jitflow.while_loop(lambda c: c, lambda c: c - 1, 1.0)
     with pytest.raises(ValueError, match="checkpoint_every must be a positive int"):
         jitflow.while_loop(lambda c: c > 0, lambda c: c - 1, 1.0, checkpoint_every=0)
+
+
+def test_variables_in_loop_bodies_are_read_not_assigned():
+    w = jitflow.Variable(np.array([0.5, 2.0]))
+    x = np.array([1.0, -1.0])
+
+    def loss():
+        return jitflow.while_loop(lambda c: c[1] < 3, lambda c: (jnp.sin(c[0] * w), c[1] + 1),
+                                  (x, 0))[0].sum()
+
+    def tape_gradient():
+        with jitflow.GradientTape() as tape:
+            value = loss()
+        return tape.gradient(value, w)
+    expected = tape_gradient()
+    check = jitflow.grad(lambda v: jitflow.while_loop(
+        lambda c: c[1] < 3, lambda c: (jnp.sin(c[0] * v), c[1] + 1), (x, 0))[0].sum())
+    assert_same(expected, check(w.numpy()), rtol=1e-14)
+    assert_same(jitflow.function(tape_gradient)(), expected, rtol=1e-13)
+    with pytest.raises(TypeError, match="assigned inside .* a branch or loop body") as error:
+        jitflow.function(lambda: jitflow.fori_loop(
+            0, 2, lambda i, c: (w.assign_add(np.ones(2)), c)[1], 0.0))()
+    assert THIS_FILE in str(error.value)
