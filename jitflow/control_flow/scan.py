@@ -20,7 +20,6 @@ from ..ir.graph import Graph
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError, TensorType
-from ..ir.passes.dce import dce
 from ..trace import Tracer, bind, constant_type, innermost_builder, make_graph
 from .subgraphs import (Argument, check_types, described, regrouped, run_graph,
                         strong_leaves, trace)
@@ -123,10 +122,10 @@ def _scan_vjp(cts, *args, out, subgraphs, length, reverse, carries, xs):
     (body,) = subgraphs
     groups = _Groups(body, carries, xs)
     init, sliced, consts = groups.split(args)
-    keeping = dce(Graph(body.inputs, body.nodes,
-                        body.outputs[:carries] + body.inputs[:carries]))
+    # The same body with more results: share_scans.py runs the steps forward once.
+    keeping = Graph(body.inputs, body.nodes, body.outputs + body.inputs[:carries])
     kept = bind(scan_p, *args, subgraphs=(keeping,), length=length, reverse=reverse,
-                carries=carries, xs=xs)[carries:]
+                carries=carries, xs=xs)[len(body.outputs):]
     seeds = [ct if ct is not None else zeros(constant_type(o).strong())
              for ct, o in zip(cts, out) if differentiable(constant_type(o))]
     float_carries = len(groups.floats[0])

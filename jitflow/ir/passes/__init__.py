@@ -5,11 +5,13 @@ from .dce import dce
 from .fold import constant_fold
 from .hoist import hoist
 from .inline import inline
+from .share_scans import share_scans
 from .operands import tidy_operands
 from .simplify import simplify
 
 PIPELINE = (
     inline,         # custom-derivative calls become their bodies
+    share_scans,    # one scan where reverse mode ran the same steps again
     simplify,       # exact algebraic identities; exposes constants and duplicates
     constant_fold,  # evaluate small all-constant nodes with the reference impls
     cse,            # one node per (op, inputs, params)

@@ -8,7 +8,7 @@ from tests_support import golden, trace
 
 
 def test_pipeline_order_is_one_tuple():
-    assert [p.__name__ for p in PIPELINE] == ["inline", "simplify", "constant_fold", "cse",
+    assert [p.__name__ for p in PIPELINE] == ["inline", "share_scans", "simplify", "constant_fold", "cse",
                                               "hoist", "tidy_operands", "dce"]
 
 

@@ -72,3 +72,14 @@ def test_work_that_can_raise_and_branches_stay_put():
     assert "gather" in body  # a take stays inside the loop: with no trips it must not run
     branch = text[text.index("switch"):]
     assert "exp" in branch   # and work stays inside its branch
+
+
+def test_reverse_mode_runs_a_scan_forward_once():
+    def loss(w, xs):
+        _, ys = jitflow.scan(lambda h, x: (jnp.tanh(h @ w + x),) * 2, np.zeros(2), xs)
+        return jnp.sum(ys ** 2)
+    graph = trace(jitflow.value_and_grad(loss), np.ones((2, 2)), np.ones((3, 2)))
+    scans = [node for node in jitflow.optimize(graph).nodes if node.op == "scan"]
+    assert [node.params["reverse"] for node in scans] == [False, True]
+    forward = scans[0]  # the value, the ys and each step's carry for the backward scan
+    assert [str(v.type) for v in forward.outputs] == ["f64[2]", "f64[3,2]", "f64[3,2]"]
