@@ -432,8 +432,9 @@ class Tracer:
             f"known while it is being traced.\n  at {user_location()}\n"
             f"To fix it: mark the argument static (jitflow.function(fn, "
             f"static_argnames=...)) if its value decides the program's structure; use "
-            f"jitflow.numpy.where to choose between values; or use jitflow's "
-            f"control-flow functions (cond, while_loop) for branches and loops on values.")
+            f"jitflow.numpy.where to choose between values; or use jitflow.cond (or "
+            f"jitflow.switch) to branch on a value, and jitflow.while_loop, fori_loop or "
+            f"scan to loop on one.")
 
     def __bool__(self):
         return bool(self._value("bool() (an `if`, `while`, `and`, `or` or `not`)"))

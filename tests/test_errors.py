@@ -28,7 +28,7 @@ def test_if_on_a_traced_value():
     assert isinstance(info.value, TypeError)
     assert "argument 'x'" in message and "'y'" not in message.split("To fix")[0]
     assert line_of("# marker", f) in message
-    for fix in ("static_argnames", "jitflow.numpy.where", "cond"):
+    for fix in ("static_argnames", "jitflow.numpy.where", "jitflow.cond", "jitflow.while_loop"):
         assert fix in message
 
 

@@ -126,3 +126,20 @@ def test_a_gradient_tape_records_through_eager_and_compiled_scans():
         lambda h, x: (jnp.tanh(h @ v + x),) * 2, np.zeros(2), xs)[1] ** 2))(w.numpy())
     assert_same(tape_gradient(), expected, rtol=1e-13)
     assert_same(jitflow.function(tape_gradient)(), expected, rtol=1e-12)
+
+
+def test_vmap_of_a_scan_is_a_scan_per_element(backend):
+    xs = np.random.default_rng(5).standard_normal((3, 4))  # 3 sequences of 4
+    running = jitflow.function(jitflow.vmap(
+        lambda seq: jitflow.scan(lambda c, x: (c * 0.5 + x, c), 0.0, seq)))
+    carry, ys = running(xs)
+    expected_carry, expected_ys = [], []
+    for seq in xs:
+        c, rows = 0.0, []
+        for x in seq:
+            rows.append(c)
+            c = c * 0.5 + x
+        expected_carry.append(c)
+        expected_ys.append(rows)
+    assert_same(carry, np.array(expected_carry), rtol=1e-15)
+    assert_same(ys, np.array(expected_ys), rtol=1e-15)

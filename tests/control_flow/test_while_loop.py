@@ -82,6 +82,7 @@ def test_checkpoints_give_the_same_gradient(every, backend):
         for jacobian in reversed(slopes):  # the chain rule, backwards, by hand
             expected = jacobian.T @ expected
         np.testing.assert_allclose(gradient(x, steps), expected, rtol=1e-12)
+    check_grads(lambda x: f(x, 5), (x,), order=2)  # through the checkpoints, twice
 
 
 def test_second_derivatives_of_a_data_dependent_loop(backend):
