@@ -31,11 +31,6 @@ class Argument:
     def __init__(self, structure, types, name):
         self.structure, self.types, self.name = structure, list(types), name
 
-    @classmethod
-    def like(cls, tree, name):
-        leaves, _, structure = pytree.flatten(tree)
-        return cls(structure, [constant_type(leaf).strong() for leaf in leaves], name)
-
     def paths(self):
         _, paths, _ = pytree.flatten(pytree.unflatten(self.structure, self.types))
         return [f"{self.name}{p}" for p in paths]

@@ -12,13 +12,13 @@ while_grad.py. `checkpoint_every=k` bounds the memory that takes.
 """
 import numpy as np
 
-from .. import pytree
+from .. import ops, pytree
 from ..autodiff.transform import differentiable, jvp_graph, zeros
 from ..errors import at_user_line
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
-from ..trace import bind, constant_type, innermost_builder
+from ..trace import Tracer, bind, constant_type, innermost_builder
 from .subgraphs import (Argument, check_types, described, regrouped, sharing_captures,
                         strong_leaves, trace, with_unused_inputs)
 
@@ -168,8 +168,9 @@ def check_carry(what, traced, structure, carry):
 def fori_loop(lower, upper, body_fn, init, *, checkpoint_every=None):
     """for i in range(lower, upper): carry = body_fn(i, carry); return carry.
 
-    With bounds that are Python ints (or concrete) the loop is a scan of known length;
-    with traced bounds it is a while_loop."""
+    With bounds that are Python ints (or concrete) the loop is a scan of known length
+    (whose reverse mode keeps every carry); with traced bounds it is a while_loop, and
+    checkpoint_every applies as there."""
     if innermost_builder() is None:
         carry = init
         for i in range(_eager_bound(lower), _eager_bound(upper)):
@@ -187,7 +188,6 @@ def fori_loop(lower, upper, body_fn, init, *, checkpoint_every=None):
 
 
 def _fori_as_while(lower, upper, body_fn, init, checkpoint_every):
-    from .. import ops
     dtype = np.result_type(constant_type(lower).strong().dtype,
                            constant_type(upper).strong().dtype)
     start, stop = ops.cast(lower, dtype), ops.cast(upper, dtype)
@@ -198,7 +198,6 @@ def _fori_as_while(lower, upper, body_fn, init, checkpoint_every):
 
 
 def _concrete(bound):
-    from ..trace import Tracer
     return not isinstance(bound, Tracer)
 
 
