@@ -90,6 +90,7 @@ def assert_same(actual, expected, *, rtol=0.0, atol=0.0, ulps=0, zero_sign=True,
     if not np.any(rtol) and not np.any(atol) and not ulps:
         np.testing.assert_array_equal(actual, expected, err_msg=label)
     else:
+        actual, expected = actual.reshape(-1), expected.reshape(-1)  # 0-d too: a message
         finite = np.isfinite(expected)
         np.testing.assert_array_equal(actual[~finite], expected[~finite], err_msg=label)
         with np.errstate(invalid="ignore"):  # inf - inf, 0 * inf where not finite

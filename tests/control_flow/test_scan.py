@@ -30,7 +30,9 @@ def test_cumulative_sums_and_products_match_numpy(dtype, shape, reverse, data):
     (total, product), ys = jitflow.function(cumulative, static_argnames="reverse")(
         xs, reverse=reverse)
     ordered = xs[::-1] if reverse else xs
-    sums, products = np.cumsum(ordered, axis=0), np.cumprod(ordered, axis=0)
+    # From 0 and 1 as the scan starts: np.cumsum takes a first -0.0 as it is, 0 + -0.0 is 0.
+    sums = np.cumsum(np.concatenate([np.zeros_like(xs[:1]), ordered]), axis=0)[1:]
+    products = np.cumprod(np.concatenate([np.ones_like(xs[:1]), ordered]), axis=0)[1:]
     if reverse:
         sums, products = sums[::-1], products[::-1]
     assert_same(ys["sum"], sums, ulps=8)

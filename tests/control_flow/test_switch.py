@@ -28,7 +28,10 @@ def test_switch_runs_the_clamped_branch(index, dtype, shape, data):
     compiled = jitflow.function(lambda i, x, y: jitflow.switch(i, BRANCHES, x, y))
     expected = BRANCHES[clamped(index, 3)](x, y)
     assert_same(jitflow.switch(index, BRANCHES, x, y), expected)
-    assert_same(compiled(np.int64(index), x, y), expected, ulps=8)
+    # tanh(x) - y cancels: a 1-ulp difference in tanh (native code's is not NumPy's) is
+    # many ulp of the result, but not more than a few ulp of the operands.
+    assert_same(compiled(np.int64(index), x, y), expected, ulps=8,
+                atol=8 * float(np.finfo(dtype).eps) * 5)
 
 
 def test_cond_takes_a_boolean_and_trees(backend):
