@@ -90,13 +90,14 @@ def assert_same(actual, expected, *, rtol=0.0, atol=0.0, ulps=0, zero_sign=True,
     if not np.any(rtol) and not np.any(atol) and not ulps:
         np.testing.assert_array_equal(actual, expected, err_msg=label)
     else:
+        with np.errstate(invalid="ignore"):  # inf - inf, 0 * inf where not finite
+            bound = np.broadcast_to(atol + rtol * np.abs(expected.astype(np.float64)),
+                                    expected.shape).reshape(-1)
         actual, expected = actual.reshape(-1), expected.reshape(-1)  # 0-d too: a message
         finite = np.isfinite(expected)
         np.testing.assert_array_equal(actual[~finite], expected[~finite], err_msg=label)
-        with np.errstate(invalid="ignore"):  # inf - inf, 0 * inf where not finite
+        with np.errstate(invalid="ignore"):
             error = np.abs(actual.astype(np.float64) - expected)
-            bound = np.broadcast_to(atol + rtol * np.abs(expected.astype(np.float64)),
-                                    expected.shape)
         close = error <= bound
         if ulps:
             close |= ulp_distance(actual, expected) <= ulps
