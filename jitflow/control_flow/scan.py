@@ -14,15 +14,16 @@ scans too.
 import numpy as np
 
 from .. import ops, pytree
-from ..autodiff.transform import differentiable, jvp_graph, vjp_graph, zeros
+from ..autodiff.transform import backward_pass, differentiable, jvp_graph, read, zeros
 from ..errors import at_user_line
 from ..ir.graph import Graph
 from ..ir.interpret import eval_graph
+from ..ir.passes.dce import dce
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError, TensorType
 from ..trace import Tracer, bind, constant_type, innermost_builder, make_graph
-from .subgraphs import (Argument, check_types, described, regrouped, run_graph,
-                        strong_leaves, trace)
+from .subgraphs import (Argument, check_types, described, regrouped, strong_leaves,
+                        trace)
 
 
 # --- the primitive ------------------------------------------------------------------------
@@ -117,55 +118,106 @@ class _Groups:
 
 
 def _scan_vjp(cts, *args, out, subgraphs, length, reverse, carries, xs):
-    """A scan keeping the carry each step starts from, then a scan the other way through
-    the body's vjp, carrying the carry's cotangent and summing the consts'."""
+    """A scan keeping, from each step, the values its vjp reads (residuals: the carry it
+    started from, the results of its products and functions), then a scan the other way
+    through the body's vjp on them, carrying the carry's cotangent and summing the
+    consts'."""
     (body,) = subgraphs
     groups = _Groups(body, carries, xs)
     init, sliced, consts = groups.split(args)
-    # The same body with more results: share_scans.py runs the steps forward once.
-    keeping = Graph(body.inputs, body.nodes, body.outputs + body.inputs[:carries])
-    kept = bind(scan_p, *args, subgraphs=(keeping,), length=length, reverse=reverse,
-                carries=carries, xs=xs)[len(body.outputs):]
     seeds = [ct if ct is not None else zeros(constant_type(o).strong())
              for ct, o in zip(cts, out) if differentiable(constant_type(o))]
     float_carries = len(groups.floats[0])
     sums = [zeros(body.inputs[i].type.strong()) for i in groups.floats[2]]
     seed_types = [v.type.strong() for v in body.outputs if differentiable(v.type)]
-    back = _backward_body(groups, seed_types)
+    back, residuals = _backward_body(groups, seed_types)
+    # The same body with more results (share_scans.py runs the steps forward once); a
+    # residual that is a y is that y.
+    ys = list(body.outputs[carries:])
+    extra = [v for v in dict.fromkeys(residuals) if v not in ys]
+    keeping = Graph(body.inputs, body.nodes, body.outputs + tuple(extra))
+    results = bind(scan_p, *args, subgraphs=(keeping,), length=length, reverse=reverse,
+                   carries=carries, xs=xs)
+    stacked = dict(zip(ys + extra, results[carries:]))
+    kept = [stacked[v] for v in residuals]
     results = bind(scan_p, *seeds[:float_carries], *sums, *kept, *sliced,
                    *seeds[float_carries:], *consts, subgraphs=(back,), length=length,
                    reverse=not reverse, carries=float_carries + len(sums),
-                   xs=carries + xs + len(seeds) - float_carries)
+                   xs=len(kept) + xs + len(seeds) - float_carries)
     grads = iter(results)
     carry_cts = [next(grads) for _ in groups.floats[0]]
     const_cts = [next(grads) for _ in groups.floats[2]]
     return _aligned(groups, [carry_cts, list(grads), const_cts])
 
 
+# Free to recompute (views), or not worth a stacked copy (weakly typed scalars).
+_NOT_KEPT = {"reshape", "transpose", "broadcast_to", "slice"}
+
+
 def _backward_body(groups, seed_types):
-    """(carry cotangents, const cotangent sums, carry, x, y cotangents, consts) ->
-    (carry cotangents, sums, x cotangents): one step of the body's vjp."""
+    """One step of the body's vjp, (carry cotangents, const cotangent sums, residuals,
+    x, y cotangents, consts) -> (carry cotangents, sums, x cotangents), and the body
+    values its residuals are: those of the candidates the step reads."""
+    body = groups.body
+    candidates = list(body.inputs[:groups.carries]) + [
+        v for node in body.nodes if node.op not in _NOT_KEPT for v in node.outputs
+        if not v.type.weak]
+    step = dce(_step_graph(groups, seed_types, candidates))
+    read = {v for node in step.nodes for v in node.inputs} | set(step.outputs)
+    first = len(groups.floats[0]) + len(groups.floats[2])
+    offered = step.inputs[first:first + len(candidates)]
+    inputs = list(step.inputs[:first]) + [v for v in offered if v in read] + \
+        list(step.inputs[first + len(candidates):])
+    residuals = [c for c, v in zip(candidates, offered) if v in read]
+    return Graph(inputs, step.nodes, step.outputs), residuals
+
+
+def _step_graph(groups, seed_types, candidates):
+    """The backward step taking every candidate value as a residual input; the body's
+    other values are recomputed from them."""
     body, carries = groups.body, groups.carries
     float_carries, float_xs = len(groups.floats[0]), len(groups.floats[1])
     sum_types = [body.inputs[i].type.strong() for i in groups.floats[2]]
-    carry, sliced, consts = groups.split([v.type for v in body.inputs])
-    types = seed_types[:float_carries] + sum_types + carry + sliced + \
-        seed_types[float_carries:] + consts
-    backward = vjp_graph(body)
+    _, sliced, consts = groups.split([v.type for v in body.inputs])
+    types = seed_types[:float_carries] + sum_types + [v.type for v in candidates] + \
+        sliced + seed_types[float_carries:] + consts
 
     def step(*args):
-        ct_carry, rest = args[:float_carries], args[float_carries:]
-        sums, rest = rest[:len(sum_types)], rest[len(sum_types):]
-        values, rest = rest[:carries + len(sliced)], rest[carries + len(sliced):]
-        ct_ys, consts = rest[:len(seed_types) - float_carries], rest[len(seed_types) -
-                                                                      float_carries:]
-        grads = run_graph(backward, [*values, *consts, *ct_carry, *ct_ys])[
-            len(body.outputs):]
+        args = list(args)
+        ct_carry, sums = _take(args, float_carries), _take(args, len(sum_types))
+        given = dict(zip(candidates, _take(args, len(candidates))))
+        rows, ct_ys = _take(args, len(sliced)), _take(args, len(seed_types) - float_carries)
+        env = dict(zip(body.inputs[carries:], rows + args))
+        env.update((v, given[v]) for v in body.inputs[:carries])
+        _forward(body, env, given)
+        seeds = iter(ct_carry + ct_ys)
+        grads = backward_pass(body, env, [next(seeds) if differentiable(v.type) else None
+                                          for v in body.outputs])
+        grads = [g if g is not None else zeros(v.type.strong())
+                 for g, v in zip(grads, body.inputs) if differentiable(v.type)]
         const_grads = grads[float_carries + float_xs:]
         return grads[:float_carries] + [ops.add(s, g) for s, g in zip(sums, const_grads)] \
             + grads[float_carries:float_carries + float_xs]
     names = [f"a{i}" for i in range(len(types))]
     return make_graph(step, types, names, name="scan's backward step")
+
+
+def _take(values, count):
+    """The first `count` of `values`, removed from it."""
+    taken = values[:count]
+    del values[:count]
+    return taken
+
+
+def _forward(body, env, given):
+    """The body's values into `env`: the given ones as they are, the rest recomputed."""
+    for node in body.nodes:
+        if all(v in given for v in node.outputs):
+            env.update((v, given[v]) for v in node.outputs)
+            continue
+        outs = bind(node.prim, *(read(env, v) for v in node.inputs),
+                    subgraphs=node.subgraphs, **node.params)
+        env.update(zip(node.outputs, outs if node.prim.multiple_results else (outs,)))
 
 
 def _aligned(groups, float_values):
