@@ -13,6 +13,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.graph import Lit
+from ..ir.primitive import VIEW_OPS
 from ..ir.passes.fuse import REDUCTIONS
 from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
@@ -33,7 +34,6 @@ from .views import View, collapse
 ENTRY = "jitflow_entry"
 # Instructions in a segment's function before a new segment starts (see _open_segment).
 SEGMENT_INSTRUCTIONS = 300
-VIEW_PRIMITIVES = {"reshape", "transpose", "broadcast_to", "slice"}
 
 
 class Lowering:
@@ -278,7 +278,7 @@ class Lowering:
 
     def _lower_node(self, node, outputs):
         inputs = [self.view(v) for v in node.inputs]
-        if node.op in VIEW_PRIMITIVES:
+        if node.op in VIEW_OPS:
             view = self._view_op(node, inputs[0])
             self.memory.keep_alive(view, node.outputs[0])
             self.values[node.outputs[0]] = view

@@ -16,10 +16,10 @@ import numpy as np
 from .. import ops, pytree
 from ..autodiff.transform import backward_pass, differentiable, jvp_graph, read, zeros
 from ..errors import at_user_line
-from ..ir.graph import Graph
+from ..ir.graph import Graph, types_text
 from ..ir.interpret import eval_graph
 from ..ir.passes.dce import dce
-from ..ir.primitive import Primitive
+from ..ir.primitive import VIEW_OPS, Primitive
 from ..ir.types import ShapeError, TensorType
 from ..trace import Tracer, bind, constant_type, innermost_builder, make_graph
 from .subgraphs import (Argument, check_types, described, regrouped, strong_leaves,
@@ -34,11 +34,12 @@ def _scan_type(*in_types, subgraphs, length, reverse, carries, xs):
     for i in range(carries, carries + xs):
         expected[i] = stacked(expected[i], length)
     if tuple(t.strong() for t in in_types) != tuple(t.strong() for t in expected):
-        raise ShapeError(f"the body takes {_types(body.in_types)}, so the scan takes "
-                         f"{_types(expected)}; got {_types(in_types)}")
+        raise ShapeError(f"the body takes {types_text(body.in_types)}, so the scan takes "
+                         f"{types_text(expected)}; got {types_text(in_types)}")
     if body.out_types[:carries] != body.in_types[:carries]:
-        raise ShapeError(f"the body returns the carry {_types(body.out_types[:carries])},"
-                         f" it takes {_types(body.in_types[:carries])}")
+        raise ShapeError(f"the body returns the carry "
+                         f"{types_text(body.out_types[:carries])}, it takes "
+                         f"{types_text(body.in_types[:carries])}")
     return body.out_types[:carries] + tuple(stacked(t, length)
                                             for t in body.out_types[carries:])
 
@@ -150,17 +151,14 @@ def _scan_vjp(cts, *args, out, subgraphs, length, reverse, carries, xs):
     return _aligned(groups, [carry_cts, list(grads), const_cts])
 
 
-# Free to recompute (views), or not worth a stacked copy (weakly typed scalars).
-_NOT_KEPT = {"reshape", "transpose", "broadcast_to", "slice"}
-
-
 def _backward_body(groups, seed_types):
     """One step of the body's vjp, (carry cotangents, const cotangent sums, residuals,
     x, y cotangents, consts) -> (carry cotangents, sums, x cotangents), and the body
     values its residuals are: those of the candidates the step reads."""
     body = groups.body
+    # Views cost nothing to redo; weakly typed scalars are not worth a stacked copy.
     candidates = list(body.inputs[:groups.carries]) + [
-        v for node in body.nodes if node.op not in _NOT_KEPT for v in node.outputs
+        v for node in body.nodes if node.op not in VIEW_OPS for v in node.outputs
         if not v.type.weak]
     step = dce(_step_graph(groups, seed_types, candidates))
     read = {v for node in step.nodes for v in node.inputs} | set(step.outputs)
@@ -235,9 +233,6 @@ def _aligned(groups, float_values):
 scan_p = Primitive("scan", _scan_type, _scan_impl, multiple_results=True,
                    has_subgraphs=True, jvp=_scan_jvp, vjp=_scan_vjp)
 
-
-def _types(types):
-    return "(" + ", ".join(map(str, types)) + ")"
 
 
 # --- the function -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import numpy as np
 from .. import pytree
 from ..autodiff.transform import differentiable, jvp_graph, vjp_graph, zeros
 from ..errors import at_user_line
+from ..ir.graph import types_text
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
@@ -33,11 +34,11 @@ def _switch_type(index, *operands, subgraphs):
                         f"{index}")
     for k, branch in enumerate(subgraphs):
         if tuple(t.strong() for t in branch.in_types) != tuple(t.strong() for t in operands):
-            raise ShapeError(f"branch {k} takes {_types(branch.in_types)}, the "
-                             f"operands are {_types(operands)}")
+            raise ShapeError(f"branch {k} takes {types_text(branch.in_types)}, the "
+                             f"operands are {types_text(operands)}")
         if branch.out_types != subgraphs[0].out_types:
-            raise ShapeError(f"branch {k} returns {_types(branch.out_types)}, "
-                             f"branch 0 {_types(subgraphs[0].out_types)}")
+            raise ShapeError(f"branch {k} returns {types_text(branch.out_types)}, "
+                             f"branch 0 {types_text(subgraphs[0].out_types)}")
     return subgraphs[0].out_types
 
 
@@ -77,9 +78,6 @@ switch_p = Primitive(
 def _clamped(index, count):
     return min(max(int(np.asarray(index)), 0), count - 1)
 
-
-def _types(types):
-    return "(" + ", ".join(map(str, types)) + ")"
 
 
 # --- the functions ------------------------------------------------------------------------

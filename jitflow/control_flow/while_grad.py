@@ -24,7 +24,7 @@ from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
 from ..trace import bind, constant_type
-from .while_loop import TangentLoop, _while_jvp
+from .while_loop import TangentLoop, while_jvp
 
 
 def _grad_type(*in_types, subgraphs, checkpoint_every):
@@ -96,7 +96,7 @@ def _grad_vjp(cts, *args, out, subgraphs, checkpoint_every):
            for ct, v in zip(cts, out)]
     carry_cts, const_cts = cts[:split.float_carries], cts[split.float_carries:]
     directions = split.spread(carry_cts, "carry") + split.spread(const_cts, "consts")
-    forward = _while_jvp(directions, *split.carry, *split.consts, out=None,
+    forward = while_jvp(directions, *split.carry, *split.consts, out=None,
                          subgraphs=subgraphs, checkpoint_every=checkpoint_every)
     seeds = [zeros(constant_type(c).strong()) for c in split.cts] + list(split.cts)
     results = bind(while_grad_p, *split.carry, *carry_cts, *split.consts, *const_cts,

@@ -15,6 +15,7 @@ import numpy as np
 from .. import ops, pytree
 from ..autodiff.transform import differentiable, jvp_graph, zeros
 from ..errors import at_user_line
+from ..ir.graph import types_text
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
@@ -30,14 +31,16 @@ def _while_type(*in_types, subgraphs, checkpoint_every):
     carried = body.out_types
     if tuple(t.strong() for t in in_types) != tuple(t.strong() for t in body.in_types) \
             or cond.in_types != body.in_types:
-        raise ShapeError(f"the loop's graphs take {_types(body.in_types)} and "
-                         f"{_types(cond.in_types)}, its inputs are {_types(in_types)}")
+        raise ShapeError(f"the loop's graphs take {types_text(body.in_types)} and "
+                         f"{types_text(cond.in_types)}, its inputs are "
+                         f"{types_text(in_types)}")
     if body.in_types[:len(carried)] != carried:
-        raise ShapeError(f"the body returns {_types(carried)}, it takes "
-                         f"{_types(body.in_types[:len(carried)])}")
+        raise ShapeError(f"the body returns {types_text(carried)}, it takes "
+                         f"{types_text(body.in_types[:len(carried)])}")
     if len(cond.out_types) != 1 or cond.out_types[0].shape != () or \
             cond.out_types[0].dtype != np.bool_:
-        raise ShapeError(f"the condition returns {_types(cond.out_types)}, not a bool scalar")
+        raise ShapeError(f"the condition returns {types_text(cond.out_types)}, not a bool "
+                         f"scalar")
     return carried
 
 
@@ -49,7 +52,7 @@ def _while_impl(*args, subgraphs, checkpoint_every):
     return carry
 
 
-def _while_jvp(tangents, *args, out, subgraphs, checkpoint_every):
+def while_jvp(tangents, *args, out, subgraphs, checkpoint_every):
     """A loop carrying the tangents of the float carries beside them: the body's jvp,
     the same condition (which ignores them)."""
     cond, body = subgraphs
@@ -76,7 +79,7 @@ def _while_vjp(cts, *args, out, subgraphs, checkpoint_every):
 
 # Not in the registry of ops (test_ops draws arrays for those): its operands are graphs.
 while_p = Primitive("while", _while_type, _while_impl, multiple_results=True,
-                    has_subgraphs=True, jvp=_while_jvp, vjp=_while_vjp)
+                    has_subgraphs=True, jvp=while_jvp, vjp=_while_vjp)
 
 
 class TangentLoop:
@@ -100,9 +103,6 @@ class TangentLoop:
         self.cond = with_unused_inputs(cond, tangent_types[:self.float_carries],
                                        self.carried)
 
-
-def _types(types):
-    return "(" + ", ".join(map(str, types)) + ")"
 
 
 # --- the functions ------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def _check_condition(cond):
     types = cond.graph.out_types
     if len(types) != 1 or types[0].shape != () or types[0].dtype != np.bool_:
         raise TypeError(at_user_line(f"while_loop: cond_fn must return a boolean scalar, "
-                                     f"got {_types(types)}"))
+                                     f"got {types_text(types)}"))
 
 
 def check_carry(what, traced, structure, carry):

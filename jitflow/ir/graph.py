@@ -130,8 +130,8 @@ def verify(graph):
                                          subgraphs=node.subgraphs, **node.params)
         actual = tuple(v.type for v in node.outputs)
         if expected != actual:
-            raise VerifyError(f"{node.op}: type rule gives {_types(expected)}, "
-                              f"node declares {_types(actual)}")
+            raise VerifyError(f"{node.op}: type rule gives {types_text(expected)}, "
+                              f"node declares {types_text(actual)}")
         for var in node.outputs:
             _define(var, defined, node.op)
     for value in graph.outputs:
@@ -148,5 +148,6 @@ def _define(var, defined, where):
     defined.add(var)
 
 
-def _types(types):
+def types_text(types):
+    """(f32[2], i64[]) for error messages."""
     return "(" + ", ".join(str(t) for t in types) + ")"

@@ -63,6 +63,9 @@ class Primitive:
 
 
 REGISTRY: dict = {}
+# Rearrangements of their operand's elements: native code makes them strided views of
+# its memory, with no code, so passes leave them where they are read.
+VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "slice"})
 
 
 def register(prim):

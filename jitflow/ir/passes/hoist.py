@@ -16,13 +16,13 @@ run work the untaken branch never asked for.
 import numpy as np
 
 from ..graph import Graph, Lit, Node, Var
+from ..primitive import VIEW_OPS
 
 LOOPS = {
     "while": lambda node: len(node.subgraphs[1].outputs),
     "scan": lambda node: node.params["carries"] + node.params["xs"],
 }
 MAY_RAISE = {"gather", "scatter_add", "pow"}
-FREE_INSIDE = {"reshape", "transpose", "broadcast_to", "slice"}
 
 
 def hoist(graph):
@@ -90,7 +90,7 @@ def _split(graph, operands, first):
 def _movable(node, invariant):
     reads = [v for v in node.inputs if not isinstance(v, Lit)]
     return (node.prim.pure and not node.subgraphs and node.op not in MAY_RAISE
-            and node.op not in FREE_INSIDE and reads and all(v in invariant for v in reads)
+            and node.op not in VIEW_OPS and reads and all(v in invariant for v in reads)
             and not _python_int_into_int32(node))
 
 
