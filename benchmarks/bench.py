@@ -143,7 +143,7 @@ def blas_kernels():
     kernels the rest run: the OPENBLAS_CORETYPE environment variable, if set, overrides
     OpenBLAS's own choice for NumPy and jitflow alike."""
     forced = os.environ.get("OPENBLAS_CORETYPE")
-    sgemm = "jitflow's" if own_sgemm() else "OpenBLAS's"
+    sgemm = "jitflow's" if own_sgemm(1024) else "OpenBLAS's"  # the 1024^3 product
     return f"float32 matmul: {sgemm} sgemm; OpenBLAS kernels: {blas.core_name()}" + (
         f" (OPENBLAS_CORETYPE={forced})" if forced else "")
 

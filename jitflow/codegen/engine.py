@@ -18,7 +18,7 @@ import llvmlite
 import llvmlite.binding as llvm
 from llvmlite.binding import ffi
 
-from . import disk_cache
+from . import disk_cache, target
 from .threads import thread_count
 
 
@@ -57,13 +57,12 @@ def libmvec():
     return None
 
 
-@functools.cache
 def host():
-    """(triple, cpu name, feature string) of this machine: without the host CPU and its
-    features LLVM targets baseline x86-64 and emits SSE code only."""
+    """(triple, cpu name, feature string) that code is generated for: this machine's
+    (without the host CPU and its features LLVM targets baseline x86-64 and emits SSE
+    code only), or the level JITFLOW_CPU names (target.py)."""
     _initialize()
-    return (llvm.get_process_triple(), llvm.get_host_cpu_name(),
-            llvm.get_host_cpu_features().flatten())
+    return target.selected()
 
 
 @functools.cache
@@ -83,11 +82,12 @@ def host_fingerprint():
     return f"{triple}|{cpu}|{features}|llvmlite {llvmlite.__version__}"
 
 
-def _target_machine(opt):
+def target_machine(opt):
+    """A new TargetMachine for host(): each engine owns its own (see the top)."""
     triple, cpu, features = host()
-    target = llvm.Target.from_triple(triple)
-    return target.create_target_machine(cpu=cpu, features=features, opt=opt,
-                                        reloc="default", codemodel="jitdefault", jit=True)
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=features, opt=opt, reloc="default", codemodel="jitdefault",
+        jit=True)
 
 
 # The speed level of a module whose loops are vector code already (vector_loops.py): it
@@ -177,7 +177,7 @@ class CompiledModule:
         self._sources, self._speed_levels = compilation.sources, compilation.speed_levels
         self._optimized_ir = None
         self._engine = llvm.create_mcjit_compiler(  # owns its TargetMachine
-            llvm.parse_assembly(""), _target_machine(compilation.speed_level))
+            llvm.parse_assembly(""), target_machine(compilation.speed_level))
         for code in objects:
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         self._engine.finalize_object()
@@ -190,7 +190,7 @@ class CompiledModule:
             texts = []
             for source, level in zip(self._sources(), self._speed_levels):
                 module = llvm.parse_assembly(source)
-                optimize_module(module, _target_machine(level), level)
+                optimize_module(module, target_machine(level), level)
                 texts.append(str(module))
             self._optimized_ir = "\n".join(texts)
         return self._optimized_ir
@@ -202,7 +202,7 @@ class CompiledModule:
         texts = []
         for source, level in zip(self._sources(), self._speed_levels):
             module = llvm.parse_assembly(source)
-            machine = _target_machine(level)  # never given to an engine
+            machine = target_machine(level)  # never given to an engine
             optimize_module(module, machine, level)
             texts.append(machine.emit_assembly(module))
         return "\n".join(texts)
@@ -373,7 +373,7 @@ def _spare_machine(speed_level):
     with _spare_lock:
         spares = _spare_machines.setdefault(speed_level, [])
         machine = spares.pop() if spares else None
-    machine = machine or _target_machine(opt=speed_level)
+    machine = machine or target_machine(opt=speed_level)
     try:
         yield machine
     finally:

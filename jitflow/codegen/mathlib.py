@@ -34,7 +34,7 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from jitflow.codegen import engine
+from jitflow.codegen import engine, target
 from jitflow.codegen.emitter import I32, element_of
 from jitflow.codegen.math_inline import ARITY, F32, F64, declare, inline_function
 
@@ -98,7 +98,7 @@ def route_for(name, ftype):
     if route == "libmvec" and not has_libmvec():
         raise RuntimeError("math route 'libmvec' was asked for (set_route or JITFLOW_MATH),"
                            " but this platform has no libmvec")
-    return "libmvec" if _libmvec_variant(name, ftype) else "inline"
+    return "libmvec" if _libmvec_variants(name, ftype) else "inline"
 
 
 # --- route 1: glibc's libmvec -------------------------------------------------------
@@ -119,9 +119,10 @@ def _host_isas():
 
 
 def vector_bits():
-    """Width in bits of the host's widest vector registers (512 with AVX-512), or None
-    on a host outside the x86 vector function ABI."""
-    return _host_isas()[0][1] if _host_isas() else None
+    """The vector width, in bits, LLVM vectorizes loops to on this target (512 on AMD's
+    AVX-512 cores, 256 on Intel's and on AVX2 machines; target.py), or None on a host
+    outside the x86 vector function ABI."""
+    return target.preferred_vector_bits() if _host_isas() else None
 
 
 def has_libmvec():
@@ -130,40 +131,47 @@ def has_libmvec():
 
 
 @functools.cache
-def _libmvec_variant(name, ftype):
-    """The libmvec function for `name` on `ftype` for the widest ISA of this host that
-    the library has it for (glibc before 2.35 has few AVX-512 variants), or None."""
+def _libmvec_variants(name, ftype):
+    """The libmvec functions for `name` on `ftype`, one per vector ISA of this host that
+    the library has it for (glibc before 2.35 has few AVX-512 variants), widest first."""
     if not has_libmvec() or name == "logistic":
-        return None
+        return ()
     scalar = name + ("f" if ftype == F32 else "")
+    variants = []
     for letter, bits in _host_isas():
         lanes = bits // (32 if ftype == F32 else 64)
         vector = f"_ZGV{letter}N{lanes}{'v' * ARITY[name]}_{scalar}"
-        if hasattr(engine.libmvec(), vector):
-            return _Variant(scalar, vector, lanes)
-    return None
+        if hasattr(engine.libmvec(), vector) and lanes not in [v.lanes for v in variants]:
+            variants.append(_Variant(scalar, vector, lanes))
+    return tuple(variants)
 
 
 def _libmvec_call(builder, name, ftype, args):
-    variant = _libmvec_variant(name, ftype)
+    """A scalar call that LLVM's loop vectorizer may replace by any of the variants:
+    it picks the vector length from its cost model for the CPU, not always the widest
+    registers (Intel's AVX-512 cores prefer 256-bit vectors)."""
+    variants = _libmvec_variants(name, ftype)
     module, arity = builder.module, ARITY[name]
-    scalar = declare(module, variant.scalar, ftype, arity)
+    scalar = declare(module, variants[0].scalar, ftype, arity)
     scalar.attributes.add("readnone")  # errno aside, libm is pure; calls may vectorize
     scalar.attributes.add("nounwind")
-    vector = declare(module, variant.vector, ir.VectorType(ftype, variant.lanes), arity)
-    _keep_alive(module, vector)
+    mangled = []
+    for variant in variants:
+        vector = declare(module, variant.vector, ir.VectorType(ftype, variant.lanes), arity)
+        _keep_alive(module, vector)
+        mangled.append(f"_ZGV_LLVM_N{variant.lanes}{'v' * arity}_{variant.scalar}"
+                       f"({variant.vector})")
     result = builder.call(scalar, args)
-    mangled = f"_ZGV_LLVM_N{variant.lanes}{'v' * arity}_{variant.scalar}({variant.vector})"
     # llvmlite checks call attributes against a list of enum attributes, so this string
     # attribute goes straight into the underlying set; it is printed verbatim.
-    set.add(result.attributes, f'"vector-function-abi-variant"="{mangled}"')
+    set.add(result.attributes, f'"vector-function-abi-variant"="{",".join(mangled)}"')
     return result
 
 
 def _libmvec_vector_call(builder, name, vtype, args):
     """The variant called on `args` (vectors of any power-of-two length) piece by piece:
     a shorter vector is padded with copies of its first lane, a longer one split."""
-    variant = _libmvec_variant(name, vtype.element)
+    variant = _libmvec_variants(name, vtype.element)[0]
     width, count = variant.lanes, vtype.count
     function = declare(builder.module, variant.vector,
                        ir.VectorType(vtype.element, width), ARITY[name])

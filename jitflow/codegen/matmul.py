@@ -20,9 +20,10 @@ import os
 
 import numpy as np
 
-from . import blas, gemm
+from . import blas, gemm, target
 from .emitter import I32, I64
 from .engine import host
+from .gemm_tiles import tile_for
 from .scalar import RULES as SCALAR
 from .views import View, contiguous_strides
 
@@ -35,7 +36,7 @@ def matmul(lo, node, inputs, outputs):
     x, out = _rows_of_the_batch(x, y, out)
     if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
-    elif out.dtype == np.float32 and own_sgemm():
+    elif out.dtype == np.float32 and own_sgemm(out.shape[-1]):
         _own_sgemm_per_batch(lo, x, y, out)
     else:
         routine = blas.gemm(lo.module, out.dtype)
@@ -57,20 +58,29 @@ def _rows_of_the_batch(x, y, out):
     return x.reshape((rows, x.shape[-1])), out.reshape((rows, out.shape[-1]))
 
 
-def own_sgemm():
-    """Whether float32 products take jitflow's sgemm: JITFLOW_SGEMM (read when a matmul
-    is lowered) "jitflow" or "blas"; "auto", the default, takes ours on AVX-512 machines,
-    where it ran 1.7-1.9x faster than OpenBLAS's AVX2 kernels and as fast as its
-    AVX-512 ones (benchmarks/bench_gemm.py), and wherever OpenBLAS is off or missing;
-    elsewhere OpenBLAS, whose AVX2 kernels ours was not tuned against."""
+def own_sgemm(columns):
+    """Whether a float32 product with `columns` columns takes jitflow's sgemm:
+    JITFLOW_SGEMM (read when a matmul is lowered) "jitflow" or "blas"; "auto", the
+    default, takes ours wherever OpenBLAS is off or missing, and where it measured faster
+    than OpenBLAS (benchmarks/bench_gemm.py, OpenBLAS held to the same instruction set
+    with OPENBLAS_CORETYPE):
+    - with AVX-512, always (1.0-1.6x OpenBLAS's AVX-512 kernels, 3x on k = 10);
+    - with AVX2 and FMA, for products of at least a micro-tile's width of columns
+      (1.0-1.3x OpenBLAS's Haswell kernels, 3x on k = 10), not narrower ones (0.6x at 10
+      columns, where OpenBLAS's narrow kernels win);
+    - elsewhere (SSE only) never: no FMA, and its tile was never tuned."""
     route = os.environ.get(SGEMM_VARIABLE, "auto").strip().lower() or "auto"
     if route not in SGEMM_ROUTES:
         raise ValueError(f"{SGEMM_VARIABLE} must be one of {', '.join(SGEMM_ROUTES)}, "
                          f"not {route!r}")
     if route != "auto":
         return route == "jitflow"
-    has_blas = blas.wanted() and blas.library() is not None
-    return not has_blas or "+avx512f" in host()[2].split(",")
+    if not (blas.wanted() and blas.library() is not None):
+        return True
+    features = target.features()
+    if "avx512f" in features:
+        return True
+    return {"avx2", "fma"} <= features and columns >= tile_for(host()[2]).cols
 
 
 def _fits_blas(x, out):
