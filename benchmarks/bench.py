@@ -18,7 +18,7 @@ import numpy as np
 
 import jitflow
 import peers
-from jitflow.codegen import blas
+from jitflow.codegen import blas, target
 from jitflow.codegen.matmul import own_sgemm
 
 
@@ -144,7 +144,8 @@ def blas_kernels():
     OpenBLAS's own choice for NumPy and jitflow alike."""
     forced = os.environ.get("OPENBLAS_CORETYPE")
     sgemm = "jitflow's" if own_sgemm(1024) else "OpenBLAS's"  # the 1024^3 product
-    return f"float32 matmul: {sgemm} sgemm; OpenBLAS kernels: {blas.core_name()}" + (
+    return f"code for {target.describe()}; float32 matmul: {sgemm} sgemm; " \
+        f"OpenBLAS kernels: {blas.core_name()}" + (
         f" (OPENBLAS_CORETYPE={forced})" if forced else "")
 
 
