@@ -7,7 +7,7 @@ import jitflow
 from fidelity import assert_same
 from jitflow.random import Generator, _mix_seed
 
-THIS_FILE = "test_random.py"
+THIS_FILE = "test_generator.py"
 
 
 def draws(generator):
