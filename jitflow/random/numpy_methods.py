@@ -21,6 +21,7 @@ from .generator import _shift_right
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INTEGERS = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_))
 WIDEST_RANGE = 2 ** 32  # a 63-bit draw modulo a range this wide is uniform to 2**-31
+LONGEST_PERMUTATION = 4096  # ranking compares every pair: 16.8 million comparisons
 
 
 # --- Generator's methods ------------------------------------------------------------
@@ -84,11 +85,28 @@ def choice(draws, a, size=None, replace=True, p=None, axis=0, shuffle=True):
     return _choice(draws, a, size, replace, p, axis, "choice")
 
 
+def permutation(draws, x, axis=0):
+    if _is_count(x):
+        return _random_order(draws, operator.index(x), "permutation")
+    x = x if isinstance(x, Tracer) else np.asarray(x)
+    if jnp.ndim(x) == 0:
+        raise ValueError(at_user_line("permutation: x must be an integer or at least "
+                                      "1-dimensional"))
+    axis = axis % jnp.ndim(x)
+    return jnp.take(x, _random_order(draws, jnp.shape(x)[axis], "permutation"), axis=axis)
+
+
+def shuffle(draws, x, axis=0):
+    raise TypeError(at_user_line(
+        "shuffle(x) cannot be traced: it shuffles x in place, and traced values are not "
+        "written in place; use x = rng.permutation(x) instead"))
+
+
 GENERATOR_METHODS = {
     "random": random, "standard_normal": standard_normal, "normal": normal,
     "uniform": uniform, "integers": integers, "exponential": exponential,
     "standard_exponential": standard_exponential, "binomial": binomial,
-    "choice": choice,
+    "choice": choice, "permutation": permutation, "shuffle": shuffle,
 }
 
 
@@ -131,7 +149,8 @@ RANDOM_STATE_METHODS = {
     "standard_normal": legacy_standard_normal, "normal": normal, "uniform": uniform,
     "randint": randint, "exponential": exponential,
     "standard_exponential": legacy_standard_exponential, "binomial": binomial,
-    "choice": legacy_choice,
+    "choice": legacy_choice, "permutation": lambda draws, x: permutation(draws, x),
+    "shuffle": lambda draws, x: shuffle(draws, x),
 }
 
 
@@ -173,21 +192,46 @@ def _check_range(low, high, dtype, what):
 def _choice(draws, a, size, replace, p, axis, what):
     population = _population(a, what)
     shape = _shape(size, (), what)
-    if not replace and np.prod(shape, dtype=np.int64) > 1:
-        raise TypeError(at_user_line(
-            f"{what}(..., replace=False) of more than one value cannot be traced (it "
-            f"needs a random permutation); draw outside the compiled function and pass "
-            f"the result in"))
-    if population == 0 and np.prod(shape, dtype=np.int64) > 0:
+    count = int(np.prod(shape, dtype=np.int64))
+    if population == 0 and count > 0:
         raise ValueError(at_user_line(f"{what}: a cannot be empty unless no samples are "
                                       f"taken"))
-    if p is None:
+    if not replace and count > 1:
+        index = _sample_without_replacement(draws, population, shape, p, what)
+    elif p is None:
         index = _below(draws, np.asarray(max(population, 1), np.int64), shape)
     else:
         index = _by_probability(draws, _probabilities(p, population, what), shape)
     if _is_count(a):
         return _numpy_result(index, size)
     return jnp.take(a, index, axis=axis)
+
+
+def _sample_without_replacement(draws, population, shape, p, what):
+    """The first values of a random order of the population."""
+    if p is not None:
+        raise _unsupported_value(what, "replace=False and p=", "replace=False without p")
+    count = int(np.prod(shape, dtype=np.int64))
+    if count > population:
+        raise ValueError(at_user_line(f"{what}: cannot take a larger sample than the "
+                                      f"population ({population}) when replace is False"))
+    return jnp.reshape(_random_order(draws, population, what)[:count], shape)
+
+
+def _random_order(draws, count, what):
+    """A uniformly random permutation of range(count). Each index gets a random 63-bit
+    key whose low bits are replaced by the index, so no two keys are equal (random parts
+    that tie, which the index then orders, have a chance below 2**-27); its rank among
+    the keys is its place. There is no sort primitive: ranking compares all pairs."""
+    if count > LONGEST_PERMUTATION:
+        raise _unsupported_value(what, f"{count} items",
+                                 f"permutations of up to {LONGEST_PERMUTATION} items")
+    index = jnp.arange(count, dtype=np.int64)
+    room = 2 ** max(1, (count - 1).bit_length())
+    keys = jnp.floor_divide(_shift_right(draws.bits((count,)), 1), room) * room + index
+    rank = jnp.sum(jnp.asarray(keys[None, :] < keys[:, None], dtype=np.int64), axis=1)
+    placed = rank[:, None] == index[None, :]  # placed[i, k]: index i goes to place k
+    return jnp.sum(jnp.where(placed, index[:, None], 0), axis=0)
 
 
 def _by_probability(draws, p, shape):

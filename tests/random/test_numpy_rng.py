@@ -53,6 +53,9 @@ GENERATOR_CALLS = {
     "choice(3, 4, p)": lambda r: r.choice(3, 4, p=[0.2, 0.3, 0.5]),
     "choice(floats)": lambda r: r.choice(np.arange(4.0)),
     "choice(5, replace=False)": lambda r: r.choice(5, replace=False),
+    "choice(5, (2, 2), replace=False)": lambda r: r.choice(5, (2, 2), replace=False),
+    "permutation(5)": lambda r: r.permutation(5),
+    "permutation(floats, axis=1)": lambda r: r.permutation(np.ones((2, 3)), axis=1),
 }
 
 RANDOM_STATE_CALLS = {
@@ -74,6 +77,8 @@ RANDOM_STATE_CALLS = {
     "choice(4)": lambda r: r.choice(4),
     "choice(4, 3)": lambda r: r.choice(4, 3),
     "binomial(1, 0.5, 3)": lambda r: r.binomial(1, 0.5, 3),
+    "permutation(ints)": lambda r: r.permutation(np.arange(4, dtype=np.int32)),
+    "choice(4, 3, replace=False)": lambda r: r.choice(4, 3, replace=False),
 }
 
 
@@ -292,6 +297,27 @@ def test_binomial_counts_successes():
     assert chi_square(counts, p) < 20.5  # chi-square(5)'s 0.999 quantile
 
 
+def test_permutations_are_uniformly_random():
+    rng = np.random.default_rng(9)
+    shuffled = jitflow.function(lambda: rng.permutation(4))
+    orders = [tuple(shuffled()) for _ in range(2400)]
+    assert all(sorted(order) == [0, 1, 2, 3] for order in orders)
+    counts = np.array([orders.count(order) for order in set(orders)])
+    assert len(counts) == 24
+    assert chi_square(counts, np.full(24, 1 / 24)) < 49.8  # chi-square(23)'s 0.999
+
+
+def test_choice_without_replacement_and_permutation_of_rows(backend):
+    rng = np.random.default_rng(10)
+    rows = np.arange(40.0).reshape(20, 2)
+    picked, permuted = jitflow.function(
+        lambda x: (rng.choice(20, 15, replace=False), rng.permutation(x)))(rows)
+    assert len(set(picked.tolist())) == 15 and picked.min() >= 0 and picked.max() < 20
+    assert_same(np.sort(permuted, axis=0), rows)
+    assert not np.array_equal(permuted, rows)
+    assert (permuted[:, 1] - permuted[:, 0] == 1).all()  # whole rows moved
+
+
 def test_draws_of_one_call_are_independent():
     a, b = one_draw(lambda r: (r.standard_normal(SAMPLES), r.standard_normal(SAMPLES)))
     assert abs(np.corrcoef(a, b)[0, 1]) < 0.015
@@ -307,11 +333,16 @@ def raises_naming(error, match, call):
 
 def test_an_untraceable_method_names_itself_and_jitflow_random():
     rng = np.random.default_rng(0)
-    message = raises_naming(TypeError, r"numpy\.random\.Generator\.permutation",
-                            lambda: jitflow.function(lambda: rng.permutation(5))())
+    message = raises_naming(TypeError, r"numpy\.random\.Generator\.gamma",
+                            lambda: jitflow.function(lambda: rng.gamma(2.0))())
     assert "jitflow.random" in message
-    raises_naming(TypeError, r"numpy\.random\.RandomState\.shuffle",
-                  lambda: jitflow.function(lambda x: np.random.shuffle(x))(np.ones(3)))
+    message = raises_naming(TypeError, r"shuffle", lambda: jitflow.function(
+        lambda x: np.random.shuffle(x))(np.ones(3)))
+    assert "rng.permutation(x)" in message
+    raises_naming(TypeError, r"numpy\.random\.Generator\.permuted",
+                  lambda: jitflow.function(lambda x: rng.permuted(x))(np.ones(3)))
+    raises_naming(TypeError, r"numpy\.random\.RandomState\.poisson",
+                  lambda: jitflow.function(lambda: np.random.poisson(2.0, 3))())
     raises_naming(TypeError, r"RandomState\.seed",
                   lambda: jitflow.function(lambda: np.random.seed(0))())
     raises_naming(TypeError, r"BitGenerator\.random_raw", lambda: jitflow.function(
@@ -331,7 +362,10 @@ def test_unsupported_arguments_are_clear_errors():
              (lambda: rng.integers(5, 2), ValueError, "low >= high"),
              (lambda: rng.integers(2 ** 40), TypeError, "2\\*\\*32"),
              (lambda: rng.integers(5, dtype=np.int8), TypeError, "int8"),
-             (lambda: rng.choice(5, 3, replace=False), TypeError, "replace=False"),
+             (lambda: rng.choice(3, 2, False, [0.2, 0.3, 0.5]), TypeError,
+              "replace=False and p="),
+             (lambda: rng.choice(3, 4, replace=False), ValueError, "larger sample"),
+             (lambda: rng.permutation(5000), TypeError, "up to 4096"),
              (lambda: rng.choice(3, p=[0.5, 0.6, 0.1]), ValueError, "sum to 1"),
              (lambda: rng.normal(0.0, -1.0), ValueError, "scale < 0"),
              (lambda: rng.normal(np.zeros(2), size=3), ValueError, "broadcast")]
