@@ -20,6 +20,12 @@ numbers, the same seed gives the same numbers in every process, and re-seeding N
 (np.random.seed, a new default_rng(seed)) replays them; they are not NumPy's own stream.
 The raw value is kept until the call has succeeded: a call that raises uses it again.
 Eager code (no trace) is plain NumPy, untouched.
+
+Not seen: a method taken from a generator before the trace (`draw = rng.normal` at
+import, `draw(...)` inside) is NumPy's own and runs at trace time. That is caught
+afterwards for np.random's global state and for every generator the trace also drew
+from (their state changed behind jitflow's back, which traced draws never do), not for
+a generator drawn from only that way.
 """
 import contextlib
 import ctypes
@@ -92,9 +98,10 @@ class NumpyTrace:
         self.scope = scope
         self.draws = {}  # id(NumPy generator) -> its NumpyDraws
         self.seeds = []
+        self.states = {}  # id(NumPy generator) -> (it, its state when first seen)
 
     def __enter__(self):
-        self.global_state = _global_state()
+        self.remember_state(_GLOBAL)
         _install()
         _stack().append(self)
         return self
@@ -125,32 +132,43 @@ class NumpyTrace:
         draws = self.draws.get(id(owner))
         if draws is None:
             seed = CallSeed(owner)
+            self.remember_state(owner)
             self.scope.carry(seed)
             self.seeds.append(seed)
             draws = self.draws[id(owner)] = NumpyDraws(self.scope, seed)
         return draws
 
+    def remember_state(self, owner):
+        """Traced draws leave NumPy's state alone, so a generator whose state changes
+        during the trace was drawn from by a call jitflow did not see."""
+        self.states[id(owner)] = (owner, _state(owner))
+
     def _check_generators(self):
-        """After a trace: a generator only the trace still refers to was made inside the
-        function, and NumPy would make it afresh at every call, which a compiled call
-        cannot follow; the global state drawn from behind jitflow's back would be frozen
-        numbers."""
+        """After a trace: a generator drawn from behind jitflow's back would give frozen
+        numbers; one that only the trace still refers to was made inside the function,
+        and NumPy would make it afresh at every call, which a compiled call cannot
+        follow."""
+        self._check_states()
+        self.states.clear()  # its references to the generators go before they are counted
         for seed in self.seeds:
             if sys.getrefcount(seed.owner) <= 2:  # seed.owner and this call's argument
                 raise TypeError(
-                    f"a {seed.name.split(' at ')[0]} made inside the compiled function "
+                    f"{_describe(seed.owner)} made inside the compiled function "
                     f"'{self.scope.builder.name}' was drawn from; NumPy would start it "
                     f"afresh at every call, which compiled code does not follow. Make it "
                     f"outside the function (its draws then go on from call to call), or use "
                     f"jitflow.random.Generator{LOCATION_MARK}{seed.first_drawn}")
-        if not _same_state(self.global_state, _global_state()):
-            raise TypeError(at_user_line(
-                f"NumPy's global random state was drawn from while "
-                f"'{self.scope.builder.name}' was traced, by a call jitflow did not see (a "
-                f"function imported with `from numpy.random import ...`, or a method taken "
-                f"before the trace); its numbers would be frozen into the compiled code. "
-                f"Call it as np.random.name(...), draw outside and pass the numbers in, or "
-                f"use jitflow.random.Generator"))
+
+    def _check_states(self):
+        for owner, state in self.states.values():
+            if not _same(state, _state(owner)):
+                raise TypeError(at_user_line(
+                    f"{_describe(owner)} was drawn from while '{self.scope.builder.name}' "
+                    f"was traced, by a call jitflow did not see (a function imported with "
+                    f"`from numpy.random import ...`, or a method taken before the trace); "
+                    f"its numbers would be frozen into the compiled code. Call the method "
+                    f"on the generator (or np.random.name(...)) inside the function, draw "
+                    f"outside and pass the numbers in, or use jitflow.random.Generator"))
 
 
 variable_scope.TRACE_CONTEXTS.append(NumpyTrace)
@@ -167,9 +185,9 @@ def eager_numpy():
         yield
     finally:
         stack.pop()
-        for trace in stack:
-            if trace is not None:
-                trace.global_state = _global_state()  # drawn on purpose
+        for trace in filter(None, stack):
+            for owner, _ in list(trace.states.values()):
+                trace.remember_state(owner)  # drawn from on purpose
 
 
 def _stack():
@@ -266,11 +284,24 @@ def _bit_generator(owner):
     return owner._bit_generator
 
 
-def _global_state():
-    return _GET_STATE(_GLOBAL, legacy=False)
+def _state(owner):
+    """A generator's whole state (a RandomState's includes its cached Gaussian)."""
+    if isinstance(owner, np.random.RandomState):
+        return _GET_STATE(owner, legacy=False)
+    return _bit_generator(owner).state
 
 
-def _same_state(a, b):
-    return a["state"]["pos"] == b["state"]["pos"] and \
-        np.array_equal(a["state"]["key"], b["state"]["key"]) and \
-        a["has_gauss"] == b["has_gauss"] and a["gauss"] == b["gauss"]
+def _same(a, b):
+    """Equality of states: dicts of ints, strings and arrays."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and \
+            all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and np.array_equal(a, b)
+    return a == b
+
+
+def _describe(owner):
+    if owner is _GLOBAL:
+        return "NumPy's global random state"
+    return f"a numpy.random.{_numpy_class(owner).__name__}"

@@ -211,6 +211,20 @@ def test_a_draw_inside_a_derivative_is_one_draw(backend):
     assert not np.array_equal(gradient, step(x)[1])
 
 
+def test_noise_drawn_under_a_gradient_tape_in_a_compiled_step(backend):
+    rng, weights = np.random.default_rng(13), jitflow.Variable(np.ones(3))
+
+    @jitflow.function
+    def step():
+        with jitflow.GradientTape() as tape:
+            noise = rng.standard_normal(3)
+            loss = (weights * noise).sum()
+        return tape.gradient(loss, [weights])[0], noise
+    (gradient, noise), (_, later) = step(), step()
+    assert_same(gradient, noise)
+    assert not np.array_equal(noise, later)
+
+
 def numpy_methods_are_numpy_own():
     return all(type(vars(cls)["normal"]).__name__ != "function"
                for cls in (np.random.Generator, np.random.RandomState)) and \
@@ -440,6 +454,13 @@ def test_global_draws_jitflow_does_not_see_are_an_error():
         lambda x: x + draw_aside(2))(np.zeros(2)))
 
 
+def test_draws_from_a_generator_jitflow_does_not_see_are_an_error():
+    rng = np.random.default_rng(0)
+    draw_aside = rng.standard_normal  # taken before the trace, so never swapped
+    raises_naming(TypeError, "numpy.random.Generator was drawn from", lambda: jitflow.function(
+        lambda x: x + rng.random(2) + draw_aside(2))(np.zeros(2)))
+
+
 def test_draws_in_loop_bodies_and_vmap_are_errors():
     rng = np.random.default_rng(0)
     raises_naming(TypeError, "loop body", lambda: jitflow.function(
@@ -454,10 +475,13 @@ def test_eager_numpy_keeps_draws_as_constants():
 
     @jitflow.function
     def step():
+        traced = rng.random(2) + np.random.rand(2)
         with jitflow.random.eager_numpy():
-            return rng.random(2)
-    assert_same(step(), expected)
-    assert_same(step(), expected)
+            return rng.random(2) + 0 * np.random.rand(2), traced
+    (first, traced), (second, later) = step(), step()
+    assert_same(first, expected)
+    assert_same(second, expected)
+    assert not np.array_equal(traced, later)
 
 
 def test_a_layer_built_while_traced_gets_numpy_initial_weights():
