@@ -8,6 +8,7 @@ are jitflow's (generator.py), not NumPy's bit stream. Parameters may be traced w
 NumPy takes arrays of them (loc, scale, p, ...); the integer bounds and counts, which
 decide ranges and shapes, must be constants.
 """
+import math
 import operator
 
 import numpy as np
@@ -21,6 +22,7 @@ from .generator import _shift_right
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INTEGERS = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_))
 WIDEST_RANGE = 2 ** 32  # a 63-bit draw modulo a range this wide is uniform to 2**-31
+MOST_TRIALS = 64  # binomial draws a uniform number per trial
 LONGEST_PERMUTATION = 4096  # ranking compares every pair: 16.8 million comparisons
 
 
@@ -67,18 +69,26 @@ def integers(draws, low, high=None, size=None, dtype=np.int64, endpoint=False):
 
 
 def binomial(draws, n, p, size=None):
-    """Bernoulli trials summed: n must be a constant (up to 64); p may be traced."""
-    trials = _constant_int(n, "binomial", "n")
-    if trials < 0 or trials > 64:
-        raise _unsupported_value("binomial", f"n = {trials}", "n from 0 to 64")
+    """Bernoulli trials counted: n must be constant (each count up to 64); p may be
+    traced."""
+    trials = _integer_bound(n, "binomial", "n")
+    if np.any(trials < 0):
+        raise ValueError(at_user_line("binomial: n < 0"))
+    if np.any(trials > MOST_TRIALS):
+        raise _unsupported_value("binomial", "n above 64", f"n up to {MOST_TRIALS}")
+    trials = np.asarray(trials, dtype=np.int64)
     p = _probability(p, "binomial")
-    shape = _shape(size, (p,), "binomial")
-    if trials == 0:
-        hits = jnp.zeros(shape, np.int64)
-    else:
-        p = jnp.reshape(p, jnp.shape(p) + (1,))
-        hits = jnp.sum(draws.uniform(shape + (trials,), np.float64) < p, axis=-1)
-    return _numpy_result(jnp.asarray(hits, dtype=np.int64), size)
+    shape = _shape(size, (trials, p), "binomial")
+    most = int(trials.max(initial=0))
+    # trial k of each count is drawn; it counts if it is below that count's n
+    hit = draws.uniform(shape + (most,), np.float64) < _trailing_axis(p)
+    counted = jnp.arange(most, dtype=np.int64) < _trailing_axis(trials)
+    hits = jnp.sum(jnp.asarray(hit & counted, dtype=np.int64), axis=-1)
+    return _numpy_result(hits, size)
+
+
+def _trailing_axis(x):
+    return jnp.reshape(x, jnp.shape(x) + (1,))
 
 
 def choice(draws, a, size=None, replace=True, p=None, axis=0, shuffle=True):
@@ -161,8 +171,10 @@ def _integers(draws, low, high, size, dtype, endpoint, what, weak):
         low, high = 0, low
     low, high = _integer_bound(low, what, "low"), _integer_bound(high, what, "high")
     high = high + 1 if endpoint else high
-    _check_range(low, high, dtype, what)
     shape = _shape(size, (low, high), what)
+    if math.prod(shape) == 0:
+        return jnp.zeros(shape, dtype)  # NumPy checks no bounds for no values
+    _check_range(low, high, dtype, what)
     values = _below(draws, np.asarray(high - low, dtype=np.int64), shape) + \
         np.asarray(low, dtype=np.int64)
     result = jnp.asarray(values, dtype=dtype)
@@ -190,7 +202,7 @@ def _check_range(low, high, dtype, what):
 
 
 def _choice(draws, a, size, replace, p, axis, what):
-    population = _population(a, what)
+    population = _population(a, axis, what)
     shape = _shape(size, (), what)
     count = int(np.prod(shape, dtype=np.int64))
     if population == 0 and count > 0:
@@ -244,7 +256,7 @@ def _by_probability(draws, p, shape):
     return jnp.sum(jnp.asarray(below, dtype=np.int64), axis=-1)
 
 
-def _population(a, what):
+def _population(a, axis, what):
     if _is_count(a):
         count = operator.index(a)
         if count < 0:
@@ -253,7 +265,7 @@ def _population(a, what):
     if jnp.ndim(a) == 0:
         raise ValueError(at_user_line(f"{what}: a must be a sequence or an integer, not a "
                                       f"0-d array"))
-    return jnp.shape(a)[0]
+    return jnp.shape(a)[axis]
 
 
 def _is_count(a):
@@ -318,13 +330,6 @@ def _integer_bound(value, what, name):
         raise TypeError(at_user_line(f"{what}: {name} must be an integer, got "
                                      f"{array.dtype}"))
     return array.astype(object)  # Python ints: no wrapping while the range is checked
-
-
-def _constant_int(value, what, name):
-    if isinstance(value, Tracer) or np.ndim(value) != 0:
-        raise TypeError(at_user_line(f"{what}: {name} must be a constant integer in "
-                                     f"compiled code"))
-    return operator.index(value)
 
 
 # --- shapes and dtypes ----------------------------------------------------------------

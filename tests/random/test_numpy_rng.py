@@ -48,6 +48,10 @@ GENERATOR_CALLS = {
     "standard_exponential(3)": lambda r: r.standard_exponential(3),
     "binomial(1, 0.3, 5)": lambda r: r.binomial(1, 0.3, 5),
     "binomial(3, 0.5)": lambda r: r.binomial(3, 0.5),
+    "binomial(counts, 0.5)": lambda r: r.binomial(np.array([0, 2, 5]), 0.5),
+    "integers(0, 0, size=0)": lambda r: r.integers(0, 0, size=0),
+    "choice(2-d, axis=1)": lambda r: r.choice(np.ones((2, 3)), 4, axis=1),
+    "choice(list)": lambda r: r.choice([1.5, 2.5], 3),
     "choice(5)": lambda r: r.choice(5),
     "choice(5, 3)": lambda r: r.choice(5, 3),
     "choice(floats, (2, 2))": lambda r: r.choice(np.arange(4.0), (2, 2)),
@@ -337,6 +341,19 @@ def test_integers_are_uniform_over_their_range():
     assert values.min() == -3 and values.max() == 6
     counts = np.bincount(values + 3, minlength=10)
     assert chi_square(counts, np.full(10, 0.1)) < 27.9  # chi-square(9)'s 0.999 quantile
+
+
+def test_choice_along_an_axis_picks_from_that_axis():
+    columns = one_draw(lambda r: r.choice(np.arange(6).reshape(2, 3), SAMPLES // 10, axis=1))
+    assert (columns[1] - columns[0] == 3).all()
+    counts = np.bincount(columns[0], minlength=3)
+    assert chi_square(counts, np.full(3, 1 / 3)) < 13.8  # chi-square(2)'s 0.999
+
+
+def test_binomial_counts_of_several_n():
+    values = one_draw(lambda r: r.binomial(np.array([0, 1, 3]), 0.25, (SAMPLES // 10, 3)))
+    assert (values[:, 0] == 0).all() and values[:, 1].max() == 1 and values[:, 2].max() == 3
+    assert abs(values[:, 2].mean() - 0.75) < 0.03 and abs(values[:, 1].mean() - 0.25) < 0.02
 
 
 def test_choice_follows_p():
