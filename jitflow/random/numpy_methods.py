@@ -6,7 +6,8 @@ int64 for integers), and where NumPy returns a Python number (size=None, scalar
 parameters) the result is weakly typed, as that number would be. The numbers themselves
 are jitflow's (generator.py), not NumPy's bit stream. Parameters may be traced where
 NumPy takes arrays of them (loc, scale, p, ...); the integer bounds and counts, which
-decide ranges and shapes, must be constants.
+decide ranges and shapes, must be constants. Parameters that do not broadcast to size=
+are an error for every method (NumPy's integers lets such bounds pass).
 """
 import math
 import operator

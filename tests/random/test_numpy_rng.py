@@ -8,9 +8,11 @@ import threading
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 import jitflow
-from fidelity import assert_same
+from fidelity import assert_same, error_kinds, given_per_backend, numpy_outcome
+from strategies import shapes
 
 THIS_FILE = "test_numpy_rng.py"
 
@@ -113,6 +115,41 @@ def test_random_state_results_have_numpy_types(name, backend):
     first, second = compiled_draws(lambda: np.random.RandomState(0), draw)
     assert_numpy_kind(first, expected)
     assert_numpy_kind(second, expected)
+
+
+TWO_PARAMETERS = {"normal": (0.0, 1.0), "uniform": (0.0, 1.0), "integers": (0, 5),
+                  "binomial": (2, 0.5)}
+
+
+@given_per_backend(st.sampled_from(sorted(TWO_PARAMETERS)), shapes(max_dims=2),
+                   shapes(max_dims=2), st.none() | shapes(max_dims=3), st.booleans())
+def test_size_and_parameter_shapes_follow_numpy(method, first, second, size, traced):
+    """NumPy's size= rules: the parameters' broadcast shape, or `size`, to which they
+    must broadcast; the same errors where they do not. Parameters NumPy takes as arrays
+    may be traced (the bounds of integers and binomial's n must be constants)."""
+    values = [np.full(shape, value) for shape, value in zip((first, second),
+                                                            TWO_PARAMETERS[method])]
+    expected, error = numpy_outcome(
+        lambda: getattr(np.random.default_rng(0), method)(*values, size=size))
+    rng = np.random.default_rng(0)
+    if traced and method in ("normal", "uniform"):
+        step = jitflow.function(lambda a, b: getattr(rng, method)(a, b, size=size))
+    else:
+        step = jitflow.function(lambda a, b: getattr(rng, method)(*values, size=size))
+    if error is None and method == "integers" and not fits(size, first, second):
+        error = ValueError()  # NumPy's integers ignores that the bounds do not fit size
+    if error is not None:
+        with pytest.raises(error_kinds(error)):
+            step(*values)
+    else:
+        assert_numpy_kind(step(*values), expected)
+
+
+def fits(size, *shapes):
+    try:
+        return size is None or np.broadcast_shapes(size, *shapes) == size
+    except ValueError:
+        return False
 
 
 def test_a_python_float_draw_promotes_weakly(backend):
