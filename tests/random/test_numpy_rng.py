@@ -2,6 +2,7 @@
 every call, replayed by the NumPy seed, of NumPy's shapes, dtypes and distributions;
 what cannot be traced is a clear error."""
 import math
+import os
 import subprocess
 import sys
 import threading
@@ -225,8 +226,9 @@ def test_draws_are_reproducible_in_a_fresh_process():
                "rng = np.random.default_rng(42)\n"
                "f = jitflow.function(lambda: rng.standard_normal(3))\n"
                "print(repr((f(), f())))\n")
-    runs = [subprocess.run([sys.executable, "-c", program], capture_output=True,
-                           text=True, check=True).stdout for _ in range(2)]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runs = [subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                           check=True, cwd=root).stdout for _ in range(2)]
     assert runs[0] == runs[1] and "array" in runs[0]
 
 
