@@ -545,3 +545,11 @@ def test_a_layer_built_while_traced_gets_numpy_initial_weights():
     eager = jitflow.nn.Dense(3, rng=np.random.default_rng(0))
     x = np.ones((2, 4), np.float32)
     assert_same(jitflow.function(layer)(x), eager(x), ulps=4)
+
+
+def test_initializers_give_numpy_values_while_traced():
+    init = jitflow.nn.initializers.truncated_normal(0.0, 1.0)
+    expected = init((3, 2), np.float64, rng=np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    step = jitflow.function(lambda x: x + init((3, 2), np.float64, rng=rng))
+    assert_same(step(np.zeros((3, 2))), expected)
