@@ -76,7 +76,7 @@ class GraphBuilder:
     records_values = False
     live = False  # whether it records without being active (an eager GradientTape's)
     # whether its graph runs exactly once each time the enclosing one runs (a derivative's
-    # forward pass, replayed once; not a loop body, a branch or a vmap)
+    # forward pass, replayed once; not a loop body, a vmap, or a branch that may not run)
     runs_once = False
 
     def value_of(self, var):

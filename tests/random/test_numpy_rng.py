@@ -268,6 +268,18 @@ def test_noise_drawn_under_a_gradient_tape_in_a_compiled_step(backend):
     assert not np.array_equal(noise, later)
 
 
+def test_normal_differentiates_by_reparameterization(backend):
+    rng = np.random.default_rng(14)
+    sample = jitflow.function(jitflow.value_and_grad(
+        lambda loc, scale: rng.normal(loc, scale, 3).sum(), argnums=(0, 1)))
+    loc, scale = np.zeros(3), np.full(3, 2.0)
+    value, (d_loc, d_scale) = sample(loc, scale)
+    assert_same(d_loc, np.ones(3))
+    standard = d_scale  # d(loc + scale * z) / d scale = z
+    assert abs(value - (2.0 * standard).sum()) < 1e-12
+    assert not np.array_equal(standard, sample(loc, scale)[1][1])
+
+
 def numpy_methods_are_numpy_own():
     return all(type(vars(cls)["normal"]).__name__ != "function"
                for cls in (np.random.Generator, np.random.RandomState)) and \
