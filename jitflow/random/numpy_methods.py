@@ -8,6 +8,10 @@ are jitflow's (generator.py), not NumPy's bit stream. Parameters may be traced w
 NumPy takes arrays of them (loc, scale, p, ...); the integer bounds and counts, which
 decide ranges and shapes, must be constants. Parameters that do not broadcast to size=
 are an error for every method (NumPy's integers lets such bounds pass).
+
+NumPy checks parameter values (scale >= 0, 0 <= p <= 1, probabilities that sum to 1);
+constant ones are checked here the same way. Traced ones cannot raise: a negative scale
+or a p outside [0, 1] gives NaN, and choice's traced p is normalized by its sum, unchecked.
 """
 import math
 import operator
