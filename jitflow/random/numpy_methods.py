@@ -11,7 +11,8 @@ are an error for every method (NumPy's integers lets such bounds pass).
 
 NumPy checks parameter values (scale >= 0, 0 <= p <= 1, probabilities that sum to 1);
 constant ones are checked here the same way. Traced ones cannot raise: a negative scale
-or a p outside [0, 1] gives NaN, and choice's traced p is normalized by its sum, unchecked.
+gives NaN, binomial's p outside [0, 1] the count -1, and choice's p is normalized by its
+sum, unchecked.
 """
 import math
 import operator
@@ -89,6 +90,8 @@ def binomial(draws, n, p, size=None):
     hit = draws.uniform(shape + (most,), np.float64) < _trailing_axis(p)
     counted = jnp.arange(most, dtype=np.int64) < _trailing_axis(trials)
     hits = jnp.sum(jnp.asarray(hit & counted, dtype=np.int64), axis=-1)
+    if isinstance(p, Tracer):  # a p NumPy would refuse: an impossible count
+        hits = jnp.where(jnp.isnan(p), -1, hits)
     return _numpy_result(hits, size)
 
 

@@ -365,9 +365,11 @@ def test_normal_uses_loc_and_scale_even_traced():
     assert ks_statistic((values - 2.0) / 3.0, normal_cdf) < KS_BOUND
 
 
-def test_a_negative_traced_scale_gives_nan():
+def test_traced_parameters_numpy_would_refuse_give_impossible_values():
     rng = np.random.default_rng(3)
     assert np.isnan(jitflow.function(lambda s: rng.normal(0.0, s, 2))(-1.0)).all()
+    counts = jitflow.function(lambda p: rng.binomial(3, p))(np.array([-0.5, 0.5, 1.5]))
+    assert counts[0] == counts[2] == -1 and 0 <= counts[1] <= 3
 
 
 def test_exponential_is_exponential():
