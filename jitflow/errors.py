@@ -1,4 +1,5 @@
 """Errors users see, and how they point at the user's own source line."""
+import contextlib
 import linecache
 import os
 import sys
@@ -7,6 +8,7 @@ import numpy as np
 
 _SKIPPED_DIRS = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
                  os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
+_SKIPPED_FILES = (os.path.abspath(contextlib.__file__),)  # jitflow's `with` machinery
 
 
 def user_frame():
@@ -21,7 +23,8 @@ def user_frame():
 
 def _is_user_file(filename):
     filename = os.path.abspath(filename)
-    return not filename.startswith(_SKIPPED_DIRS) and not filename.startswith("<frozen")
+    return not filename.startswith(_SKIPPED_DIRS) and not filename.startswith("<frozen") \
+        and filename not in _SKIPPED_FILES
 
 
 def _describe(filename, lineno):

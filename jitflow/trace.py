@@ -75,6 +75,9 @@ class GraphBuilder:
 
     records_values = False
     live = False  # whether it records without being active (an eager GradientTape's)
+    # whether its graph runs exactly once each time the enclosing one runs (a derivative's
+    # forward pass, replayed once; not a loop body, a vmap, or a branch that may not run)
+    runs_once = False
 
     def value_of(self, var):
         return NO_VALUE
@@ -276,6 +279,11 @@ def is_tracing():
 def tape_recording():
     """Whether an eager GradientTape is recording."""
     return bool(_LIVE_TAPES)
+
+
+def builders_within(builder):
+    """The active builders nested inside `builder` (innermost last)."""
+    return _ACTIVE_BUILDERS[_ACTIVE_BUILDERS.index(builder) + 1:]
 
 
 def innermost_builder():

@@ -8,6 +8,7 @@ output. The traced signature keeps a VariableState: at each call it finds the Va
 (closed over, or passed as arguments), hands their arrays to the graph, and writes the
 new values back once the graph has returned.
 """
+import contextlib
 from dataclasses import dataclass, field
 
 from .errors import at_user_line
@@ -15,6 +16,9 @@ from .ir.types import TensorType
 from .trace import GraphBuilder, Stateful, innermost_builder
 
 _SCOPES = []
+# Context managers entered around each trace, given its TraceScope: features built on
+# the layers above register here (jitflow.random traces NumPy's random calls).
+TRACE_CONTEXTS = []
 
 
 def current():
@@ -97,6 +101,15 @@ class TraceScope:
         if slot not in self._assigned:
             self._assigned.append(slot)
 
+    def carry(self, state):
+        """Read `state` (a Stateful) and give it back unchanged as an output, wherever
+        the trace is: its `adopt` then runs after each call that succeeds."""
+        value = self.read(state)
+        slot = self._slot_of[id(state)]
+        if slot not in self._assigned:
+            self._assigned.append(slot)
+        return value
+
     def assigned_values(self):
         return [self._values[id(self._variables[slot])] for slot in self._assigned]
 
@@ -110,7 +123,10 @@ def trace_with_variables(fn, leaves, types, paths, name):
     `types` their signature types: a graph taking the array leaves, then each Variable
     read, and giving fn's outputs, then each Variable's new value. Returns the graph and
     its VariableState."""
-    with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope:
+    with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope, \
+            contextlib.ExitStack() as contexts:
+        for context in TRACE_CONTEXTS:
+            contexts.enter_context(context(scope))
         tracers = iter([builder.new_input(t, p) for t, p in zip(types, paths)
                         if not isinstance(t, VariableArgument)])
         arguments = [leaf if isinstance(t, VariableArgument) else next(tracers)

@@ -196,7 +196,9 @@ def _initial_array(value, dtype, name):
     if isinstance(value, Tracer):
         raise TypeError(at_user_line(
             f"Variable {name!r}: the initial value is a traced value; create Variables "
-            f"from NumPy arrays or numbers (inside a traced function too)"))
+            f"from NumPy arrays or numbers (inside a traced function too; NumPy's random "
+            f"numbers drawn there are traced unless drawn under "
+            f"jitflow.random.eager_numpy())"))
     try:
         array = np.array(value, dtype=dtype, copy=True)
     except (TypeError, ValueError) as error:

@@ -47,6 +47,7 @@ class Linearized:
         records = (innermost_builder() is None and not tape_recording()) or \
             (innermost_builder() is not None and innermost_builder().records_values)
         builder = (RecordingBuilder if records else GraphBuilder)(name)
+        builder.runs_once = True  # its nodes are replayed once into the enclosing trace
         with builder:
             tracers = [builder.new_input(t, p, leaf) if records else builder.new_input(t, p)
                        for t, p, leaf in zip(self.arg_types, paths, leaves)]

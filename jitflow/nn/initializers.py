@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from ..random import eager_numpy
+
 DEFAULT_SEED = 0
 _default_rng = np.random.default_rng(DEFAULT_SEED)
 
@@ -34,7 +36,8 @@ class Initializer:
 
     def __call__(self, shape, dtype=np.float32, rng=None):
         shape, dtype = _as_shape(shape), np.dtype(dtype)
-        return np.asarray(self._draw(shape, dtype, _generator(rng)), dtype=dtype)
+        with eager_numpy():  # concrete values, even while a function is traced
+            return np.asarray(self._draw(shape, dtype, _generator(rng)), dtype=dtype)
 
     def _draw(self, shape, dtype, rng):
         raise NotImplementedError

@@ -8,6 +8,7 @@ an optimizer's assignments to them are written back after it.
 import numpy as np
 
 from ..errors import at_user_line
+from ..random import eager_numpy
 from ..variables import Variable
 from . import initializers
 
@@ -38,8 +39,9 @@ class Layer:
 
     def add_weight(self, name, shape, initializer, dtype, trainable=True, rng=None):
         init = initializers.get(initializer)
-        weight = Variable(init(shape, dtype=dtype, rng=rng), name=f"{self.name}/{name}",
-                          trainable=trainable)
+        with eager_numpy():  # initial values, even when the layer is built while traced
+            value = init(shape, dtype=dtype, rng=rng)
+        weight = Variable(value, name=f"{self.name}/{name}", trainable=trainable)
         self._weights.append(weight)
         return weight
 

@@ -31,22 +31,28 @@ where_p = register(Primitive("where", _where_type, np.where, elementwise=True,
 def where(cond, x, y): return bind(where_p, cond, x, y)
 
 
-def _cast_type(x, *, dtype):
-    return TensorType(x.shape, dtype)
+def _cast_type(x, *, dtype, weak=False):
+    return TensorType(x.shape, dtype, weak)  # a weak result must be 0-d: TensorType checks
 
 
-def _cast_impl(x, *, dtype):
+def _cast_impl(x, *, dtype, weak=False):
     return np.asarray(x).astype(dtype)
 
 
 # Between float dtypes a cast is the identity on tangents and cotangents, which the
 # autodiff transform casts to each value's own dtype; to or from integers it has none.
 cast_p = register(Primitive("cast", _cast_type, _cast_impl, elementwise=True,
-                            vjp=lambda ct, x, *, dtype, out: [ct],
-                            jvp=lambda tangents, x, *, dtype, out: tangents[0]))
+                            vjp=lambda ct, x, *, dtype, out, weak=False: [ct],
+                            jvp=lambda tangents, x, *, dtype, out, weak=False: tangents[0]))
 
 
-def cast(x, dtype): return bind(cast_p, x, dtype=np.dtype(dtype))
+def cast(x, dtype, weak=False):
+    """x as `dtype`; weak=True makes a 0-d result weakly typed, as a Python number is (a
+    NumPy function that returns a Python float, traced). Only then is the parameter
+    recorded, so that other casts print and compare as they always did."""
+    if weak:
+        return bind(cast_p, x, dtype=np.dtype(dtype), weak=True)
+    return bind(cast_p, x, dtype=np.dtype(dtype))
 
 
 def _identity_impl(x):

@@ -7,7 +7,7 @@ import jitflow
 from fidelity import assert_same
 from jitflow.random import Generator, _mix_seed
 
-THIS_FILE = "test_random.py"
+THIS_FILE = "test_generator.py"
 
 
 def draws(generator):
@@ -78,3 +78,9 @@ def test_bad_shapes_and_dtypes_are_clear_errors():
     assert THIS_FILE in str(error.value)
     with pytest.raises(TypeError, match="float32 or float64, got int32"):
         Generator().normal(3, np.int32)
+
+
+def test_exponential_values_have_mean_one():
+    values = Generator(7).exponential(200_000, np.float64)
+    assert values.min() >= 0.0 and np.isfinite(values).all()
+    assert abs(values.mean() - 1.0) < 0.01 and abs(values.std() - 1.0) < 0.02

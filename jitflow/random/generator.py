@@ -2,17 +2,18 @@
 
 Each draw is a pure function of the seed, the number of draws before it and each
 element's index (SplitMix64's mixing function, in wrapping int64 arithmetic), written
-with jitflow.numpy. The draw counter is a jitflow.Variable, so inside @jitflow.function
-every call draws new numbers, and exactly the numbers an eager run of the same steps
-draws: a compiled training step with dropout or sampled noise repeats bit for bit.
+with jitflow.numpy (`stream_bits`; `Draws` builds the distributions on it). The draw
+counter is a jitflow.Variable, so inside @jitflow.function every call draws new numbers,
+and exactly the numbers an eager run of the same steps draws: a compiled training step
+with dropout or sampled noise repeats bit for bit.
 """
 import math
 
 import numpy as np
 
-from . import numpy as jnp
-from .errors import at_user_line
-from .variables import Variable
+from .. import numpy as jnp
+from ..errors import at_user_line
+from ..variables import Variable
 
 GOLDEN = 0x9E3779B97F4A7C15 - 2 ** 64  # SplitMix64's increment, as a signed int64
 MIX = (0xBF58476D1CE4E5B9 - 2 ** 64, 0x94D049BB133111EB - 2 ** 64)
@@ -20,19 +21,12 @@ SHIFTS = (30, 27, 31)
 FRACTION_BITS = {np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 
 
-class Generator:
-    def __init__(self, seed=0, name="generator"):
-        self.seed = int(seed)
-        self.draws = Variable(np.int64(0), name=f"{name}/draws", trainable=False)
+class Draws:
+    """Distributions built on `bits(shape)`: uniformly distributed int64 values, new
+    ones at every call."""
 
     def bits(self, shape):
-        """Uniformly distributed int64 values of `shape`, and a new draw."""
-        shape = _shape(shape)
-        draw = jnp.broadcast_to(self.draws.value, shape)  # arrays wrap silently
-        self.draws.assign_add(1)
-        index = jnp.reshape(jnp.arange(math.prod(shape), dtype=np.int64), shape)
-        stream = _mix(draw * GOLDEN + _mix_seed(self.seed))
-        return _mix(stream + (index + 1) * GOLDEN)
+        raise NotImplementedError
 
     def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0):
         """Uniform values in [low, high)."""
@@ -50,9 +44,40 @@ class Generator:
         standard = radius * jnp.cos(angle)
         return standard if (mean, stddev) == (0.0, 1.0) else mean + stddev * standard
 
+    def exponential(self, shape, dtype=np.float32):
+        """Exponentially distributed values of mean 1 (-log(1 - u), finite)."""
+        return -jnp.log1p(-self.uniform(shape, dtype))
+
     def bernoulli(self, p, shape):
         """Booleans, True with probability p."""
         return self.uniform(shape, np.float64) < p
+
+
+class Generator(Draws):
+    def __init__(self, seed=0, name="generator"):
+        self.seed = int(seed)
+        self.draws = Variable(np.int64(0), name=f"{name}/draws", trainable=False)
+
+    def bits(self, shape):
+        """Uniformly distributed int64 values of `shape`, and a new draw."""
+        shape = _shape(shape)
+        draw = self.draws.value
+        self.draws.assign_add(1)
+        return stream_bits(_mix_seed(self.seed), draw, shape)
+
+
+def stream_bits(key, draw, shape):
+    """Draw number `draw` (an int64) of the stream `key` (a mixed seed, an int64): one
+    SplitMix64 output per element of `shape`. Either may be traced."""
+    draw = jnp.broadcast_to(draw, shape)  # arrays wrap silently
+    index = jnp.reshape(jnp.arange(math.prod(shape), dtype=np.int64), shape)
+    stream = _mix(draw * GOLDEN + key)
+    return _mix(stream + (index + 1) * GOLDEN)
+
+
+def mix_seed(seed):
+    """The stream of an int64 seed that may be traced (_mix_seed's work, with jnp)."""
+    return _mix(jnp.asarray(seed, dtype=np.int64) * GOLDEN)
 
 
 def _mix(z):
