@@ -79,6 +79,11 @@ class GraphBuilder:
     def value_of(self, var):
         return NO_VALUE
 
+    def carries_derivative(self, var):
+        """Whether `var` holds a value a derivative is being taken through (only a
+        builder that records values can hand one out as an array)."""
+        return False
+
     def add_node(self, prim, operands, params, subgraphs=()):
         in_types = [v.type for v in operands]
         try:
@@ -116,18 +121,28 @@ class RecordingBuilder(GraphBuilder):
     def __init__(self, name="function"):
         super().__init__(name)
         self.values = {}
+        self.derived = set()  # float Vars computed from the inputs, not through stop_gradient
 
     def value_of(self, var):
         return self.values[var]
 
+    def carries_derivative(self, var):
+        return var in self.derived
+
     def new_input(self, type, source, value=NO_VALUE):
         tracer = super().new_input(type, source)
+        if isinstance(value, Tracer):  # an enclosing recording's: its value, not an array
+            value = value._builder.value_of(value._var)
         self.values[tracer._var] = as_operand(value, type)
+        if type.dtype.kind == "f":
+            self.derived.add(tracer._var)
         return tracer
 
     def _capture(self, tracer):
         var = super()._capture(tracer)
         self.values[var] = tracer._builder.value_of(tracer._var)
+        if tracer._builder.carries_derivative(tracer._var):
+            self.derived.add(var)
         return var
 
     def add_node(self, prim, operands, params, subgraphs=()):
@@ -136,6 +151,9 @@ class RecordingBuilder(GraphBuilder):
         outs = prim.evaluate(*map(self._read, operands), subgraphs=subgraphs, **params)
         for var, value in zip(node.outputs, outs, strict=True):
             self.values[var] = as_operand(value, var.type)
+        if prim.name != "stop_gradient" and any(v in self.derived for v in operands
+                                                 if isinstance(v, Var)):
+            self.derived.update(v for v in node.outputs if v.type.dtype.kind == "f")
         return tracers
 
     def _read(self, operand):
@@ -188,6 +206,9 @@ class Settled:
     def value_of(self, var):
         return self.value
 
+    def carries_derivative(self, var):
+        return False
+
 
 def _plain(arg):
     """A Stateful's value now; a settled Tracer's value; anything else as it is."""
@@ -239,13 +260,14 @@ def read_stateful(value):
 
 
 def bind(prim, *args, subgraphs=(), **params):
-    """Apply `prim` to array arguments: eagerly on NumPy values, or traced."""
-    args = [_plain(a) for a in args]
+    """Apply `prim` to array arguments: eagerly on NumPy values, or traced. A list
+    argument is an array made as jitflow.numpy.asarray makes it (it may hold traced
+    values)."""
+    args = [_jnp().asarray(a) if isinstance(a, (list, tuple)) else _plain(a) for a in args]
     if _STAND_INS:
         args = [_stood_in(a) for a in args]
     builder = _builder_for(args)
     if builder is None:
-        args = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
         outs = prim.evaluate(*args, subgraphs=subgraphs, **params)
     else:
         operands = [builder.operand(a) for a in args]
@@ -416,25 +438,32 @@ class Tracer:
         return dispatch_function(func, args, kwargs)
 
     # --- concrete values: known while recording eagerly, unknown while tracing ---------
-    def _value(self, what):
+    def _value(self, what, advice=None):
         value = self._builder.value_of(self._var)
         if value is NO_VALUE:
-            raise self._concretization_error(what)
+            raise self._concretization_error(what, advice or _BRANCH_ADVICE)
         return value
 
-    def _concretization_error(self, what):
+    def _origin(self):
         sources = sorted(self._builder.sources.get(self._var, ()))
-        origin = (f"derived from argument {', '.join(repr(s) for s in sources)}"
-                  if sources else "computed inside the function")
+        return (f"derived from argument {', '.join(repr(s) for s in sources)}"
+                if sources else "computed inside the function")
+
+    def _concretization_error(self, what, advice=None):
         return ConcretizationError(
             f"{what} needs a concrete value, but this is a traced value "
-            f"{self._var.type} {origin} of '{self._builder.name}', whose value is not "
-            f"known while it is being traced.\n  at {user_location()}\n"
-            f"To fix it: mark the argument static (jitflow.function(fn, "
-            f"static_argnames=...)) if its value decides the program's structure; use "
-            f"jitflow.numpy.where to choose between values; or use jitflow.cond (or "
-            f"jitflow.switch) to branch on a value, and jitflow.while_loop, fori_loop or "
-            f"scan to loop on one.")
+            f"{self._var.type} {self._origin()} of '{self._builder.name}', whose value is "
+            f"not known while it is being traced.\n  at {user_location()}\n"
+            f"To fix it: {advice or _BRANCH_ADVICE}")
+
+    def _derivative_lost_error(self):
+        return TypeError(at_user_line(
+            f"converting a value that carries a derivative to a NumPy array (np.asarray, "
+            f"np.array, __array__) would silently drop that derivative: this is "
+            f"{self._var.type} {self._origin()}, which {self._builder.name} is "
+            f"differentiating.\nTo fix it: keep the derivative by building the array "
+            f"with jitflow.numpy.asarray or jitflow.numpy.array (they take lists of such "
+            f"values too), or drop it on purpose with np.asarray(jitflow.stop_gradient(x))."))
 
     def __bool__(self):
         return bool(self._value("bool() (an `if`, `while`, `and`, `or` or `not`)"))
@@ -452,22 +481,42 @@ class Tracer:
         return operator.index(self._value("using it as a Python index (__index__)"))
 
     def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self._value("converting it to a NumPy array"))
-        return value if dtype is None else value.astype(dtype)
+        """NumPy's array protocol. A recorded value is handed out as a copy (or, with
+        copy=False, a read-only view): writes to it must not change what the backward
+        pass reads."""
+        if self._builder.carries_derivative(self._var):
+            raise self._derivative_lost_error()
+        value = np.asarray(self._value("converting it to a NumPy array", _ARRAY_ADVICE))
+        if copy is False:
+            view = np.asarray(value, dtype=dtype, copy=False).view()
+            view.flags.writeable = False
+            return view
+        return np.array(value, dtype=dtype, copy=True)
 
     def item(self):
         return np.asarray(self._value(".item()")).item()
 
     def numpy(self):
         """The value as a NumPy array (known eagerly, as inside a GradientTape)."""
-        return np.array(self._value(".numpy()"), copy=True)
+        return np.array(self._value(".numpy()", _ARRAY_ADVICE), copy=True)
 
     def tolist(self):
-        return np.asarray(self._value(".tolist()")).tolist()
+        return np.asarray(self._value(".tolist()", _ARRAY_ADVICE)).tolist()
 
     def __str__(self):
         value = self._builder.value_of(self._var)
         return repr(self) if value is NO_VALUE else str(np.asarray(value))
+
+
+_BRANCH_ADVICE = (
+    "mark the argument static (jitflow.function(fn, static_argnames=...)) if its value "
+    "decides the program's structure; use jitflow.numpy.where to choose between values; or "
+    "use jitflow.cond (or jitflow.switch) to branch on a value, and jitflow.while_loop, "
+    "fori_loop or scan to loop on one.")
+_ARRAY_ADVICE = (
+    "build arrays with jitflow.numpy.asarray or jitflow.numpy.array (they take lists of "
+    "traced values too) and keep computing with NumPy's functions, which are traced; "
+    "return the value from the function to look at it after the call.")
 
 
 def make_graph(fn, in_types, sources, name="function"):

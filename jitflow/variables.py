@@ -56,7 +56,8 @@ class Variable(Stateful):
 
     def numpy(self):
         """A copy of the current value, as a writable NumPy array."""
-        return np.array(self.read(), copy=True)
+        value = self.read()
+        return value.numpy() if isinstance(value, Tracer) else np.array(value, copy=True)
 
     # --- assignment ---------------------------------------------------------------------
     def assign(self, value):
