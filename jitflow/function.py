@@ -168,6 +168,11 @@ class Function:
     def __repr__(self):
         return f"<jitflow.function {self.__qualname__}>"
 
+    def __reduce__(self):
+        """Pickled and copied as the function and its static argument names: the traces
+        and native code are rebuilt on demand."""
+        return Function, (self.fn, tuple(sorted(self.static)))
+
     # --- arguments --------------------------------------------------------------------
     def _bind(self, args, kwargs):
         try:

@@ -101,6 +101,14 @@ class Variable(Stateful):
         array.flags.writeable = False
         self._array = array
 
+    # --- pickling and copying: the array held stays read-only --------------------------
+    def __getstate__(self):
+        return {"name": self.name, "trainable": self.trainable, "array": self._array}
+
+    def __setstate__(self, state):
+        self.name, self.trainable = state["name"], state["trainable"]
+        self.adopt(state["array"])
+
     # --- acting as an array -------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
         value = self.read()
