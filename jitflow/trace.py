@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .errors import ConcretizationError, TracerLeakError, at_user_line, user_location
+from .errors import ConcretizationError, TracerLeakError, at_user_line
 from .ir.graph import Graph, Lit, Node, Var
 from .ir.interpret import as_operand
 from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
@@ -449,12 +449,11 @@ class Tracer:
         return (f"derived from argument {', '.join(repr(s) for s in sources)}"
                 if sources else "computed inside the function")
 
-    def _concretization_error(self, what, advice=None):
-        return ConcretizationError(
+    def _concretization_error(self, what, advice):
+        return ConcretizationError(at_user_line(
             f"{what} needs a concrete value, but this is a traced value "
             f"{self._var.type} {self._origin()} of '{self._builder.name}', whose value is "
-            f"not known while it is being traced.\n  at {user_location()}\n"
-            f"To fix it: {advice or _BRANCH_ADVICE}")
+            f"not known while it is being traced.\nTo fix it: {advice}"))
 
     def _derivative_lost_error(self):
         return TypeError(at_user_line(
@@ -506,6 +505,12 @@ class Tracer:
     def __str__(self):
         value = self._builder.value_of(self._var)
         return repr(self) if value is NO_VALUE else str(np.asarray(value))
+
+    def __format__(self, spec):
+        """f-strings: the value's formatting when it is known (as for ndarrays)."""
+        if not spec:
+            return str(self)
+        return format(np.asarray(self._value(f"formatting it with {spec!r}")), spec)
 
 
 _BRANCH_ADVICE = (

@@ -9,7 +9,7 @@ from .. import ops
 from ..errors import at_user_line
 from ..ir.types import as_dtype
 from ..trace import Tracer, is_tracing
-from ._common import _dtype_of, _ndim, _python_scalar, _shape
+from ._common import _dtype_of, _ndim, _python_scalar, _shape, _static_shape
 from .elementwise import astype
 from .shapes import stack
 
@@ -35,7 +35,7 @@ def array(a, dtype=None, copy=True):
 
 
 def full(shape, fill_value, dtype=None):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = _static_shape(shape, "full")
     if isinstance(fill_value, Tracer):
         fill_value = fill_value if dtype is None else astype(fill_value, dtype)
         return ops.broadcast_to(fill_value, shape)
