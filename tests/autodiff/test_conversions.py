@@ -217,3 +217,25 @@ def test_every_concretization_error_ends_in_advice(convert):
         f(np.int64(1))
     advice = str(info.value).split("To fix it:")[1]
     assert len(advice.strip()) > 40 and "jitflow." in advice
+
+
+# --- jitflow.numpy.asarray and array follow NumPy's typing and copying --------------------
+
+def test_asarray_of_a_python_scalar_argument_is_typed_as_numpys():
+    """np.asarray(2.0) is a float64 array, no longer a weakly typed Python float."""
+    f = jitflow.function(lambda x: (jnp.asarray(x) * np.float32(2), jnp.array(x) * np.float32(2),
+                                    x * np.float32(2)))
+    expected = (np.asarray(2.0) * np.float32(2), np.array(2.0) * np.float32(2),
+                2.0 * np.float32(2))
+    for got, want in zip(f(2.0), expected, strict=True):
+        assert_same(got, want)
+
+
+def test_array_of_a_traced_value_is_a_new_value():
+    def f(x):
+        y = jnp.array(x)
+        assert y is not x and jnp.asarray(x, dtype=x.dtype) is not None
+        return (y * x).sum()
+    x = np.array([1.0, 2.0])
+    assert_same(jitflow.grad(f)(x), 2 * x)
+    assert_same(jitflow.function(jitflow.grad(f))(x), 2 * x)
