@@ -124,3 +124,13 @@ def test_static_argument_names_survive():
 
 def _scaled(x, factor):
     return x * factor
+
+
+def test_layers_made_after_unpickling_are_named_apart_from_the_unpickled_ones():
+    """In a fresh process the names count from 0 again: an unpickled model's names are
+    taken, so that its Variables' names (which an optimizer pickled apart finds its
+    slots by) stay its own."""
+    loaded = pickle.loads(pickle.dumps(nn.Dense(2, name="dense_9999")))
+    made = nn.Dense(2)
+    assert loaded.name == "dense_9999" and made.name == "dense_10000"
+    assert pickle.loads(pickle.dumps(nn.Flatten(name="custom"))).name == "custom"
