@@ -26,7 +26,8 @@ from .tape import GradientTape
 from .variables import Variable
 
 from ._version import __version__
-from . import datasets, nn, optim, random, testing  # noqa: E402 (they build on everything above)
+# They build on everything above.
+from . import datasets, nn, optim, random, testing  # noqa: E402
 
 
 def optimize(graph):

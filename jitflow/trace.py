@@ -114,14 +114,15 @@ class GraphBuilder:
 
 class RecordingBuilder(GraphBuilder):
     """A builder that also computes every value as it records it: the function runs on
-    concrete values (print, np.asarray, `if` on values and pdb all work) while its graph
-    is recorded for differentiation. Used for eager derivatives."""
+    concrete values (print, float(), `if` on values and pdb all work) while its graph
+    is recorded for differentiation. Used for eager derivatives. `derived` holds the
+    values a derivative goes through, which np.asarray may not turn into plain arrays."""
     records_values = True
 
     def __init__(self, name="function"):
         super().__init__(name)
         self.values = {}
-        self.derived = set()  # float Vars computed from the inputs, not through stop_gradient
+        self.derived = set()  # float Vars computed from the inputs (not via stop_gradient)
 
     def value_of(self, var):
         return self.values[var]

@@ -106,7 +106,8 @@ def test_jitflow_numpy_asarray_and_array_keep_the_derivative(run):
         return g if run == "eager" else jitflow.function(g)
     assert wrap(jitflow.grad(lambda x: jnp.asarray(x).sum() * x))(2.0) == pytest.approx(4.0)
     assert wrap(jitflow.grad(lambda x: jnp.array([x, 2 * x]).sum()))(2.0) == pytest.approx(3.0)
-    nested = lambda x: (jnp.array([[x, 1.0], [x * x, 3]], dtype=np.float32) ** 2).sum()  # noqa: E731
+    def nested(x):
+        return (jnp.array([[x, 1.0], [x * x, 3]], dtype=np.float32) ** 2).sum()
     assert wrap(jitflow.grad(nested))(np.float32(1.5)) == pytest.approx(2 * 1.5 + 4 * 1.5 ** 3)
 
 
@@ -223,8 +224,8 @@ def test_every_concretization_error_ends_in_advice(convert):
 
 def test_asarray_of_a_python_scalar_argument_is_typed_as_numpys():
     """np.asarray(2.0) is a float64 array, no longer a weakly typed Python float."""
-    f = jitflow.function(lambda x: (jnp.asarray(x) * np.float32(2), jnp.array(x) * np.float32(2),
-                                    x * np.float32(2)))
+    f = jitflow.function(lambda x: (jnp.asarray(x) * np.float32(2),
+                                    jnp.array(x) * np.float32(2), x * np.float32(2)))
     expected = (np.asarray(2.0) * np.float32(2), np.array(2.0) * np.float32(2),
                 2.0 * np.float32(2))
     for got, want in zip(f(2.0), expected, strict=True):

@@ -35,8 +35,8 @@ ROUND_TRIPS = {"pickle": lambda obj: pickle.loads(pickle.dumps(obj)),
 
 
 def test_the_table_has_every_layer_of_jitflow_nn():
-    classes = {value for value in vars(nn).values()
-               if inspect.isclass(value) and issubclass(value, nn.Layer) and value is not nn.Layer}
+    classes = {value for value in vars(nn).values() if inspect.isclass(value)
+               and issubclass(value, nn.Layer) and value is not nn.Layer}
     assert classes == set(LAYERS)
 
 
