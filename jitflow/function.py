@@ -7,6 +7,7 @@ recorded: which argument changed, how, and from which line the call came.
 """
 import functools
 import inspect
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -170,7 +171,10 @@ class Function:
 
     def __reduce__(self):
         """Pickled and copied as the function and its static argument names: the traces
-        and native code are rebuilt on demand."""
+        and native code are rebuilt on demand. One decorated where it is defined (a
+        module's or a class's attribute) is pickled by name, as functions are."""
+        if _found_by_name(self):
+            return self.__qualname__
         return Function, (self.fn, tuple(sorted(self.static)))
 
     # --- arguments --------------------------------------------------------------------
@@ -275,6 +279,14 @@ def _array_key(args):
         return tuple([(type(a), a.shape, a.strides, a.dtype) for a in args])
     except AttributeError:
         return None
+
+
+def _found_by_name(function):
+    """Whether `function` is what its module and qualified name lead to."""
+    found = sys.modules.get(getattr(function, "__module__", None))
+    for part in getattr(function, "__qualname__", "<>").split("."):
+        found = getattr(found, part, None)
+    return found is function
 
 
 def _static_names(signature, names, numbers):

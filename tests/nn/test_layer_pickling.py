@@ -134,3 +134,15 @@ def test_layers_made_after_unpickling_are_named_apart_from_the_unpickled_ones():
     made = nn.Dense(2)
     assert loaded.name == "dense_9999" and made.name == "dense_10000"
     assert pickle.loads(pickle.dumps(nn.Flatten(name="custom"))).name == "custom"
+
+
+@jitflow.function
+def doubled(x):
+    return x * 2
+
+
+def test_a_function_decorated_where_it_is_defined_pickles_by_name():
+    assert pickle.loads(pickle.dumps(doubled)) is doubled
+    assert copy.deepcopy(doubled) is doubled
+    holder = pickle.loads(pickle.dumps({"step": doubled}))
+    np.testing.assert_array_equal(holder["step"](np.ones(2)), np.full(2, 2.0))
