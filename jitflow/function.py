@@ -7,7 +7,6 @@ recorded: which argument changed, how, and from which line the call came.
 """
 import functools
 import inspect
-import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -20,6 +19,7 @@ from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
 from .codegen.errors import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
+from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Stateful, Tracer, is_tracing
@@ -173,7 +173,7 @@ class Function:
         """Pickled and copied as the function and its static argument names: the traces
         and native code are rebuilt on demand. One decorated where it is defined (a
         module's or a class's attribute) is pickled by name, as functions are."""
-        if _found_by_name(self):
+        if found_by_name(self):
             return self.__qualname__
         return Function, (self.fn, tuple(sorted(self.static)))
 
@@ -279,14 +279,6 @@ def _array_key(args):
         return tuple([(type(a), a.shape, a.strides, a.dtype) for a in args])
     except AttributeError:
         return None
-
-
-def _found_by_name(function):
-    """Whether `function` is what its module and qualified name lead to."""
-    found = sys.modules.get(getattr(function, "__module__", None))
-    for part in getattr(function, "__qualname__", "<>").split("."):
-        found = getattr(found, part, None)
-    return found is function
 
 
 def _static_names(signature, names, numbers):
