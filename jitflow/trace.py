@@ -5,7 +5,9 @@ runs the primitive's NumPy impl (eager mode). Inside one it appends a Node to th
 GraphBuilder and returns Tracers standing for the node's outputs.
 """
 import contextlib
+import dis
 import operator
+import sys
 
 import numpy as np
 
@@ -456,26 +458,38 @@ class Tracer:
             f"{self._var.type} {self._origin()} of '{self._builder.name}', whose value is "
             f"not known while it is being traced.\nTo fix it: {advice}"))
 
-    def _derivative_lost_error(self):
+    def _derivative_lost_error(self, how="to a NumPy array (np.asarray, np.array)"):
         return TypeError(at_user_line(
-            f"converting a value that carries a derivative to a NumPy array (np.asarray, "
-            f"np.array, __array__) would silently drop that derivative: this is "
-            f"{self._var.type} {self._origin()}, which {self._builder.name} is "
-            f"differentiating.\nTo fix it: keep the derivative by building the array "
-            f"with jitflow.numpy.asarray or jitflow.numpy.array (they take lists of such "
-            f"values too), or drop it on purpose with np.asarray(jitflow.stop_gradient(x))."))
+            f"converting a value that carries a derivative {how} would silently drop "
+            f"that derivative: this is {self._var.type} {self._origin()}, which "
+            f"{self._builder.name} is differentiating.\nTo fix it: keep the derivative "
+            f"by building the array with jitflow.numpy.asarray or jitflow.numpy.array "
+            f"(they take lists of such values too), or drop it on purpose with "
+            f"np.asarray(jitflow.stop_gradient(x))."))
 
     def __bool__(self):
         return bool(self._value("bool() (an `if`, `while`, `and`, `or` or `not`)"))
 
     def __int__(self):
+        self._refuse_a_store_into_an_array()
         return int(self._value("int()"))
 
     def __float__(self):
+        self._refuse_a_store_into_an_array()
         return float(self._value("float()"))
 
     def __complex__(self):
+        self._refuse_a_store_into_an_array()
         return complex(self._value("complex()"))
+
+    def _refuse_a_store_into_an_array(self):
+        """NumPy's `a[i] = x` converts x with float() (or int(), complex()), which gives
+        a Python number on purpose; there the derivative would be dropped as silently as
+        by np.asarray. The caller's frame tells them apart: it is storing an item."""
+        if self._builder.carries_derivative(self._var):
+            caller = sys._getframe(2)
+            if caller.f_code.co_code[caller.f_lasti] == _STORE_SUBSCR:
+                raise self._derivative_lost_error("into an item of a NumPy array (a[i] = x)")
 
     def __index__(self):
         return operator.index(self._value("using it as a Python index (__index__)"))
@@ -514,6 +528,7 @@ class Tracer:
         return format(np.asarray(self._value(f"formatting it with {spec!r}")), spec)
 
 
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 _BRANCH_ADVICE = (
     "mark the argument static (jitflow.function(fn, static_argnames=...)) if its value "
     "decides the program's structure; use jitflow.numpy.where to choose between values; or "

@@ -98,6 +98,30 @@ def test_the_examples_that_used_to_drop_the_derivative():
         jitflow.grad(lambda x: np.array([x, 2 * x]).sum())(2.0)
 
 
+def test_storing_a_value_into_an_ndarray_item_refuses_too():
+    """NumPy converts the value with float() there: NumPy reports a ValueError whose
+    cause is jitflow's error."""
+    def f(x):
+        out = np.zeros(2, dtype=np.float32)
+        out[1] = x * 3  # stores
+        return (out * x).sum()
+    with pytest.raises((TypeError, ValueError)) as info:
+        jitflow.grad(f)(2.0)
+    error = info.value if "derivative" in str(info.value) else info.value.__cause__
+    assert "would silently drop that derivative" in str(error)
+    assert line_of("# stores", f) in str(error)
+
+
+def test_storing_into_python_containers_and_converting_explicitly_still_work():
+    def f(x):
+        held, listed = {}, [0.0]
+        held["x"], listed[0] = x * 1.0, x * 2.0
+        plain = np.zeros(2)
+        plain[0] = float(x)  # an explicit Python number: no derivative, on purpose
+        return held["x"] * listed[0] + plain.sum() * x
+    assert jitflow.grad(f)(3.0) == pytest.approx(4 * 3.0 + 3.0)
+
+
 # --- the ways out ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("run", ["eager", "compiled"])
