@@ -26,7 +26,8 @@ from .tape import GradientTape
 from .variables import Variable
 
 from ._version import __version__
-from . import datasets, nn, optim, random  # noqa: E402 (they build on everything above)
+# They build on everything above.
+from . import datasets, nn, optim, random, testing  # noqa: E402
 
 
 def optimize(graph):
@@ -41,4 +42,5 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable", "GradientTape",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning",
-           "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets"]
+           "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
+           "testing"]

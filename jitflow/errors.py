@@ -22,6 +22,8 @@ def user_frame():
 
 
 def _is_user_file(filename):
+    if filename.endswith(".pyx"):  # a compiled NumPy module names its source relatively
+        return False
     filename = os.path.abspath(filename)
     return not filename.startswith(_SKIPPED_DIRS) and not filename.startswith("<frozen") \
         and filename not in _SKIPPED_FILES

@@ -19,6 +19,7 @@ from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
 from .codegen.errors import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
+from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Stateful, Tracer, is_tracing
@@ -167,6 +168,14 @@ class Function:
 
     def __repr__(self):
         return f"<jitflow.function {self.__qualname__}>"
+
+    def __reduce__(self):
+        """Pickled and copied as the function and its static argument names: the traces
+        and native code are rebuilt on demand. One decorated where it is defined (a
+        module's or a class's attribute) is pickled by name, as functions are."""
+        if found_by_name(self):
+            return self.__qualname__
+        return Function, (self.fn, tuple(sorted(self.static)))
 
     # --- arguments --------------------------------------------------------------------
     def _bind(self, args, kwargs):

@@ -5,11 +5,13 @@ runs the primitive's NumPy impl (eager mode). Inside one it appends a Node to th
 GraphBuilder and returns Tracers standing for the node's outputs.
 """
 import contextlib
+import dis
 import operator
+import sys
 
 import numpy as np
 
-from .errors import ConcretizationError, TracerLeakError, at_user_line, user_location
+from .errors import ConcretizationError, TracerLeakError, at_user_line
 from .ir.graph import Graph, Lit, Node, Var
 from .ir.interpret import as_operand
 from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
@@ -82,6 +84,11 @@ class GraphBuilder:
     def value_of(self, var):
         return NO_VALUE
 
+    def carries_derivative(self, var):
+        """Whether `var` holds a value a derivative is being taken through (only a
+        builder that records values can hand one out as an array)."""
+        return False
+
     def add_node(self, prim, operands, params, subgraphs=()):
         in_types = [v.type for v in operands]
         try:
@@ -112,25 +119,36 @@ class GraphBuilder:
 
 class RecordingBuilder(GraphBuilder):
     """A builder that also computes every value as it records it: the function runs on
-    concrete values (print, np.asarray, `if` on values and pdb all work) while its graph
-    is recorded for differentiation. Used for eager derivatives."""
+    concrete values (print, float(), `if` on values and pdb all work) while its graph
+    is recorded for differentiation. Used for eager derivatives. `derived` holds the
+    values a derivative goes through, which np.asarray may not turn into plain arrays."""
     records_values = True
 
     def __init__(self, name="function"):
         super().__init__(name)
         self.values = {}
+        self.derived = set()  # float Vars computed from the inputs (not via stop_gradient)
 
     def value_of(self, var):
         return self.values[var]
 
+    def carries_derivative(self, var):
+        return var in self.derived
+
     def new_input(self, type, source, value=NO_VALUE):
         tracer = super().new_input(type, source)
+        if isinstance(value, Tracer):  # an enclosing recording's: its value, not an array
+            value = value._builder.value_of(value._var)
         self.values[tracer._var] = as_operand(value, type)
+        if type.dtype.kind == "f":
+            self.derived.add(tracer._var)
         return tracer
 
     def _capture(self, tracer):
         var = super()._capture(tracer)
         self.values[var] = tracer._builder.value_of(tracer._var)
+        if tracer._builder.carries_derivative(tracer._var):
+            self.derived.add(var)
         return var
 
     def add_node(self, prim, operands, params, subgraphs=()):
@@ -139,6 +157,9 @@ class RecordingBuilder(GraphBuilder):
         outs = prim.evaluate(*map(self._read, operands), subgraphs=subgraphs, **params)
         for var, value in zip(node.outputs, outs, strict=True):
             self.values[var] = as_operand(value, var.type)
+        if prim.name != "stop_gradient" and any(v in self.derived for v in operands
+                                                 if isinstance(v, Var)):
+            self.derived.update(v for v in node.outputs if v.type.dtype.kind == "f")
         return tracers
 
     def _read(self, operand):
@@ -191,6 +212,9 @@ class Settled:
     def value_of(self, var):
         return self.value
 
+    def carries_derivative(self, var):
+        return False
+
 
 def _plain(arg):
     """A Stateful's value now; a settled Tracer's value; anything else as it is."""
@@ -242,13 +266,14 @@ def read_stateful(value):
 
 
 def bind(prim, *args, subgraphs=(), **params):
-    """Apply `prim` to array arguments: eagerly on NumPy values, or traced."""
-    args = [_plain(a) for a in args]
+    """Apply `prim` to array arguments: eagerly on NumPy values, or traced. A list
+    argument is an array made as jitflow.numpy.asarray makes it (it may hold traced
+    values)."""
+    args = [_jnp().asarray(a) if isinstance(a, (list, tuple)) else _plain(a) for a in args]
     if _STAND_INS:
         args = [_stood_in(a) for a in args]
     builder = _builder_for(args)
     if builder is None:
-        args = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
         outs = prim.evaluate(*args, subgraphs=subgraphs, **params)
     else:
         operands = [builder.operand(a) for a in args]
@@ -424,58 +449,103 @@ class Tracer:
         return dispatch_function(func, args, kwargs)
 
     # --- concrete values: known while recording eagerly, unknown while tracing ---------
-    def _value(self, what):
+    def _value(self, what, advice=None):
         value = self._builder.value_of(self._var)
         if value is NO_VALUE:
-            raise self._concretization_error(what)
+            raise self._concretization_error(what, advice or _BRANCH_ADVICE)
         return value
 
-    def _concretization_error(self, what):
+    def _origin(self):
         sources = sorted(self._builder.sources.get(self._var, ()))
-        origin = (f"derived from argument {', '.join(repr(s) for s in sources)}"
-                  if sources else "computed inside the function")
-        return ConcretizationError(
+        return (f"derived from argument {', '.join(repr(s) for s in sources)}"
+                if sources else "computed inside the function")
+
+    def _concretization_error(self, what, advice):
+        return ConcretizationError(at_user_line(
             f"{what} needs a concrete value, but this is a traced value "
-            f"{self._var.type} {origin} of '{self._builder.name}', whose value is not "
-            f"known while it is being traced.\n  at {user_location()}\n"
-            f"To fix it: mark the argument static (jitflow.function(fn, "
-            f"static_argnames=...)) if its value decides the program's structure; use "
-            f"jitflow.numpy.where to choose between values; or use jitflow.cond (or "
-            f"jitflow.switch) to branch on a value, and jitflow.while_loop, fori_loop or "
-            f"scan to loop on one.")
+            f"{self._var.type} {self._origin()} of '{self._builder.name}', whose value is "
+            f"not known while it is being traced.\nTo fix it: {advice}"))
+
+    def _derivative_lost_error(self, how="to a NumPy array (np.asarray, np.array)"):
+        return TypeError(at_user_line(
+            f"converting a value that carries a derivative {how} would silently drop "
+            f"that derivative: this is {self._var.type} {self._origin()}, which "
+            f"{self._builder.name} is differentiating.\nTo fix it: keep the derivative "
+            f"by building the array with jitflow.numpy.asarray or jitflow.numpy.array "
+            f"(they take lists of such values too), or drop it on purpose with "
+            f"np.asarray(jitflow.stop_gradient(x))."))
 
     def __bool__(self):
         return bool(self._value("bool() (an `if`, `while`, `and`, `or` or `not`)"))
 
     def __int__(self):
+        self._refuse_a_store_into_an_array()
         return int(self._value("int()"))
 
     def __float__(self):
+        self._refuse_a_store_into_an_array()
         return float(self._value("float()"))
 
     def __complex__(self):
+        self._refuse_a_store_into_an_array()
         return complex(self._value("complex()"))
+
+    def _refuse_a_store_into_an_array(self):
+        """NumPy's `a[i] = x` converts x with float() (or int(), complex()), which gives
+        a Python number on purpose; there the derivative would be dropped as silently as
+        by np.asarray. The caller's frame tells them apart: it is storing an item."""
+        if self._builder.carries_derivative(self._var):
+            caller = sys._getframe(2)
+            if caller.f_code.co_code[caller.f_lasti] == _STORE_SUBSCR:
+                raise self._derivative_lost_error("into an item of a NumPy array (a[i] = x)")
 
     def __index__(self):
         return operator.index(self._value("using it as a Python index (__index__)"))
 
     def __array__(self, dtype=None, copy=None):
-        value = np.asarray(self._value("converting it to a NumPy array"))
-        return value if dtype is None else value.astype(dtype)
+        """NumPy's array protocol. A recorded value is handed out as a copy (or, with
+        copy=False, a read-only view): writes to it must not change what the backward
+        pass reads."""
+        if self._builder.carries_derivative(self._var):
+            raise self._derivative_lost_error()
+        value = np.asarray(self._value("converting it to a NumPy array", _ARRAY_ADVICE))
+        if copy is False:
+            view = np.asarray(value, dtype=dtype, copy=False).view()
+            view.flags.writeable = False
+            return view
+        return np.array(value, dtype=dtype, copy=True)
 
     def item(self):
         return np.asarray(self._value(".item()")).item()
 
     def numpy(self):
         """The value as a NumPy array (known eagerly, as inside a GradientTape)."""
-        return np.array(self._value(".numpy()"), copy=True)
+        return np.array(self._value(".numpy()", _ARRAY_ADVICE), copy=True)
 
     def tolist(self):
-        return np.asarray(self._value(".tolist()")).tolist()
+        return np.asarray(self._value(".tolist()", _ARRAY_ADVICE)).tolist()
 
     def __str__(self):
         value = self._builder.value_of(self._var)
         return repr(self) if value is NO_VALUE else str(np.asarray(value))
+
+    def __format__(self, spec):
+        """f-strings: the value's formatting when it is known (as for ndarrays)."""
+        if not spec:
+            return str(self)
+        return format(np.asarray(self._value(f"formatting it with {spec!r}")), spec)
+
+
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_BRANCH_ADVICE = (
+    "mark the argument static (jitflow.function(fn, static_argnames=...)) if its value "
+    "decides the program's structure; use jitflow.numpy.where to choose between values; or "
+    "use jitflow.cond (or jitflow.switch) to branch on a value, and jitflow.while_loop, "
+    "fori_loop or scan to loop on one.")
+_ARRAY_ADVICE = (
+    "build arrays with jitflow.numpy.asarray or jitflow.numpy.array (they take lists of "
+    "traced values too) and keep computing with NumPy's functions, which are traced; "
+    "return the value from the function to look at it after the call.")
 
 
 def make_graph(fn, in_types, sources, name="function"):

@@ -56,7 +56,8 @@ class Variable(Stateful):
 
     def numpy(self):
         """A copy of the current value, as a writable NumPy array."""
-        return np.array(self.read(), copy=True)
+        value = self.read()
+        return value.numpy() if isinstance(value, Tracer) else np.array(value, copy=True)
 
     # --- assignment ---------------------------------------------------------------------
     def assign(self, value):
@@ -99,6 +100,14 @@ class Variable(Stateful):
             array = np.array(array)
         array.flags.writeable = False
         self._array = array
+
+    # --- pickling and copying: the array held stays read-only --------------------------
+    def __getstate__(self):
+        return {"name": self.name, "trainable": self.trainable, "array": self._array}
+
+    def __setstate__(self, state):
+        self.name, self.trainable = state["name"], state["trainable"]
+        self.adopt(state["array"])
 
     # --- acting as an array -------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):

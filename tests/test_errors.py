@@ -122,3 +122,42 @@ def test_item_assignment_is_refused():
         return x
     with pytest.raises(TypeError, match="immutable"):
         jitflow.function(f)(X)
+
+
+@pytest.mark.parametrize("call, what", [
+    (lambda n: jnp.zeros(n), "full: a size"),
+    (lambda n: jnp.ones(6).reshape(n, -1), "reshape: a size"),
+    (lambda n: jnp.broadcast_to(1.0, (n, 2)), "broadcast_to: a size"),
+    (lambda n: f"{n:.2f}", "formatting it with '.2f'"),
+])
+def test_a_traced_value_where_python_needs_a_number_says_how_to_fix_it(call, what):
+    with pytest.raises(jitflow.ConcretizationError) as info:
+        jitflow.function(call)(np.int64(2))
+    message = str(info.value)
+    assert message.startswith(what) and "argument 'n'" in message
+    assert "static_argnames" in message.split("To fix it:")[1]
+    assert "test_errors.py" in message
+
+
+def test_eagerly_under_a_derivative_sizes_and_formats_use_the_value():
+    def f(x):
+        rows = x.astype(np.int64)  # a recorded value, known eagerly
+        ones = jnp.ones(6).reshape(rows, -1) + jnp.zeros(rows)[:, None]
+        assert ones.shape == (2, 3)
+        return (ones.sum() + float(f"{x:.3f}")) * x  # a constant 8, times x
+    assert jitflow.grad(f)(2.0) == pytest.approx(8.0)
+
+
+def test_arange_of_a_traced_value_names_the_fix():
+    with pytest.raises(TypeError, match=r"arange stop must be a constant scalar, not a traced "
+                                        r"value i64\[\]; .*static_argnames"):
+        jitflow.function(lambda n: jnp.arange(n))(np.int64(3))
+
+
+def test_errors_raised_inside_numpy_compiled_modules_name_the_user_line():
+    def f(n):
+        return np.random.default_rng(0).normal(size=n)  # marker
+    with pytest.raises(TypeError) as info:
+        jitflow.function(f)(np.int64(2))
+    assert line_of("# marker", f) in str(info.value)
+    assert ".pyx" not in str(info.value)

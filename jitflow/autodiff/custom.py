@@ -12,6 +12,7 @@ from .. import pytree
 from ..errors import at_user_line
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
+from ..pickling import found_by_name
 from ..trace import GraphBuilder, bind, is_tracing, read_stateful, standing_in
 from .linearize import Linearized, leaf_type, result
 from .transform import NoCotangent, differentiable, run_nodes, tangent_pass, zeros
@@ -178,6 +179,10 @@ class _Custom:
         call = _Call(self, structure, out_structure, static, captured)
         outs = bind(self.primitive, *leaves, *captured, subgraphs=(body,), call=call)
         return pytree.unflatten(out_structure, list(outs))
+
+    def __reduce_ex__(self, protocol):
+        """Pickled by name where it is defined (its rules are its module's too)."""
+        return self.__qualname__ if found_by_name(self) else super().__reduce_ex__(protocol)
 
     def _trace(self, static, structure, leaves, paths):
         out = {}

@@ -1,8 +1,9 @@
 """A function traced at some arguments, ready to be differentiated.
 
 Eagerly (no trace active) the function runs on Tracers that also carry values, so it can
-print them, branch on them and call NumPy on them; its graph is recorded on the way and
-its values kept for the backward pass. Inside a trace (jitflow.function, or an outer
+print them, branch on them and call NumPy's functions on them (np.asarray alone refuses
+one: a plain array would lose its derivative); its graph is recorded on the way and its
+values kept for the backward pass. Inside a trace (jitflow.function, or an outer
 derivative) the function is traced into a graph of its own, then its nodes are replayed
 into the enclosing trace, so the derivative lands in the enclosing graph and is
 optimized and compiled with it.

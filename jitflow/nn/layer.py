@@ -67,6 +67,11 @@ class Layer:
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}>"
 
+    def __setstate__(self, state):
+        """Unpickled: layers made from now on are named after it, never like it."""
+        self.__dict__.update(state)
+        _reserve(type(self).__name__.lower(), self.name)
+
 
 def _weight_dtype(x):
     """Weights take a float input's dtype, float32 otherwise."""
@@ -78,3 +83,12 @@ def _unique_name(base):
     count = _counts.get(base, 0)
     _counts[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
+
+
+def _reserve(base, name):
+    """Count `name` as made, if it is one _unique_name(base) makes."""
+    suffix = name[len(base) + 1:] if name.startswith(base + "_") else None
+    if name == base:
+        _counts[base] = max(_counts.get(base, 0), 1)
+    elif suffix is not None and suffix.isdigit():
+        _counts[base] = max(_counts.get(base, 0), int(suffix) + 1)

@@ -40,6 +40,7 @@ def _reading_variables(function):
                 return function(*args)  # the common case, kept fast
         return function(*map(_read_stateful, args),
                         **{key: _read_stateful(value) for key, value in kwargs.items()})
+    reading.__module__ = __name__  # pickle finds it here, as jitflow.numpy.<name>
     return reading
 
 

@@ -1,5 +1,7 @@
 """Helpers the jitflow.numpy modules share: strong typing of results, refusing out=,
 and the shape and dtype of arrays and traced values alike."""
+import operator
+
 import numpy as _np
 
 from .. import ops
@@ -36,6 +38,24 @@ def _dtype_of(x):
 
 
 def _python_scalar(value, what):
-    if isinstance(value, Tracer) or _np.ndim(value) != 0:
-        raise TypeError(at_user_line(f"{what} must be a constant scalar"))
+    if isinstance(value, Tracer):
+        raise TypeError(at_user_line(
+            f"{what} must be a constant scalar, not a traced value {value.type}; pass a "
+            f"Python number (an argument it comes from can be marked static: "
+            f"jitflow.function(fn, static_argnames=...))"))
+    if _np.ndim(value) != 0:
+        raise TypeError(at_user_line(f"{what} must be a scalar, got an array of shape "
+                                     f"{_np.shape(value)}"))
     return _np.asarray(value).item()
+
+
+def _static_shape(shape, what):
+    """`shape` (a size or a sequence of sizes) as a tuple of Python ints. Shapes are
+    fixed when a function is traced: a size that is a traced value raises
+    ConcretizationError (eagerly, under a derivative, its value is used)."""
+    if isinstance(shape, (tuple, list)):
+        sizes = shape
+    else:
+        sizes = [shape] if _ndim(shape) == 0 else list(shape)
+    return tuple(operator.index(size._value(f"{what}: a size in the shape") if
+                                isinstance(size, Tracer) else size) for size in sizes)

@@ -9,14 +9,14 @@ from .. import ops
 from ..errors import at_user_line
 from ..ir.types import as_dtype
 from ..trace import Tracer, is_tracing
-from ._common import _dtype_of, _ndim, _python_scalar, _shape
+from ._common import _dtype_of, _ndim, _python_scalar, _shape, _static_shape, _strong
 from .elementwise import astype
 from .shapes import stack
 
 
 def asarray(a, dtype=None):
-    if isinstance(a, Tracer):
-        return a if dtype is None else astype(a, dtype)
+    if isinstance(a, Tracer):  # a Python scalar's weak type ends: NumPy's asarray is typed
+        return _strong(a) if dtype is None else astype(a, dtype)
     if isinstance(a, (list, tuple)) and _holds_tracer(a):
         return stack([asarray(v, dtype) for v in a])
     result = _np.asarray(a, dtype=dtype)
@@ -31,11 +31,13 @@ def _holds_tracer(nested):
 
 def array(a, dtype=None, copy=True):
     result = asarray(a, dtype)
+    if copy and result is a:  # a traced value: a new one, as writes to it must not alias
+        return ops.cast(a, a.dtype)
     return result.copy() if copy and isinstance(result, _np.ndarray) else result
 
 
 def full(shape, fill_value, dtype=None):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = _static_shape(shape, "full")
     if isinstance(fill_value, Tracer):
         fill_value = fill_value if dtype is None else astype(fill_value, dtype)
         return ops.broadcast_to(fill_value, shape)

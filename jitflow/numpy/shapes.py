@@ -8,7 +8,7 @@ from .. import ops
 from ..errors import at_user_line
 from ..ir.types import normalize_axes, normalize_axis
 from ..trace import Tracer
-from ._common import _dtype_of, _ndim, _no_out, _python_scalar, _shape
+from ._common import _dtype_of, _ndim, _no_out, _python_scalar, _shape, _static_shape
 from .elementwise import astype
 
 
@@ -21,8 +21,7 @@ def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
         shape = newshape if newshape is not None else dims[0] if len(dims) == 1 else dims
     elif dims:
         raise TypeError(at_user_line("reshape: shape given twice"))
-    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-    return ops.reshape(a, _resolve_shape(shape, _shape(a)))
+    return ops.reshape(a, _resolve_shape(_static_shape(shape, "reshape"), _shape(a)))
 
 
 def _resolve_shape(shape, old):
@@ -99,8 +98,7 @@ def expand_dims(a, axis):
 
 
 def broadcast_to(array, shape):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return ops.broadcast_to(array, shape)
+    return ops.broadcast_to(array, _static_shape(shape, "broadcast_to"))
 
 
 def concatenate(arrays, axis=0, out=None):

@@ -13,6 +13,7 @@ from .. import numpy as jnp
 from ..errors import at_user_line
 from ..trace import constant_type
 from ..variables import Variable
+from .slots import SlotTable
 
 
 class Optimizer:
@@ -30,7 +31,7 @@ class Optimizer:
                               else float(learning_rate))
         self.iterations = Variable(np.int64(0), name=f"{name}/iterations",
                                    trainable=False)
-        self._slots = {}  # id(Variable) -> (the Variable, {slot name: slot Variable})
+        self._slots = SlotTable(name)  # each Variable's {slot name: slot Variable}
 
     def apply_gradients(self, grads_and_vars):
         """One step for each (gradient, Variable) pair whose gradient is not None, then
@@ -52,8 +53,7 @@ class Optimizer:
 
     def variables(self):
         """The optimizer's own Variables: `iterations`, then every slot."""
-        return [self.iterations] + [slot for _, slots in self._slots.values()
-                                    for slot in slots.values()]
+        return [self.iterations] + self._slots.all_slots()
 
     def _learning_rate_now(self):
         if not callable(self.learning_rate):
@@ -67,14 +67,10 @@ class Optimizer:
 
     def _slots_for(self, variable):
         """`variable`'s slots, made on the first step that updates it."""
-        key = id(variable)
-        if key not in self._slots:
-            self._slots[key] = (variable, {
-                name: Variable(np.zeros(variable.shape, variable.dtype),
-                               name=f"{self.name}/{variable.name}/{name}",
-                               trainable=False)
-                for name in self.slot_names})
-        return self._slots[key][1]
+        return self._slots.slots_for(variable, lambda: {
+            name: Variable(np.zeros(variable.shape, variable.dtype),
+                           name=f"{self.name}/{variable.name}/{name}", trainable=False)
+            for name in self.slot_names})
 
     # --- checks -------------------------------------------------------------------------
     def _checked_pairs(self, pairs):

@@ -1,4 +1,7 @@
 """custom_vjp, custom_jvp and the inline pass that removes their call nodes."""
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
@@ -139,3 +142,11 @@ def test_the_inline_pass_leaves_the_body():
   %3: f64[2] = mul %2, 2:~i64[]
   return %3
 }"""
+
+
+def test_functions_with_custom_rules_pickle_by_name_with_their_rules():
+    for function in (clip_gradient, log1pexp):
+        assert pickle.loads(pickle.dumps(function)) is function
+        assert copy.deepcopy(function) is function
+    layer = pickle.loads(pickle.dumps(jitflow.nn.Dense(2, activation=log1pexp)))
+    assert layer.activation is log1pexp

@@ -1,5 +1,9 @@
 """jitflow.testing: check_grads catches wrong derivatives and names the failing element;
 the strategies respect their bounds."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -60,3 +64,15 @@ def test_broadcastable_arrays_broadcast(xs):
 @given(arrays(min_value=0.1, max_value=10, max_side=3))
 def test_strategies_and_check_grads_together(x):
     check_grads(lambda x: np.log(x) * np.sqrt(x), (x,), order=2)
+
+
+def test_jitflow_testing_is_an_attribute_of_jitflow_without_hypothesis():
+    """`import jitflow` alone offers jitflow.testing.check_grads, and does not import
+    hypothesis (only jitflow.testing.strategies needs it)."""
+    program = ("import sys, jitflow; "
+               "print(jitflow.testing.check_grads.__name__, 'hypothesis' in sys.modules)")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         cwd=root, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "check_grads False\n"
