@@ -20,6 +20,19 @@ _ACTIVE_BUILDERS = []
 _LIVE_TAPES = []  # TapeBuilders recording (which are never active builders)
 _STAND_INS = []  # stack of {Var of a Tracer: the value it stands for now}
 NO_VALUE = object()  # what a Tracer of a builder that does not record values holds
+# Context managers, each called with a description, entered while a function is traced
+# once to stand for many runs of it outside a compiled function (an eager vmap): the
+# layers above register what must not happen once for all the runs (random/numpy_rng.py
+# refuses NumPy's random draws, which would give every run the same numbers).
+MANY_RUNS_CONTEXTS = []
+
+
+@contextlib.contextmanager
+def standing_for_many_runs(what):
+    with contextlib.ExitStack() as contexts:
+        for context in MANY_RUNS_CONTEXTS:
+            contexts.enter_context(context(what))
+        yield
 
 
 class GraphBuilder:

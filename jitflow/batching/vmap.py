@@ -13,7 +13,8 @@ from .. import pytree
 from ..autodiff.linearize import leaf_type, result
 from ..autodiff.transform import read
 from ..errors import at_user_line
-from ..trace import GraphBuilder, bind, constant_type, read_stateful
+from ..trace import (GraphBuilder, bind, constant_type, read_stateful,
+                     standing_for_many_runs)
 from .rules import batch_node, batched_to_front
 
 
@@ -58,7 +59,7 @@ def vmap(fn, in_axes=0, out_axes=0):
                   for leaf, axis in zip(leaves, axes)]
         example = [t if axis is None else t.with_shape(_drop(t.shape, axis))
                    for t, axis in zip(types, axes)]
-        with GraphBuilder(what) as builder:
+        with GraphBuilder(what) as builder, standing_for_many_runs(what):
             tracers = [builder.new_input(t, p) for t, p in zip(example, paths)]
             positional, keywords = pytree.unflatten(structure, tracers)
             out = fn(*positional, **keywords)

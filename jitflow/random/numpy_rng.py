@@ -38,7 +38,7 @@ import numpy as np
 from .. import variable_scope
 from ..errors import LOCATION_MARK, at_user_line, user_location
 from ..ir.types import TensorType, int64
-from ..trace import Stateful, builders_within
+from ..trace import MANY_RUNS_CONTEXTS, Stateful, builders_within
 from .generator import Draws, mix_seed, stream_bits
 from .numpy_methods import GENERATOR_METHODS, RANDOM_STATE_METHODS
 
@@ -172,6 +172,37 @@ class NumpyTrace:
 
 
 variable_scope.TRACE_CONTEXTS.append(NumpyTrace)
+
+
+class _RefusedDraws:
+    """Stands in for a NumpyTrace while a function is traced for many runs at once
+    outside compiled code (an eager vmap): one draw would serve every run."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def call(self, owner, name, args, kwargs):
+        raise TypeError(at_user_line(
+            f"numpy.random.{_numpy_class(owner).__name__}.{name} inside {self.what} would "
+            f"give every element the same numbers; draw them outside (one row per "
+            f"element) and pass them in, or use jitflow.random.Generator"))
+
+
+@contextlib.contextmanager
+def _refuse_draws(what):
+    if _stack():  # a compiled function's trace (or eager_numpy) decides already
+        yield
+        return
+    _install()
+    _stack().append(_RefusedDraws(what))
+    try:
+        yield
+    finally:
+        _stack().pop()
+        _uninstall()
+
+
+MANY_RUNS_CONTEXTS.append(_refuse_draws)
 
 
 @contextlib.contextmanager

@@ -539,6 +539,18 @@ def test_draws_in_loop_bodies_and_vmap_are_errors():
         lambda x: jitflow.vmap(lambda row: row + rng.random())(x))(np.zeros((2, 3))))
 
 
+def test_draws_in_an_eager_vmap_are_errors():
+    # NumPy running the function row by row would draw for every row; one trace cannot
+    rng = np.random.default_rng(0)
+    for draw in (lambda: rng.random(), lambda: np.random.rand()):
+        raises_naming(TypeError, "would give every element the same numbers",
+                      lambda: jitflow.vmap(lambda row: row + draw())(np.zeros((2, 3))))
+    state = rng.bit_generator.state
+    assert_same(jitflow.vmap(lambda row: row * 2)(np.ones((2, 3))), np.full((2, 3), 2.0))
+    assert rng.bit_generator.state == state
+    assert rng.random() == np.random.default_rng(0).random()  # NumPy's own again
+
+
 def test_eager_numpy_keeps_draws_as_constants():
     rng = np.random.default_rng(0)
     expected = np.random.default_rng(0).random(2)
