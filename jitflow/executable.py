@@ -101,8 +101,9 @@ class Executable:
         return self._direct
 
     def __call__(self, leaves):
-        variables = None
+        variables, arguments = None, leaves
         if self.state is not None:
+            self.state.check_writable(leaves, self.name)
             variables = self.state.variables(leaves)
             leaves = self.state.inputs(leaves, variables)
         native = self._native_for_call()
@@ -111,15 +112,16 @@ class Executable:
         else:
             outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
         if variables is not None:
-            outputs = self._write_back(variables, outputs)
+            outputs = self._write_back(variables, arguments, outputs)
         results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
         return pytree.unflatten(self.out_structure, results)
 
-    def _write_back(self, variables, outputs):
-        """The function's own outputs; the Variables' new values, which follow them, go
-        to the Variables (only now that the whole graph has run)."""
-        count = len(outputs) - len(self.state.assigned)
-        self.state.write_back(variables, outputs[count:])
+    def _write_back(self, variables, arguments, outputs):
+        """The function's own outputs; the new values of the Variables and of the
+        arguments written into, which follow them, go there (only now that the whole
+        graph has run)."""
+        count = len(outputs) - self.state.outputs
+        self.state.write_back(variables, arguments, outputs[count:])
         return outputs[:count]
 
 

@@ -24,6 +24,19 @@ def getitem(x, index):
     return x
 
 
+def basic_only(index):
+    """Whether `index` is basic indexing only (integers, slices, None, Ellipsis, scalar
+    bools): NumPy then gives a view (or a scalar)."""
+    entries = index if isinstance(index, tuple) else (index,)
+    return all(e is None or e is Ellipsis or isinstance(e, (slice, bool, np.bool_))
+               or _is_int(e) for e in entries)
+
+
+def expand_ellipsis(x, entries):
+    """Index entries with Ellipsis (or what is left unindexed) as full slices."""
+    return _expand_ellipsis(x, [_entry(e) for e in entries])
+
+
 def _is_int(entry):
     return isinstance(entry, (int, np.integer)) and not isinstance(entry, (bool, np.bool_))
 

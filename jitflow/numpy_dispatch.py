@@ -5,6 +5,8 @@ both land here and are sent to jitflow.numpy's function of the same name.
 """
 from . import numpy as jnp
 from .errors import at_user_line
+from .trace import Tracer
+from .writes import write_result
 
 # ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
 _REDUCTIONS = {"add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max,
@@ -16,13 +18,25 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__":
         function = getattr(jnp, name, None)
         if callable(function):
-            return function(*inputs, **kwargs)
+            out = kwargs.pop("out", None)
+            result = function(*inputs, **kwargs)
+            return result if out is None else _written(out, result, name)
     elif method == "reduce" and name in _REDUCTIONS:
         axis = kwargs.pop("axis", 0)
         return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
     where = "" if method == "__call__" else f".{method}"
     raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
                                  f"traced values"))
+
+
+def _written(out, result, name):
+    """ufunc(..., out=x): the result written into x as NumPy writes it (writes.py)."""
+    targets = out if isinstance(out, tuple) else (out,)
+    if len(targets) != 1 or not isinstance(targets[0], Tracer):
+        raise TypeError(at_user_line(
+            f"numpy.{name}(..., out=...): jitflow writes into one traced array; "
+            f"assign the result instead (x = numpy.{name}(...))"))
+    return write_result(targets[0], result, name)
 
 
 def dispatch_function(func, args, kwargs):

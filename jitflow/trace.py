@@ -300,6 +300,20 @@ def _binary(name, reflected=False):
     return method
 
 
+def _writes():
+    from . import writes
+    return writes
+
+
+def _inplace(name):
+    ufunc = {"divide": "true_divide"}.get(name, name)
+
+    def method(self, other):
+        return _writes().inplace(self, getattr(_ops(), name), read_stateful(other), ufunc)
+    method.__name__ = name
+    return method
+
+
 def _method(name):
     def method(self, *args, **kwargs):
         return getattr(_jnp(), name)(self, *args, **kwargs)
@@ -313,13 +327,14 @@ class Tracer:
     It behaves like an ndarray: operators, indexing, methods, and NumPy's own functions
     (through __array_ufunc__ and __array_function__) all record nodes in the graph.
     """
-    __slots__ = ("_var", "_builder")
+    __slots__ = ("_var", "_builder", "_alias", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # like ndarray: == is elementwise
 
     def __init__(self, var, builder):
         self._var = var
         self._builder = builder
+        self._alias = None  # views and writes (writes.py), when it has any
 
     # --- static facts -------------------------------------------------------------
     type = property(lambda self: self._var.type)
@@ -378,13 +393,27 @@ class Tracer:
         return _ops().invert(self)
 
     def __getitem__(self, index):
-        from .indexing import getitem
+        from .indexing import basic_only, getitem
+        if basic_only(index):
+            return _writes().view(self, index)
         return getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise TypeError(at_user_line(
-            "traced values are immutable: item assignment is not supported; build the "
-            "new array instead, e.g. with jitflow.numpy.where(mask, new, x)"))
+        _writes().setitem(self, index, read_stateful(value))
+
+    # --- in-place operators: NumPy's, functionalized (writes.py) ---------------------
+    __iadd__, __isub__ = _inplace("add"), _inplace("subtract")
+    __imul__, __itruediv__ = _inplace("multiply"), _inplace("divide")
+    __ifloordiv__, __imod__ = _inplace("floor_divide"), _inplace("remainder")
+    __ipow__, __iand__ = _inplace("power"), _inplace("bitwise_and")
+    __ior__, __ixor__ = _inplace("bitwise_or"), _inplace("bitwise_xor")
+
+    def __imatmul__(self, other):
+        return _writes().inplace(self, _jnp().matmul, read_stateful(other), "matmul")
+
+    def copy(self):
+        """A new array of the same value: later writes into either leave the other."""
+        return _writes().copy(self)
 
     # --- methods ------------------------------------------------------------------
     reshape = _method("reshape")

@@ -10,9 +10,12 @@ new values back once the graph has returned.
 """
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .errors import at_user_line
 from .ir.types import TensorType
-from .trace import GraphBuilder, Stateful, innermost_builder
+from .trace import GraphBuilder, Stateful, Tracer, innermost_builder
+from .writes import mark_array, mark_readonly
 
 _SCOPES = []
 
@@ -80,8 +83,8 @@ class TraceScope:
             self._slot_of[key] = len(self.slots)
             self.slots.append(Slot(argument, variable if argument is None else None))
             self._variables.append(variable)
-            self._values[key] = self.builder.new_input(variable.type,
-                                                       f"Variable {variable.name!r}")
+            self._values[key] = _read_only(variable, self.builder.new_input(
+                variable.type, f"Variable {variable.name!r}"))
         return self._values[key]
 
     def assign(self, variable, value):
@@ -100,34 +103,59 @@ class TraceScope:
     def assigned_values(self):
         return [self._values[id(self._variables[slot])] for slot in self._assigned]
 
-    def state(self):
-        """What calls need (None when the function touches no Variable)."""
-        return VariableState(self.slots, self._assigned) if self.slots else None
+    def state(self, written=(), paths=()):
+        """What calls need (None when the function touches no Variable and writes into
+        no argument)."""
+        if not (self.slots or written):
+            return None
+        return VariableState(self.slots, self._assigned, written, paths)
+
+
+def _read_only(variable, tracer):
+    """A Variable's value read in a trace: writing into it would not assign it (and
+    eagerly the array a Variable holds is read-only)."""
+    return mark_readonly(tracer, f"the value of Variable {variable.name!r}; change a "
+                                 f"Variable with .assign(...)")
 
 
 def trace_with_variables(fn, leaves, types, paths, name):
     """Trace fn(leaves) -> output leaves, where `leaves` are the arguments' leaves and
     `types` their signature types: a graph taking the array leaves, then each Variable
-    read, and giving fn's outputs, then each Variable's new value. Returns the graph and
-    its VariableState."""
+    read, and giving fn's outputs, then each Variable's new value, then the new value of
+    each array argument written into. Returns the graph and its VariableState."""
     with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope:
-        tracers = iter([builder.new_input(t, p) for t, p in zip(types, paths)
-                        if not isinstance(t, VariableArgument)])
-        arguments = [leaf if isinstance(t, VariableArgument) else next(tracers)
-                     for leaf, t in zip(leaves, types)]
+        arguments = []
+        for leaf, type, path in zip(leaves, types, paths):
+            if isinstance(type, VariableArgument):
+                arguments.append(leaf)
+                continue
+            tracer = builder.new_input(type, path)
+            arguments.append(mark_array(tracer) if isinstance(leaf, np.ndarray) else tracer)
+        given = [a._var if isinstance(a, Tracer) else None for a in arguments]
         outputs = [scope.read(out) if isinstance(out, Stateful) else out
                    for out in fn(arguments)]
-        graph = builder.build(outputs + scope.assigned_values())
-    return graph, scope.state()
+        written = [i for i, (a, var) in enumerate(zip(arguments, given))
+                   if var is not None and a._var is not var]
+        graph = builder.build(outputs + scope.assigned_values() +
+                              [arguments[i] for i in written])
+    return graph, scope.state(written, paths)
 
 
 class VariableState:
     """The Variables a traced signature reads (`slots`, its last inputs) and assigns
-    (`assigned`, indices into slots, its last outputs)."""
+    (`assigned`, indices into slots, outputs after the function's own), and the array
+    arguments it writes into (`written`, indices of argument leaves, the last outputs)."""
 
-    def __init__(self, slots, assigned):
+    def __init__(self, slots, assigned, written=(), paths=()):
         self.slots = tuple(slots)
         self.assigned = tuple(assigned)
+        self.written = tuple(written)
+        self.paths = tuple(paths)
+
+    @property
+    def outputs(self):
+        """How many of the graph's outputs are state, after the function's own."""
+        return len(self.assigned) + len(self.written)
 
     def variables(self, leaves):
         """The Variable of each slot for this call's argument leaves (the signature
@@ -139,7 +167,29 @@ class VariableState:
         return [leaf for leaf in leaves if not isinstance(leaf, Stateful)] + \
             [variable.held() for variable in variables]
 
-    def write_back(self, variables, values):
-        """Hold the new values (fresh arrays nothing else refers to)."""
-        for slot, value in zip(self.assigned, values, strict=True):
+    def check_writable(self, leaves, name):
+        """Before a call: every argument written into can take the write, and shares
+        memory with no other argument (the write would show through both in NumPy,
+        while the function computed with each apart)."""
+        for index in self.written:
+            target = leaves[index]
+            if not target.flags.writeable:
+                raise ValueError(at_user_line(
+                    f"{name}: argument '{self.paths[index]}' is written into but its "
+                    f"array is read-only (assignment destination is read-only)"))
+            for other, leaf in enumerate(leaves):
+                if other != index and isinstance(leaf, np.ndarray) and \
+                        np.may_share_memory(target, leaf):
+                    raise ValueError(at_user_line(
+                        f"{name}: argument '{self.paths[index]}' is written into and "
+                        f"shares memory with argument '{self.paths[other]}'; jitflow "
+                        f"cannot honour NumPy's aliasing there: pass a copy of one"))
+
+    def write_back(self, variables, leaves, values):
+        """Hold the Variables' new values (fresh arrays nothing else refers to); copy
+        the written arguments' into the caller's arrays."""
+        count = len(self.assigned)
+        for slot, value in zip(self.assigned, values[:count], strict=True):
             variables[slot].adopt(value)
+        for index, value in zip(self.written, values[count:], strict=True):
+            np.copyto(leaves[index], value, casting="no")

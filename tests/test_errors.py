@@ -114,11 +114,3 @@ def test_bad_arguments_at_the_call_boundary():
 def test_exp_of_bool_names_the_unsupported_float16():
     with pytest.raises(TypeError, match="float16"):
         jitflow.function(lambda b: jnp.exp(b))(np.array([True]))
-
-
-def test_item_assignment_is_refused():
-    def f(x):
-        x[0] = 1.0
-        return x
-    with pytest.raises(TypeError, match="immutable"):
-        jitflow.function(f)(X)
