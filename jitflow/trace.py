@@ -384,7 +384,7 @@ class Tracer:
         return _ops().negative(self)
 
     def __pos__(self):
-        return self
+        return _writes().copy(self)  # NumPy's +x is a new array
 
     def __abs__(self):
         return _ops().absolute(self)
@@ -430,7 +430,10 @@ class Tracer:
     std, var = _method("std"), _method("var")
     dot, ravel, squeeze = _method("dot"), _method("ravel"), _method("squeeze")
     clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
-    flatten = _method("ravel")
+
+    def flatten(self):
+        """A copy, flat (ravel gives a view where it can)."""
+        return _writes().copy(_jnp().ravel(self))
 
     def astype(self, dtype):
         return _ops().cast(self, as_dtype(dtype, what="astype"))

@@ -20,18 +20,22 @@ import numpy as np
 from . import ops
 from .errors import at_user_line
 from .indexing import basic_only, expand_ellipsis, getitem
-from .ir.types import ShapeError, broadcast_shapes, result_dtype
+from .ir.types import ShapeError, broadcast_shapes
 from .trace import Tracer, constant_type
 
 
 class Alias:
-    """What a Tracer knows about the memory it stands for: the (base, index) it views,
-    the live views made of it, whether it is an array (and not a NumPy scalar) when
-    0-d, and whether writes into it are refused (`readonly`: the reason)."""
-    __slots__ = ("base", "index", "views", "array", "readonly")
+    """What a Tracer knows about the memory it stands for: the base it views, with
+    `read(base)` giving the view's value and `write(base, value)` the base with the view
+    written; the live views made of it; whether it is an array (and not a NumPy scalar)
+    when 0-d; and whether writes into it are refused (`readonly`: the reason)."""
+    __slots__ = ("base", "read", "write", "views", "array", "readonly", "contiguous")
 
-    def __init__(self, base=None, index=None, array=False, readonly=None):
-        self.base, self.index, self.array, self.readonly = base, index, array, readonly
+    def __init__(self, base=None, read=None, write=None, array=False, readonly=None,
+                 contiguous=False):
+        self.base, self.read, self.write = base, read, write
+        self.array, self.readonly = array, readonly
+        self.contiguous = contiguous  # a view known to be C-contiguous in NumPy
         self.views = []
 
 
@@ -56,13 +60,31 @@ def mark_readonly(tracer, reason):
 def view(base, index):
     """base[index] (a basic index): a Tracer that writes through to base."""
     result = getitem(base, index)
+    if result.ndim == 0 and _is_scalar_index(base, index):
+        return result if result is not base else copy(base)  # NumPy gives a scalar
+    return derived_view(base, result, lambda b: getitem(b, index),
+                        lambda b, value: updated(b, index, value))
+
+
+def derived_view(base, result, read, write, contiguous=False):
+    """`result` = read(base) is a view of base in NumPy: writes into it are writes
+    into base (base = write(base, new value)), and it sees base's writes."""
+    if not isinstance(base, Tracer):
+        return result
     if result is base:  # x[...]: another object, which may be written on its own
         result = Tracer(base._var, base._builder)
-    if result.ndim == 0 and _is_scalar_index(base, index):
-        return result  # NumPy gives a scalar, a copy
-    result._alias = Alias(base, index, array=True)
+    result._alias = Alias(base, read, write, array=True, contiguous=contiguous)
     alias_of(base).views.append(weakref.ref(result))
     return result
+
+
+def unknown_layout(tracer):
+    """Whether NumPy's layout of tracer's array is not known to be C-contiguous (an
+    argument, a closed-over array, a view), so that NumPy's reshape of it may copy."""
+    alias = tracer._alias
+    if alias is None or alias.contiguous:
+        return False  # computed here: NumPy's result is C-contiguous
+    return alias.array or alias.base is not None
 
 
 def _is_scalar_index(base, index):
@@ -222,7 +244,7 @@ def assign(x, value):
             f"'{value._builder.name}' (a transformation, branch or loop body) is not "
             f"supported; return the new value from there and write it outside"))
     if alias is not None and alias.base is not None:
-        assign(alias.base, updated(alias.base, alias.index, value))
+        assign(alias.base, alias.write(alias.base, value))
         return
     _rebind(x, value._var)
 
@@ -236,7 +258,7 @@ def _rebind(x, var):
     alias.views = [weakref.ref(v) for v in live if v is not None]
     for view_ in live:
         if view_ is not None:
-            _rebind(view_, getitem(x, view_._alias.index)._var)
+            _rebind(view_, view_._alias.read(x)._var)
 
 
 def copy(x):
@@ -246,5 +268,5 @@ def copy(x):
     return mark_array(copied) if is_array(x) and x.ndim == 0 else copied
 
 
-__all__ = ["setitem", "inplace", "write_result", "view", "assign", "mark_array",
-           "mark_readonly", "is_array", "copy"]
+__all__ = ["setitem", "inplace", "write_result", "view", "derived_view", "assign",
+           "mark_array", "mark_readonly", "is_array", "copy", "unknown_layout"]

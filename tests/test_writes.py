@@ -351,3 +351,61 @@ def test_vmap_of_item_assignment(backend):
     batched = jitflow.function(jitflow.vmap(_assigned))(xs, vs)
     expected = np.stack([_assigned(x, v) for x, v in zip(xs, vs)])
     np.testing.assert_allclose(batched, expected, rtol=1e-15)
+
+
+def test_writes_through_transposes_and_squeezes_reach_the_base(backend):
+    def f(x):
+        y = x * 1
+        t = y.T
+        t[0] = -1.0
+        s = np.swapaxes(y[None], 0, 2)
+        s[1] += 10
+        e = np.expand_dims(y, 0)
+        e *= 2
+        q = np.squeeze(e[:, :1])
+        q -= 100
+        m = np.moveaxis(y, 0, 1)
+        return y, t, s, e, q, m
+    same_as_numpy(f, np.arange(6.0).reshape(2, 3))
+
+
+def test_writes_through_a_reshape_of_a_computed_array_reach_it(backend):
+    def f(x):
+        y = x + 1
+        r = y.reshape(3, 2)
+        r[0] = 0.0
+        flat = r.ravel()
+        flat[-1] = 9.0
+        copied = y.flatten()
+        copied[:] = 5.0
+        return y, r, flat, copied
+    same_as_numpy(f, np.arange(6.0))
+
+
+def test_writing_a_reshape_of_an_argument_raises(backend):
+    @jitflow.function
+    def f(x):
+        r = x.reshape(2, 3)
+        r[0] = 0.0
+        return r
+    with pytest.raises(ValueError, match="reshape"):
+        f(np.arange(6.0))
+    np.testing.assert_array_equal(f.__wrapped__(np.arange(6.0).copy()), [[0, 0, 0],
+                                                                         [3, 4, 5]])
+
+
+def test_broadcast_to_is_read_only_as_in_numpy(backend):
+    def f(x):
+        b = np.broadcast_to(x, (2, 3))
+        b[0] = 1.0
+        return b
+    same_as_numpy(f, np.arange(3.0))
+
+
+def test_copies_are_not_views(backend):
+    def f(x):
+        y = x * 1
+        for copied in (+y, jnp.array(y), y.copy(), y.flatten(), y[[0, 1, 2]]):
+            copied[0] = -5.0
+        return y
+    same_as_numpy(f, np.arange(3.0))

@@ -31,7 +31,7 @@ def _holds_tracer(nested):
 
 def array(a, dtype=None, copy=True):
     result = asarray(a, dtype)
-    return result.copy() if copy and isinstance(result, _np.ndarray) else result
+    return result.copy() if copy and isinstance(result, (_np.ndarray, Tracer)) else result
 
 
 def full(shape, fill_value, dtype=None):
