@@ -23,7 +23,7 @@ from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
-from .variable_scope import VariableArgument, trace_with_variables
+from .variable_scope import VariableArgument, closed_as_constants, trace_with_variables
 
 
 def function(fn=None, *, static_argnames=(), static_argnums=()):
@@ -149,12 +149,13 @@ class Function:
             self._fast[(structure, _array_key(leaves))] = executable
 
     def trace(self, *args, **kwargs):
-        """The graph traced for these arguments, before optimization."""
+        """The graph traced for these arguments, before optimization (the arrays it
+        closes over as constants: their contents now)."""
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        graph, _, _ = self._trace(bound, structure, self._leaf_types(leaves, paths), paths,
-                                  leaves)
-        return graph
+        graph, _, state = self._trace(bound, structure, self._leaf_types(leaves, paths),
+                                      paths, leaves)
+        return closed_as_constants(graph, state)
 
     def wait(self):
         """Block until native code for every signature traced so far is built (see

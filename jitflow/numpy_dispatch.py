@@ -3,9 +3,11 @@
 NumPy hands ufunc calls to __array_ufunc__ and other functions to __array_function__;
 both land here and are sent to jitflow.numpy's function of the same name.
 """
+import numpy as np
+
 from . import numpy as jnp
 from .errors import at_user_line
-from .trace import Tracer
+from .trace import Tracer, innermost_builder
 from .writes import write_result
 
 # ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
@@ -30,13 +32,23 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
 
 
 def _written(out, result, name):
-    """ufunc(..., out=x): the result written into x as NumPy writes it (writes.py)."""
+    """ufunc(..., out=x): the result written into x as NumPy writes it (writes.py).
+    x may be an ndarray the function closes over (`a += traced`): the write reaches it
+    after the call, and NumPy's result, x itself, is returned."""
     targets = out if isinstance(out, tuple) else (out,)
-    if len(targets) != 1 or not isinstance(targets[0], Tracer):
+    target = targets[0] if len(targets) == 1 else None
+    if isinstance(target, np.ndarray):
+        builder = innermost_builder()
+        tracer = builder.array_input(target) if builder is not None else None
+        if tracer is not None:
+            write_result(tracer, result, name)
+            return target
+    if not isinstance(target, Tracer):
         raise TypeError(at_user_line(
-            f"numpy.{name}(..., out=...): jitflow writes into one traced array; "
-            f"assign the result instead (x = numpy.{name}(...))"))
-    return write_result(targets[0], result, name)
+            f"numpy.{name}(..., out=...): jitflow writes traced values into one traced "
+            f"array, or an array the compiled function closes over; assign the result "
+            f"instead (x = numpy.{name}(...))"))
+    return write_result(target, result, name)
 
 
 def dispatch_function(func, args, kwargs):

@@ -34,6 +34,10 @@ class GraphBuilder:
         self.nodes = []
         self.sources = {}
         self.captured = {}  # outer Tracer's Var -> (outer Tracer, inner input Var)
+        # id(ndarray) -> (ndarray, its Tracer, its input Var): the writable arrays the
+        # function reads, inputs standing for their contents at each call; None where
+        # arrays are constants (ClosedArrays in variable_scope.py turns this on)
+        self.closed = None
 
     def __enter__(self):
         _ACTIVE_BUILDERS.append(self)
@@ -54,11 +58,30 @@ class GraphBuilder:
             if value._builder is self:
                 return value._var
             return self._capture(value)
+        if isinstance(value, np.ndarray) and _may_change(value):
+            tracer = self.array_input(value)
+            if tracer is not None:
+                return self.operand(tracer)
         if isinstance(value, (list, tuple)):
             value = np.asarray(value)
         if isinstance(value, str):
             raise TypeError(at_user_line(f"{value!r} is a string, not an array or a number"))
         return Lit(value, type_of_value(value))
+
+    def array_input(self, array):
+        """The Tracer standing for the contents of the ndarray `array` at each call (the
+        one builder taking arrays as inputs, around this one, makes it), or None."""
+        if self.closed is None:
+            outer = _builders_around(self)
+            return next((b.array_input(array) for b in outer if b.closed is not None),
+                        None)
+        entry = self.closed.get(id(array))
+        if entry is None:
+            tracer = _writes().mark_array(self.new_input(type_of_value(array), None))
+            self.inputs.pop()  # closed-over arrays come last (build)
+            self.sources[tracer._var] = frozenset()  # no argument's
+            entry = self.closed[id(array)] = (array, tracer, tracer._var)
+        return entry[1]
 
     def _capture(self, tracer):
         if tracer._builder not in _ACTIVE_BUILDERS and not tracer._builder.live:
@@ -100,11 +123,30 @@ class GraphBuilder:
         """
         out_values = [self.operand(v) for v in outputs]
         inputs = self.inputs + [var for _, var in self.captured.values()]
+        if self.closed:
+            inputs += [var for _, _, var in self.closed.values()]
         return Graph(inputs, self.nodes, out_values)
 
     def outer_values(self):
         """The values the captured inputs stand for, in the enclosing trace (or eager)."""
         return [tracer for tracer, _ in self.captured.values()]
+
+
+def _builders_around(builder):
+    """The active builders that enclose `builder`, innermost first."""
+    if builder not in _ACTIVE_BUILDERS:
+        return []
+    return list(reversed(_ACTIVE_BUILDERS[:_ACTIVE_BUILDERS.index(builder)]))
+
+
+def _may_change(array):
+    """Whether an ndarray's contents may change later: it is writable, or a read-only
+    view of a writable array. (Read-only arrays nobody can write are constants.)"""
+    while isinstance(array, np.ndarray):
+        if array.flags.writeable:
+            return True
+        array = array.base
+    return False
 
 
 class RecordingBuilder(GraphBuilder):

@@ -8,11 +8,13 @@ output. The traced signature keeps a VariableState: at each call it finds the Va
 (closed over, or passed as arguments), hands their arrays to the graph, and writes the
 new values back once the graph has returned.
 """
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import at_user_line
+from .ir.graph import Graph, Lit
 from .ir.types import TensorType
 from .trace import GraphBuilder, Stateful, Tracer, innermost_builder
 from .writes import mark_array, mark_readonly
@@ -103,12 +105,13 @@ class TraceScope:
     def assigned_values(self):
         return [self._values[id(self._variables[slot])] for slot in self._assigned]
 
-    def state(self, written=(), paths=()):
-        """What calls need (None when the function touches no Variable and writes into
-        no argument)."""
-        if not (self.slots or written):
+    def state(self, written=(), paths=(), closed=(), closed_written=()):
+        """What calls need (None when the function touches no Variable, writes into no
+        argument and reads no closed-over array)."""
+        if not (self.slots or written or closed):
             return None
-        return VariableState(self.slots, self._assigned, written, paths)
+        return VariableState(self.slots, self._assigned, written, paths, closed,
+                             closed_written)
 
 
 def _read_only(variable, tracer):
@@ -124,6 +127,7 @@ def trace_with_variables(fn, leaves, types, paths, name):
     read, and giving fn's outputs, then each Variable's new value, then the new value of
     each array argument written into. Returns the graph and its VariableState."""
     with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope:
+        builder.closed = {}
         arguments = []
         for leaf, type, path in zip(leaves, types, paths):
             if isinstance(type, VariableArgument):
@@ -136,26 +140,90 @@ def trace_with_variables(fn, leaves, types, paths, name):
                    for out in fn(arguments)]
         written = [i for i, (a, var) in enumerate(zip(arguments, given))
                    if var is not None and a._var is not var]
+        for out in outputs:
+            builder.operand(out)  # an array returned as it is is read like any other
+        constants = _temporaries(builder)
+        closed = list(builder.closed.values())
+        closed_written = [i for i, (_, tracer, var) in enumerate(closed)
+                          if tracer._var is not var]
         graph = builder.build(outputs + scope.assigned_values() +
-                              [arguments[i] for i in written])
-    return graph, scope.state(written, paths)
+                              [arguments[i] for i in written] +
+                              [closed[i][1] for i in closed_written])
+    graph = _with_constants(graph, constants)
+    return graph, scope.state(written, paths, [array for array, _, _ in closed],
+                              closed_written)
+
+
+def _temporaries(builder):
+    """Take out of builder.closed the arrays the function made for itself (nothing
+    but the builder refers to them now, so they can never change): constants, as
+    {input Var: Lit}."""
+    constants = {}
+    for key in list(builder.closed):
+        if _only_the_builders(builder.closed[key][0]):
+            array, _, var = builder.closed.pop(key)
+            constants[var] = Lit(array, var.type)
+    return constants
+
+
+def _only_the_builders(array):
+    """Whether nothing outside builder.closed refers to `array`, nor to the arrays
+    whose memory it views (a view of a user's array is not the function's own)."""
+    # each holds 3 references: builder.closed's entry (or its view's .base), the local
+    # name, and getrefcount's argument
+    while isinstance(array, np.ndarray):
+        if sys.getrefcount(array) > 3:
+            return False
+        array = array.base
+    return array is None
+
+
+def closed_as_constants(graph, state):
+    """graph with the closed-over arrays' inputs replaced by their contents now (the
+    graph as it computes at this moment, for inspection)."""
+    closed = state.closed if state is not None else ()
+    if not closed:
+        return graph
+    inputs = graph.inputs[len(graph.inputs) - len(closed):]
+    return _with_constants(graph, {var: Lit(np.array(array), var.type)
+                                   for var, array in zip(inputs, closed)})
+
+
+def _with_constants(graph, constants):
+    """graph with the inputs `constants` maps replaced by the Lits it gives."""
+    if not constants:
+        return graph
+    nodes = [node.replace(inputs=[constants.get(v, v) for v in node.inputs])
+             for node in graph.nodes]
+    return Graph([v for v in graph.inputs if v not in constants], nodes,
+                 [constants.get(v, v) for v in graph.outputs])
 
 
 class VariableState:
-    """The Variables a traced signature reads (`slots`, its last inputs) and assigns
-    (`assigned`, indices into slots, outputs after the function's own), and the array
-    arguments it writes into (`written`, indices of argument leaves, the last outputs)."""
+    """The state a traced signature reads and writes besides its arguments' values:
 
-    def __init__(self, slots, assigned, written=(), paths=()):
+    - the Variables it reads (`slots`: inputs after the array arguments) and assigns
+      (`assigned`, indices into slots: outputs after the function's own);
+    - the array arguments it writes into (`written`, indices of argument leaves: the
+      outputs after the Variables');
+    - the writable ndarrays it closes over (`closed`: the last inputs, their contents
+      at each call) and those it writes into (`closed_written`, indices into closed:
+      the last outputs).
+    """
+
+    def __init__(self, slots, assigned, written=(), paths=(), closed=(),
+                 closed_written=()):
         self.slots = tuple(slots)
         self.assigned = tuple(assigned)
         self.written = tuple(written)
         self.paths = tuple(paths)
+        self.closed = tuple(closed)
+        self.closed_written = tuple(closed_written)
 
     @property
     def outputs(self):
         """How many of the graph's outputs are state, after the function's own."""
-        return len(self.assigned) + len(self.written)
+        return len(self.assigned) + len(self.written) + len(self.closed_written)
 
     def variables(self, leaves):
         """The Variable of each slot for this call's argument leaves (the signature
@@ -165,31 +233,44 @@ class VariableState:
 
     def inputs(self, leaves, variables):
         return [leaf for leaf in leaves if not isinstance(leaf, Stateful)] + \
-            [variable.held() for variable in variables]
+            [variable.held() for variable in variables] + list(self.closed)
 
     def check_writable(self, leaves, name):
-        """Before a call: every argument written into can take the write, and shares
-        memory with no other argument (the write would show through both in NumPy,
-        while the function computed with each apart)."""
-        for index in self.written:
-            target = leaves[index]
+        """Before a call: every array written into can take the write, and shares
+        memory with no other array the function reads (the write would show through
+        both in NumPy, while the function computed with each apart)."""
+        if not (self.written or self.closed_written):
+            return
+        arrays = [(f"argument '{self.paths[i]}'", leaf) for i, leaf in enumerate(leaves)
+                  if isinstance(leaf, np.ndarray)]
+        arrays += [(f"a closed-over array {a.dtype}{list(a.shape)}", a)
+                   for a in self.closed]
+        for position in self._written_positions(leaves):
+            what, target = arrays[position]
             if not target.flags.writeable:
                 raise ValueError(at_user_line(
-                    f"{name}: argument '{self.paths[index]}' is written into but its "
-                    f"array is read-only (assignment destination is read-only)"))
-            for other, leaf in enumerate(leaves):
-                if other != index and isinstance(leaf, np.ndarray) and \
-                        np.may_share_memory(target, leaf):
+                    f"{name}: {what} is written into but it is read-only (assignment "
+                    f"destination is read-only)"))
+            for index, (other, array) in enumerate(arrays):
+                if index != position and np.may_share_memory(target, array):
                     raise ValueError(at_user_line(
-                        f"{name}: argument '{self.paths[index]}' is written into and "
-                        f"shares memory with argument '{self.paths[other]}'; jitflow "
-                        f"cannot honour NumPy's aliasing there: pass a copy of one"))
+                        f"{name}: {what} is written into and shares memory with "
+                        f"{other}; jitflow cannot honour NumPy's aliasing there: pass "
+                        f"a copy of one"))
+
+    def _written_positions(self, leaves):
+        """Positions in check_writable's list of arrays of those written into."""
+        arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, np.ndarray)]
+        return [arrays.index(i) for i in self.written] + \
+            [len(arrays) + i for i in self.closed_written]
 
     def write_back(self, variables, leaves, values):
         """Hold the Variables' new values (fresh arrays nothing else refers to); copy
         the written arguments' into the caller's arrays."""
-        count = len(self.assigned)
+        count, arguments = len(self.assigned), len(self.assigned) + len(self.written)
         for slot, value in zip(self.assigned, values[:count], strict=True):
             variables[slot].adopt(value)
-        for index, value in zip(self.written, values[count:], strict=True):
+        for index, value in zip(self.written, values[count:arguments], strict=True):
             np.copyto(leaves[index], value, casting="no")
+        for index, value in zip(self.closed_written, values[arguments:], strict=True):
+            np.copyto(self.closed[index], value, casting="no")
