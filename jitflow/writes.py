@@ -61,7 +61,8 @@ def view(base, index):
     """base[index] (a basic index): a Tracer that writes through to base."""
     result = getitem(base, index)
     if result.ndim == 0 and _is_scalar_index(base, index):
-        return result if result is not base else copy(base)  # NumPy gives a scalar
+        # NumPy gives a scalar: a new value, immutable
+        return result if result is not base else Tracer(base._var, base._builder)
     return derived_view(base, result, lambda b: getitem(b, index),
                         lambda b, value: updated(b, index, value))
 

@@ -409,3 +409,35 @@ def test_copies_are_not_views(backend):
             copied[0] = -5.0
         return y
     same_as_numpy(f, np.arange(3.0))
+
+
+def test_zero_dimensional_arrays_made_by_creation_functions_take_writes(backend):
+    def f(x):
+        z = jnp.zeros(())  # an array, not a NumPy scalar
+        alias = z
+        z[...] = x
+        z += 1
+        return alias, jnp.asarray(x.sum())
+    same_as_numpy(f, np.float64(2.5))
+
+
+def test_empty_index_of_a_zero_dimensional_array_gives_a_scalar(backend):
+    def f(x, y):
+        z = jnp.zeros(())
+        s = z[()]
+        s += y  # a scalar: a new value, of y's shape; z keeps its value
+        return z, s
+    same_as_numpy(f, np.zeros(()), np.zeros(0))
+
+
+@pytest.mark.parametrize("transform", [jitflow.grad, jitflow.vmap])
+def test_writing_an_argument_of_a_transformed_function_raises(transform):
+    def f(x):
+        x[0] = 1.0  # NumPy would write the caller's array; grad and vmap cannot
+        return x.sum()
+    with pytest.raises(ValueError, match="copy"):
+        transform(f)(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="copy"):
+        jitflow.function(transform(f))(np.ones((2, 3)))
+    copied = transform(lambda x: f(x.copy()))(np.ones((2, 3)))
+    assert np.shape(copied) in ((2, 3), (2,))
