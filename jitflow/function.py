@@ -19,6 +19,7 @@ from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
 from .codegen.errors import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
+from .named_arrays import NamedArrays
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .trace import Stateful, Tracer, is_tracing
@@ -67,10 +68,13 @@ class Function:
         self._last = None
         self._info = CacheInfo()
         self._warned = False
+        self._named = None  # NamedArrays the traces read, when the code names any
 
     def __call__(self, *args, **kwargs):
         if config.run_eagerly:
             return self.fn(*args, **kwargs)
+        if self._named is not None:
+            self._check_named_arrays()
         direct = self._direct
         if direct is not None and not kwargs:
             result = direct.call(*args)
@@ -91,6 +95,18 @@ class Function:
         executable = self._executable(bound, leaves, paths, structure, statics)
         self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
+
+    def _check_named_arrays(self):
+        """Forget every trace once a name the code reads an array by holds another
+        one (named_arrays.py): the next call traces again."""
+        name = self._named.rebound()
+        if name is None:
+            return
+        self._cache.clear()
+        self._fast.clear()
+        self._direct = self._named = self._last = None
+        self._info.reasons.append(f"'{name}' names another array now (call at "
+                                  f"{user_location()})")
 
     def _executable(self, bound, leaves, paths, structure, statics):
         signature = Signature(structure, self._leaf_types(leaves, paths), statics,
@@ -247,6 +263,8 @@ class Function:
         self._info.traces += 1
         graph, out_structure, state = self._trace(bound, signature.structure,
                                                   signature.types, signature.paths, leaves)
+        if self._named is None:
+            self._named = NamedArrays(self.fn) or None
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
                                 background=config.background_compile, state=state)

@@ -121,3 +121,28 @@ def test_read_only_arrays_are_constants(backend):
     (executable,) = step._cache.values()
     assert executable.state is None
     assert not table.flags.writeable
+
+
+scale = np.ones(2)
+
+
+def test_a_global_rebound_to_another_array_is_seen(backend):
+    global scale
+    step = jitflow.function(lambda x: x * scale)
+    np.testing.assert_array_equal(step(np.ones(2)), [1.0, 1.0])
+    scale = np.full(2, 3.0)
+    np.testing.assert_array_equal(step(np.ones(2)), [3.0, 3.0])
+    assert step.cache_info().traces == 2
+    assert "'scale' names another array" in step.cache_info().reasons[0]
+    scale = np.ones(2)
+
+
+def test_a_closure_cell_rebound_to_another_array_is_seen(backend):
+    offset = np.zeros(2)
+
+    @jitflow.function
+    def shifted(x):
+        return x + offset
+    np.testing.assert_array_equal(shifted(np.ones(2)), [1.0, 1.0])
+    offset = np.full(2, 2.0)
+    np.testing.assert_array_equal(shifted(np.ones(2)), [3.0, 3.0])
