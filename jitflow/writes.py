@@ -118,7 +118,34 @@ def updated(x, index, value):
     """The array x with x[index] = value (a new value; x is unchanged)."""
     if basic_only(index):
         return _basic_update(x, index, value)
+    block = _traced_block(x, index)
+    if block is not None:
+        axis, arrays = block
+        region = x.shape[:axis] + broadcast_shapes(*(constant_type(a).shape
+                                                     for a in arrays)) + \
+            x.shape[axis + len(arrays):]
+        return ops.scatter(x, _fitted(value, region, x.dtype), *arrays, axis=axis)
     return _indexed_update(x, index, value)
+
+
+def _traced_block(x, index):
+    """(axis, arrays) when index is integer arrays, traced ones among them, on
+    consecutive axes from `axis`, and full slices elsewhere: a scatter there, as gather
+    reads it (else None)."""
+    entries = expand_ellipsis(x, list(_entries(index)))
+    arrays = [k for k, e in enumerate(entries) if not _is_full_slice(e)]
+    if not arrays or arrays != list(range(arrays[0], arrays[-1] + 1)) or \
+            len(entries) != x.ndim:
+        return None
+    chosen = [entries[k] for k in arrays]
+    if not any(isinstance(e, Tracer) for e in chosen) or not all(
+            isinstance(e, (Tracer, np.ndarray)) and e.dtype.kind == "i" for e in chosen):
+        return None
+    return arrays[0], chosen
+
+
+def _is_full_slice(entry):
+    return isinstance(entry, slice) and entry == slice(None)
 
 
 def _basic_update(x, index, value):

@@ -112,6 +112,30 @@ def test_traced_index_assignment_matches_numpy(backend):
     np.testing.assert_array_equal(y, np.zeros(5))  # a raising call writes nothing
 
 
+@st.composite
+def traced_index_assignments(draw):
+    x = draw(arrays(np.dtype(np.float64), shapes(min_dims=1, min_side=1)))
+    axis = draw(st.integers(0, x.ndim - 1))
+    count = draw(st.integers(1, x.ndim - axis))
+    index_shape = draw(shapes(max_dims=2, min_side=1, max_side=3))
+    indices = [draw(hnp.arrays(np.int64, index_shape, elements=st.integers(
+        -length, length - 1))) for length in x.shape[axis:axis + count]]
+    region = x.shape[:axis] + index_shape + x.shape[axis + count:]
+    value = draw(arrays(np.dtype(np.float64), draw(hnp.broadcastable_shapes(
+        region, min_side=0, max_dims=len(region)))))
+    return x, axis, indices, value
+
+
+@given_per_backend(traced_index_assignments())
+def test_traced_integer_array_assignment_matches_numpy(backend, case):
+    x, axis, indices, value = case
+
+    def assign(x, value, *indices):
+        x[(slice(None),) * axis + indices] = value  # repeated indices: the last stays
+        return x * 2
+    same_as_numpy(assign, x, value, *indices)
+
+
 @pytest.mark.parametrize("value", [1.9, -1.9, np.array([2.7, -0.5]), np.inf, np.nan,
                                    2 ** 40, np.float32(3.5), True])
 def test_assignment_casts_as_numpy_does(backend, value):
