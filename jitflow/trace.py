@@ -457,6 +457,10 @@ class Tracer:
         """A new array of the same value: later writes into either leave the other."""
         return _writes().copy(self)
 
+    def fill(self, value):
+        """ndarray.fill: every element set to `value` (cast as assignment casts)."""
+        self[...] = value
+
     # --- methods ------------------------------------------------------------------
     reshape = _method("reshape")
 

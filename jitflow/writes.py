@@ -118,6 +118,8 @@ def updated(x, index, value):
     """The array x with x[index] = value (a new value; x is unchanged)."""
     if basic_only(index):
         return _basic_update(x, index, value)
+    if isinstance(index, Tracer) and index.dtype == np.bool_:
+        return _masked_update(x, index, value)
     block = _traced_block(x, index)
     if block is not None:
         axis, arrays = block
@@ -126,6 +128,24 @@ def updated(x, index, value):
             x.shape[axis + len(arrays):]
         return ops.scatter(x, _fitted(value, region, x.dtype), *arrays, axis=axis)
     return _indexed_update(x, index, value)
+
+
+def _masked_update(x, mask, value):
+    """x[mask] = value for a traced mask: where(mask, value, x). Its leading axes are
+    the mask's; the value must be one element, since how many the mask selects is
+    known only at run time."""
+    if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(at_user_line(
+            f"boolean index of shape {mask.shape} does not match the indexed array of "
+            f"shape {x.shape}"))
+    if int(np.prod(constant_type(value).shape)) != 1:
+        raise ValueError(at_user_line(
+            f"assigning an array of shape {constant_type(value).shape} at a traced "
+            f"boolean mask: how many elements the mask selects is known only at run "
+            f"time, so assign one value, or use jitflow.numpy.where(mask, values, x)"))
+    value = _fitted(value, (), x.dtype)
+    mask = ops.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return ops.where(mask, value, x)
 
 
 def _traced_block(x, index):

@@ -465,3 +465,29 @@ def test_writing_an_argument_of_a_transformed_function_raises(transform):
         jitflow.function(transform(f))(np.ones((2, 3)))
     copied = transform(lambda x: f(x.copy()))(np.ones((2, 3)))
     assert np.shape(copied) in ((2, 3), (2,))
+
+
+def test_assignment_at_a_traced_mask(backend):
+    def f(x):
+        x[x > 1] = 0.0
+        y = x * 1
+        y[y[:, 0] < 0] = np.array([7.5])
+        return y
+    same_as_numpy(f, np.array([[0.5, 2.0, -1.0], [-3.0, 1.5, 1.0]]))
+    same_as_numpy(f, np.arange(6).reshape(2, 3))  # 7.5 into ints: 7
+
+
+def test_assignment_at_a_traced_mask_of_many_values_raises():
+    def f(x):
+        x[x > 1] = np.array([1.0, 2.0])
+        return x
+    with pytest.raises(ValueError, match="known only at run time"):
+        jitflow.function(f)(np.arange(3.0))
+
+
+def test_fill(backend):
+    def f(x):
+        y = x[1:]
+        y.fill(-2.5)
+        return x
+    same_as_numpy(f, np.arange(4))
