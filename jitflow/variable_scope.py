@@ -85,7 +85,7 @@ class TraceScope:
             self._slot_of[key] = len(self.slots)
             self.slots.append(Slot(argument, variable if argument is None else None))
             self._variables.append(variable)
-            self._values[key] = _read_only(variable, self.builder.new_input(
+            self._values[key] = read_only(variable, self.builder.new_input(
                 variable.type, f"Variable {variable.name!r}"))
         return self._values[key]
 
@@ -114,7 +114,7 @@ class TraceScope:
                              closed_written)
 
 
-def _read_only(variable, tracer):
+def read_only(variable, tracer):
     """A Variable's value read in a trace: writing into it would not assign it (and
     eagerly the array a Variable holds is read-only)."""
     return mark_readonly(tracer, f"the value of Variable {variable.name!r}; change a "

@@ -491,3 +491,13 @@ def test_fill(backend):
         y.fill(-2.5)
         return x
     same_as_numpy(f, np.arange(4))
+
+
+def test_variable_values_are_read_only_under_a_gradient_tape():
+    v = jitflow.Variable(np.ones(3))
+    with jitflow.GradientTape() as tape:
+        value = v.value
+        with pytest.raises(ValueError, match="assign"):
+            value[0] = 2.0
+        loss = (value * 2).sum()
+    np.testing.assert_array_equal(tape.gradient(loss, [v])[0], [2.0] * 3)
