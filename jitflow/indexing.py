@@ -58,7 +58,7 @@ def _entry(entry):
     Python bool; constant masks stay masks until the axes they cover are known."""
     if isinstance(entry, (bool, np.bool_)):
         return bool(entry)  # adds an axis, see _apply_basic
-    if isinstance(entry, (list, tuple)) and _holds_tracer(entry):
+    if isinstance(entry, (list, tuple)) and holds_tracer(entry):
         entry = jnp.asarray(entry)  # x[[i, j]]: NumPy stacks the values into one array
     if isinstance(entry, (list, tuple, np.ndarray)):
         return _constant_index(entry)
@@ -79,8 +79,8 @@ def _entry(entry):
     return entry
 
 
-def _holds_tracer(sequence):
-    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and _holds_tracer(e))
+def holds_tracer(sequence):
+    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and holds_tracer(e))
                for e in sequence)
 
 

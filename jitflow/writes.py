@@ -17,9 +17,10 @@ import weakref
 
 import numpy as np
 
+from . import numpy as jnp
 from . import ops
 from .errors import at_user_line
-from .indexing import basic_only, expand_ellipsis, getitem
+from .indexing import basic_only, expand_ellipsis, getitem, holds_tracer
 from .ir.types import ShapeError, broadcast_shapes
 from .trace import Tracer, constant_type
 
@@ -227,6 +228,8 @@ def _fitted(value, shape, dtype):
     """`value` as NumPy's assignment into a region of `shape` and `dtype` takes it: cast
     (unsafe: floats into ints truncate; a constant that does not fit raises as in
     NumPy) and broadcast (leading length-1 axes beyond the region's dropped)."""
+    if isinstance(value, (list, tuple)) and holds_tracer(value):
+        value = jnp.asarray(value)  # x[:2] = [a, b]: NumPy stacks the values
     if isinstance(value, Tracer):
         value = value if value.dtype == dtype else ops.cast(value, dtype)
     else:
@@ -253,10 +256,8 @@ def _fitted(value, shape, dtype):
 def inplace(x, operation, other, name):
     """x <op>= other: the result cast back to x's dtype under NumPy's same-kind rule,
     written into x; for a NumPy or Python scalar, the new value."""
-    if not is_array(x):
-        return operation(x, other)
     result = operation(x, other)
-    return write_result(x, result, name)
+    return write_result(x, result, name) if is_array(x) else result
 
 
 def write_result(x, result, name):
@@ -282,6 +283,8 @@ def write_result(x, result, name):
 def assign(x, value):
     """From now on x stands for `value` (a Tracer of x's type): through x's base if x
     is a view, and every live view of x's base sees it."""
+    if not isinstance(value, Tracer):  # a constant (the whole array, under a tape)
+        value = ops.where(True, value, x)
     alias = x._alias
     if alias is not None and alias.readonly:
         raise ValueError(at_user_line(f"assignment destination is read-only: "

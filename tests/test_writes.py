@@ -501,3 +501,24 @@ def test_variable_values_are_read_only_under_a_gradient_tape():
             value[0] = 2.0
         loss = (value * 2).sum()
     np.testing.assert_array_equal(tape.gradient(loss, [v])[0], [2.0] * 3)
+
+
+def test_writes_under_a_gradient_tape():
+    v = jitflow.Variable(np.array([1.0, 2.0, 3.0]))
+    with jitflow.GradientTape() as tape:
+        y = v * 1
+        y[...] = 2.0  # a constant for the whole array
+        y[0] = v[1] * 5
+        y[1:] += v[:2]
+        loss = (y * y).sum()
+    np.testing.assert_allclose(loss, 100 + 9 + 16)
+    # d/dv: y0 = 5 v1, y1 = 2 + v0, y2 = 2 + v1
+    np.testing.assert_allclose(tape.gradient(loss, [v])[0], [6.0, 100.0 + 8.0, 0.0])
+
+
+def test_a_list_of_traced_values_is_assigned_as_an_array(backend):
+    def f(x):
+        y = x * 1
+        y[:2] = [x[1], x[0] * 2]
+        return y
+    same_as_numpy(f, np.arange(3.0))
