@@ -93,11 +93,17 @@ class Executable:
         """A DirectEntry running the native code on the argument arrays themselves, or
         None (no native code, or none that takes them so: python_entry.py). Waits for a
         background build unless this is its first call."""
+        if self.state is not None and not self.state.reads_only:
+            return None
         native = self._native_for_call()
         if native is None or native.python_entry is None:
             return None
         if self._direct is None:
-            self._direct = DirectEntry(native.python_entry, self.out_structure, self.name)
+            entry = native.python_entry
+            if self.state is not None:  # closed-over arrays: the last inputs
+                closed = self.state.closed
+                entry = lambda *leaves: native.python_entry(*leaves, *closed)  # noqa: E731
+            self._direct = DirectEntry(entry, self.out_structure, self.name)
         return self._direct
 
     def __call__(self, leaves):

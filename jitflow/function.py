@@ -136,7 +136,8 @@ class Function:
         leaves = []
         structure = pytree.flatten_leaves(args, leaves)
         executable = self._fast.get((structure, _array_key(leaves)))
-        if executable is not None and executable.state is not None:
+        if executable is not None and executable.state is not None and \
+                not executable.state.reads_only:
             self._info.hits += 1
             return executable(leaves)  # it reads and writes the Variables it closes over
         direct = executable.direct_entry() if executable is not None else None

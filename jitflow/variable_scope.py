@@ -221,6 +221,12 @@ class VariableState:
         self.closed_written = tuple(closed_written)
 
     @property
+    def reads_only(self):
+        """Whether calls only read closed-over arrays (native code can take them
+        straight after the arguments)."""
+        return not (self.slots or self.written or self.closed_written)
+
+    @property
     def outputs(self):
         """How many of the graph's outputs are state, after the function's own."""
         return len(self.assigned) + len(self.written) + len(self.closed_written)

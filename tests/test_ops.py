@@ -390,7 +390,7 @@ CASES["scatter_add"] = Case(_scatter_add_draw, _scatter_add_reference)
 def _scatter_draw(data):
     (updates, *indices), params = _scatter_add_draw(data)
     x = operand(data, params["shape"], scalars=False)
-    with np.errstate(invalid="ignore"):  # NaN into ints: the caller casts
+    with np.errstate(all="ignore"):  # NaN or inf into ints: the caller casts
         updates = np.asarray(updates).astype(np.asarray(x).dtype)
     return [x, updates, *indices], {"axis": params["axis"],
                                     "unique": data.draw(st.booleans(), label="unique")}
