@@ -1,5 +1,7 @@
 """Variables inside @jitflow.function: their reads become graph inputs, their
-assignments graph outputs.
+assignments graph outputs. So do the other arrays a call reads and writes besides its
+arguments' values: writes into array arguments, and the ndarrays the function closes
+over (read at every call, written back after it).
 
 While a function is traced a TraceScope is active. The first read of a Variable adds an
 input to the graph, standing for the Variable's value when the function is called; an
@@ -127,14 +129,8 @@ def trace_with_variables(fn, leaves, types, paths, name):
     read, and giving fn's outputs, then each Variable's new value, then the new value of
     each array argument written into. Returns the graph and its VariableState."""
     with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope:
-        builder.closed = {}
-        arguments = []
-        for leaf, type, path in zip(leaves, types, paths):
-            if isinstance(type, VariableArgument):
-                arguments.append(leaf)
-                continue
-            tracer = builder.new_input(type, path)
-            arguments.append(mark_array(tracer) if isinstance(leaf, np.ndarray) else tracer)
+        builder.closed = {}  # writable ndarrays read: inputs (trace.py)
+        arguments = _arguments(builder, leaves, types, paths)
         given = [a._var if isinstance(a, Tracer) else None for a in arguments]
         outputs = [scope.read(out) if isinstance(out, Stateful) else out
                    for out in fn(arguments)]
@@ -152,6 +148,19 @@ def trace_with_variables(fn, leaves, types, paths, name):
     graph = _with_constants(graph, constants)
     return graph, scope.state(written, paths, [array for array, _, _ in closed],
                               closed_written)
+
+
+def _arguments(builder, leaves, types, paths):
+    """What the function is called with while traced: a Variable as it is, an array
+    or a number as an input Tracer (an ndarray's takes writes, even 0-d)."""
+    arguments = []
+    for leaf, type, path in zip(leaves, types, paths):
+        if isinstance(type, VariableArgument):
+            arguments.append(leaf)
+            continue
+        tracer = builder.new_input(type, path)
+        arguments.append(mark_array(tracer) if isinstance(leaf, np.ndarray) else tracer)
+    return arguments
 
 
 def _temporaries(builder):
