@@ -36,7 +36,8 @@ class GraphBuilder:
         self.captured = {}  # outer Tracer's Var -> (outer Tracer, inner input Var)
         # id(ndarray) -> (ndarray, its Tracer, its input Var): the writable arrays the
         # function reads, inputs standing for their contents at each call; None where
-        # arrays are constants (ClosedArrays in variable_scope.py turns this on)
+        # arrays are constants (a @jitflow.function's trace turns this on:
+        # variable_scope.trace_with_variables)
         self.closed = None
 
     def __enter__(self):
