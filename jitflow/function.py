@@ -19,9 +19,9 @@ from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
 from .codegen.errors import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
-from .named_arrays import NamedArrays
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
+from .named_arrays import NamedArrays
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
 from .variable_scope import VariableArgument, closed_as_constants, trace_with_variables
@@ -130,7 +130,7 @@ class Function:
     def _call_fast(self, args):
         """Arguments whose leaves are plain ndarrays of a signature compiled before: the
         leaves straight to its native code (DirectEntry), or to its Executable when it
-        reads Variables. When every argument is an array, that entry is tried first next
+        reads Variables or writes arrays. When every argument is an array, that entry is tried first next
         time (`_direct`: it checks the arrays itself). Returns _DECLINED when the
         checked path must run."""
         leaves = []
@@ -139,7 +139,7 @@ class Function:
         if executable is not None and executable.state is not None and \
                 not executable.state.reads_only:
             self._info.hits += 1
-            return executable(leaves)  # it reads and writes the Variables it closes over
+            return executable(leaves)  # it reads and writes Variables, or writes arrays
         direct = executable.direct_entry() if executable is not None else None
         if direct is None:
             return _DECLINED
