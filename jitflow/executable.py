@@ -109,6 +109,7 @@ class Executable:
     def __call__(self, leaves):
         variables, arguments = None, leaves
         if self.state is not None:
+            self.state.check_fixed(self.name)
             self.state.check_writable(leaves, self.name)
             variables = self.state.variables(leaves)
             leaves = self.state.inputs(leaves, variables)

@@ -9,7 +9,7 @@ import numpy as np
 from . import numpy as jnp
 from . import ops
 from .errors import BooleanIndexError, at_user_line
-from .trace import Tracer
+from .trace import Tracer, fixed_while_traced
 
 
 def getitem(x, index):
@@ -60,6 +60,8 @@ def _entry(entry):
         return bool(entry)  # adds an axis, see _apply_basic
     if isinstance(entry, (list, tuple)) and holds_tracer(entry):
         entry = jnp.asarray(entry)  # x[[i, j]]: NumPy stacks the values into one array
+    if isinstance(entry, np.ndarray) and entry.dtype == np.bool_:
+        fixed_while_traced(entry)  # its True positions decide shapes
     if isinstance(entry, (list, tuple, np.ndarray)):
         return _constant_index(entry)
     if isinstance(entry, Tracer) and entry.dtype == np.bool_:

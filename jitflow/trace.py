@@ -39,6 +39,9 @@ class GraphBuilder:
         # arrays are constants (a @jitflow.function's trace turns this on:
         # variable_scope.trace_with_variables)
         self.closed = None
+        # (ndarray, a copy): writable arrays whose contents the trace depends on (a
+        # mask's positions, say), as they were then; checked at each call
+        self.fixed = []
 
     def __enter__(self):
         _ACTIVE_BUILDERS.append(self)
@@ -131,6 +134,19 @@ class GraphBuilder:
     def outer_values(self):
         """The values the captured inputs stand for, in the enclosing trace (or eager)."""
         return [tracer for tracer, _ in self.captured.values()]
+
+
+def fixed_while_traced(array):
+    """The trace being made depends on the contents `array` has now (a constant mask
+    decides which elements are taken): a call finding them changed raises
+    (VariableState.check_fixed in variable_scope.py)."""
+    builder = innermost_builder()
+    if builder is None or not _may_change(array):
+        return
+    for outer in [builder] + _builders_around(builder):
+        if outer.closed is not None:
+            outer.fixed.append((array, array.copy()))
+            return
 
 
 def _builders_around(builder):

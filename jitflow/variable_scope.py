@@ -107,13 +107,13 @@ class TraceScope:
     def assigned_values(self):
         return [self._values[id(self._variables[slot])] for slot in self._assigned]
 
-    def state(self, written=(), paths=(), closed=(), closed_written=()):
+    def state(self, written=(), paths=(), closed=(), closed_written=(), fixed=()):
         """What calls need (None when the function touches no Variable, writes into no
-        argument and reads no closed-over array)."""
-        if not (self.slots or written or closed):
+        argument, and reads no closed-over array)."""
+        if not (self.slots or written or closed or fixed):
             return None
         return VariableState(self.slots, self._assigned, written, paths, closed,
-                             closed_written)
+                             closed_written, fixed)
 
 
 def read_only(variable, tracer):
@@ -139,6 +139,8 @@ def trace_with_variables(fn, leaves, types, paths, name):
         for out in outputs:
             builder.operand(out)  # an array returned as it is is read like any other
         constants = _temporaries(builder)
+        fixed = [entry for entry in builder.fixed  # (no name for the array itself:
+                 if not _only_the_builders(entry[0])]  # it would count as a reference)
         closed = list(builder.closed.values())
         closed_written = [i for i, (_, tracer, var) in enumerate(closed)
                           if tracer._var is not var]
@@ -147,7 +149,7 @@ def trace_with_variables(fn, leaves, types, paths, name):
                               [closed[i][1] for i in closed_written])
     graph = _with_constants(graph, constants)
     return graph, scope.state(written, paths, [array for array, _, _ in closed],
-                              closed_written)
+                              closed_written, fixed)
 
 
 def _arguments(builder, leaves, types, paths):
@@ -178,8 +180,8 @@ def _temporaries(builder):
 def _only_the_builders(array):
     """Whether nothing outside builder.closed refers to `array`, nor to the arrays
     whose memory it views (a view of a user's array is not the function's own)."""
-    # each holds 3 references: builder.closed's entry (or its view's .base), the local
-    # name, and getrefcount's argument
+    # each holds 3 references: the builder's entry (or its view's .base), the local
+    # name, and getrefcount's argument (callers pass it without naming it)
     while isinstance(array, np.ndarray):
         if sys.getrefcount(array) > 3:
             return False
@@ -221,19 +223,32 @@ class VariableState:
     """
 
     def __init__(self, slots, assigned, written=(), paths=(), closed=(),
-                 closed_written=()):
+                 closed_written=(), fixed=()):
         self.slots = tuple(slots)
         self.assigned = tuple(assigned)
         self.written = tuple(written)
         self.paths = tuple(paths)
         self.closed = tuple(closed)
         self.closed_written = tuple(closed_written)
+        self.fixed = tuple(fixed)  # (array, its contents when traced)
 
     @property
     def reads_only(self):
         """Whether calls only read closed-over arrays (native code can take them
         straight after the arguments)."""
-        return not (self.slots or self.written or self.closed_written)
+        return not (self.slots or self.written or self.closed_written or self.fixed)
+
+    def check_fixed(self, name):
+        """Before a call: the arrays whose contents the trace depends on hold them
+        still (else NumPy would take other elements than the traced code does)."""
+        for array, then in self.fixed:
+            if not np.array_equal(array, then):
+                raise ValueError(at_user_line(
+                    f"{name}: a {array.dtype} array of shape {array.shape} it closes "
+                    f"over, used as a mask, changed since the function was traced, "
+                    f"and the traced code takes the elements the mask chose then; "
+                    f"make a new jitflow.function after changing it, or select with "
+                    f"jitflow.numpy.where(mask, x, y)"))
 
     @property
     def outputs(self):

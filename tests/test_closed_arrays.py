@@ -146,3 +146,21 @@ def test_a_closure_cell_rebound_to_another_array_is_seen(backend):
     np.testing.assert_array_equal(shifted(np.ones(2)), [1.0, 1.0])
     offset = np.full(2, 2.0)
     np.testing.assert_array_equal(shifted(np.ones(2)), [3.0, 3.0])
+
+
+def test_a_closed_over_mask_changed_after_tracing_raises(backend):
+    mask = np.array([True, False, True])
+    step = jitflow.function(lambda x: x[mask] * 2)
+    np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 4.0])
+    mask[1] = True  # NumPy would now take three elements
+    with pytest.raises(ValueError, match="changed since the function was traced"):
+        step(np.arange(3.0))
+    mask[1] = False
+    np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 4.0])
+
+
+def test_masks_made_inside_the_function_are_constants(backend):
+    step = jitflow.function(lambda x: x[np.array([True, False, True])])
+    step(np.arange(3.0))
+    (executable,) = step._cache.values()
+    assert executable.state is None
