@@ -130,16 +130,16 @@ class Function:
     def _call_fast(self, args):
         """Arguments whose leaves are plain ndarrays of a signature compiled before: the
         leaves straight to its native code (DirectEntry), or to its Executable when it
-        reads Variables or writes arrays. When every argument is an array, that entry is tried first next
+        reads Variables. When every argument is an array, that entry is tried first next
         time (`_direct`: it checks the arrays itself). Returns _DECLINED when the
         checked path must run."""
         leaves = []
         structure = pytree.flatten_leaves(args, leaves)
         executable = self._fast.get((structure, _array_key(leaves)))
         if executable is not None and executable.state is not None and \
-                not executable.state.reads_only:
+                executable.state.slots:
             self._info.hits += 1
-            return executable(leaves)  # it reads and writes Variables, or writes arrays
+            return executable(leaves)  # it reads and writes the Variables it closes over
         direct = executable.direct_entry() if executable is not None else None
         if direct is None:
             return _DECLINED

@@ -271,6 +271,8 @@ class VariableState:
         both in NumPy, while the function computed with each apart)."""
         if not (self.written or self.closed_written):
             return
+        if len(leaves) == 1 and not self.closed and leaves[0].flags.writeable:
+            return  # one array: nothing it could share memory with
         arrays = [(f"argument '{self.paths[i]}'", leaf) for i, leaf in enumerate(leaves)
                   if isinstance(leaf, np.ndarray)]
         arrays += [(f"a closed-over array {a.dtype}{list(a.shape)}", a)
@@ -300,7 +302,8 @@ class VariableState:
         count, arguments = len(self.assigned), len(self.assigned) + len(self.written)
         for slot, value in zip(self.assigned, values[:count], strict=True):
             variables[slot].adopt(value)
+        # (same dtypes and shapes: a plain copy, faster than np.copyto's dispatch)
         for index, value in zip(self.written, values[count:arguments], strict=True):
-            np.copyto(leaves[index], value, casting="no")
+            leaves[index][...] = value
         for index, value in zip(self.closed_written, values[arguments:], strict=True):
-            np.copyto(self.closed[index], value, casting="no")
+            self.closed[index][...] = value

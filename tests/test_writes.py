@@ -522,3 +522,18 @@ def test_a_list_of_traced_values_is_assigned_as_an_array(backend):
         y[:2] = [x[1], x[0] * 2]
         return y
     same_as_numpy(f, np.arange(3.0))
+
+
+def test_other_arguments_after_the_fast_path_take_the_checked_path(backend):
+    @jitflow.function
+    def f(x):
+        x += 1
+        return x * 2
+    x = np.zeros(2)
+    f(x), f(x)  # the second call takes the direct entry, natively
+    assert f(1.5) == 5.0  # a Python number: another signature, and nothing written
+    np.testing.assert_array_equal(f(x), [6.0, 6.0])
+    np.testing.assert_array_equal(x, [3.0, 3.0])
+    y = np.zeros(2, np.float32)  # another dtype: the checked path, another signature
+    np.testing.assert_array_equal(f(y), np.array([2.0, 2.0], np.float32))
+    np.testing.assert_array_equal(y, [1.0, 1.0])
