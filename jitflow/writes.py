@@ -231,6 +231,7 @@ def _fitted(value, shape, dtype):
     if isinstance(value, (list, tuple)) and holds_tracer(value):
         value = jnp.asarray(value)  # x[:2] = [a, b]: NumPy stacks the values
     if isinstance(value, Tracer):
+        _check_scalar_fits(value, dtype)
         value = value if value.dtype == dtype else ops.cast(value, dtype)
     else:
         converted = np.empty(np.shape(value), dtype)
@@ -249,6 +250,21 @@ def _fitted(value, shape, dtype):
     if vshape != constant_type(value).shape:
         value = ops.reshape(value, vshape)
     return ops.broadcast_to(value, shape) if vshape != tuple(shape) else value
+
+
+def _check_scalar_fits(value, dtype):
+    """NumPy assigns a scalar (not an array) to an integer array as a Python number:
+    it raises when the value does not fit (OverflowError; ValueError for NaN), where an
+    array's values are cast. Compiled code does not check that yet: refuse a traced
+    scalar that may not fit."""
+    if dtype.kind != "i" or is_array(value) or \
+            np.can_cast(value.dtype, dtype, casting="safe"):
+        return
+    raise TypeError(at_user_line(
+        f"assigning a traced {value.dtype} scalar into a {dtype} array: NumPy checks "
+        f"at run time that the number fits (raising OverflowError, or ValueError for "
+        f"NaN), which jitflow does not do yet; cast it first (value.astype("
+        f"numpy.{dtype}), which wraps and truncates as NumPy's astype does)"))
 
 
 # --- in-place operators and out= --------------------------------------------------------

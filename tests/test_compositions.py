@@ -95,6 +95,8 @@ def _written(xp, x, y, index, through_view):
     place through the view x[index] (a basic index)."""
     z = xp.zeros(np.shape(x), x.dtype)
     z[...] = x
+    if not isinstance(y, (bool, int, float)):
+        y = xp.asarray(y)  # an array, as the reference's 0-d values are (not scalars)
     if through_view:
         view = z[index]
         view += y

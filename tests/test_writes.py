@@ -69,6 +69,15 @@ def test_augmented_item_assignment_matches_numpy(backend, case):
     def add(x, value):
         x[index] += value
         return x * 1
+    element = np.broadcast_to(x, x.shape)[index]  # a scalar, or a view
+    with np.errstate(all="ignore"):
+        total = element + value
+    if isinstance(element, np.generic) and x.dtype.kind == "i" and \
+            not np.can_cast(total.dtype, x.dtype, casting="safe"):
+        # NumPy checks at run time that the scalar fits: jitflow refuses it
+        with pytest.raises(TypeError, match="fits"):
+            jitflow.function(add)(x.copy(), value)
+        return
     same_as_numpy(add, x, value)
 
 
@@ -134,6 +143,24 @@ def test_traced_integer_array_assignment_matches_numpy(backend, case):
         x[(slice(None),) * axis + indices] = value  # repeated indices: the last stays
         return x * 2
     same_as_numpy(assign, x, value, *indices)
+
+
+def test_a_traced_scalar_that_may_not_fit_an_int_array_is_refused(backend):
+    def f(x, y):
+        x[0] = y.sum()  # an int64 scalar into int32: NumPy checks it fits at run time
+        return x
+    with pytest.raises(TypeError, match="fits"):
+        jitflow.function(f)(np.zeros(2, np.int32), np.arange(3))
+
+    def cast_first(x, y):
+        x[0] = y.sum().astype(np.int32)
+        return x
+
+    def as_array(x, y):
+        x[0] = jnp.asarray(y.sum())  # a 0-d array is cast, as NumPy casts it
+        return x
+    same_as_numpy(cast_first, np.zeros(2, np.int32), np.arange(3))
+    same_as_numpy(as_array, np.zeros(2, np.int32), np.array([2 ** 40]))
 
 
 @pytest.mark.parametrize("value", [1.9, -1.9, np.array([2.7, -0.5]), np.inf, np.nan,
