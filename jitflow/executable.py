@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import pytree
+from .codegen.errors import FALLBACK
 from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
 
@@ -93,16 +94,48 @@ class Executable:
         """A DirectEntry running the native code on the argument arrays themselves, or
         None (no native code, or none that takes them so: python_entry.py). Waits for a
         background build unless this is its first call."""
+        if self.state is not None and self.state.slots:
+            return None  # Variables: held and adopted by the Executable
         native = self._native_for_call()
         if native is None or native.python_entry is None:
             return None
         if self._direct is None:
-            self._direct = DirectEntry(native.python_entry, self.out_structure, self.name)
+            entry = native.python_entry
+            if self.state is not None:
+                entry = self._stateful_entry(entry)
+            self._direct = DirectEntry(entry, self.out_structure, self.name)
         return self._direct
 
+    def _stateful_entry(self, entry):
+        """`entry` for a graph that also reads closed-over arrays (its last inputs)
+        and writes arrays (its last outputs, copied into them after it returned)."""
+        state, name = self.state, self.name
+        closed = state.closed
+        if state.reads_only:
+            return lambda *leaves: entry(*leaves, *closed)
+        count = len(self.graph.outputs) - state.outputs
+        several = len(self.graph.outputs) > 1
+        arity = len(self.graph.inputs) - len(closed)
+
+        def call(*leaves):
+            if len(leaves) != arity or any(leaves[i].__class__ is not np.ndarray
+                                           for i in state.written):
+                return FALLBACK  # not the arrays it was compiled for: the checked path
+            state.check_fixed(name)
+            state.check_writable(leaves, name)
+            result = entry(*leaves, *closed)
+            if result.__class__ is int:
+                return result  # a status: nothing ran
+            outputs = result if several else (result,)
+            state.write_back((), leaves, outputs[count:])
+            return outputs[0] if self.out_structure == pytree.LEAF else outputs[:count]
+        return call
+
     def __call__(self, leaves):
-        variables = None
+        variables, arguments = None, leaves
         if self.state is not None:
+            self.state.check_fixed(self.name)
+            self.state.check_writable(leaves, self.name)
             variables = self.state.variables(leaves)
             leaves = self.state.inputs(leaves, variables)
         native = self._native_for_call()
@@ -111,15 +144,16 @@ class Executable:
         else:
             outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
         if variables is not None:
-            outputs = self._write_back(variables, outputs)
+            outputs = self._write_back(variables, arguments, outputs)
         results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
         return pytree.unflatten(self.out_structure, results)
 
-    def _write_back(self, variables, outputs):
-        """The function's own outputs; the Variables' new values, which follow them, go
-        to the Variables (only now that the whole graph has run)."""
-        count = len(outputs) - len(self.state.assigned)
-        self.state.write_back(variables, outputs[count:])
+    def _write_back(self, variables, arguments, outputs):
+        """The function's own outputs; the new values of the Variables and of the
+        arguments written into, which follow them, go there (only now that the whole
+        graph has run)."""
+        count = len(outputs) - self.state.outputs
+        self.state.write_back(variables, arguments, outputs[count:])
         return outputs[:count]
 
 

@@ -22,9 +22,10 @@ from .inspection import Lowered
 from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
+from .named_arrays import NamedArrays
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
-from .variable_scope import VariableArgument, trace_with_variables
+from .variable_scope import VariableArgument, closed_as_constants, trace_with_variables
 
 
 def function(fn=None, *, static_argnames=(), static_argnums=()):
@@ -68,10 +69,13 @@ class Function:
         self._last = None
         self._info = CacheInfo()
         self._warned = False
+        self._named = None  # NamedArrays the traces read, when the code names any
 
     def __call__(self, *args, **kwargs):
         if config.run_eagerly:
             return self.fn(*args, **kwargs)
+        if self._named is not None:
+            self._check_named_arrays()
         direct = self._direct
         if direct is not None and not kwargs:
             result = direct.call(*args)
@@ -92,6 +96,18 @@ class Function:
         executable = self._executable(bound, leaves, paths, structure, statics)
         self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
+
+    def _check_named_arrays(self):
+        """Forget every trace once a name the code reads an array by holds another
+        one (named_arrays.py): the next call traces again."""
+        name = self._named.rebound()
+        if name is None:
+            return
+        self._cache.clear()
+        self._fast.clear()
+        self._direct = self._named = self._last = None
+        self._info.reasons.append(f"'{name}' names another array now (call at "
+                                  f"{user_location()})")
 
     def _executable(self, bound, leaves, paths, structure, statics):
         signature = Signature(structure, self._leaf_types(leaves, paths), statics,
@@ -121,7 +137,8 @@ class Function:
         leaves = []
         structure = pytree.flatten_leaves(args, leaves)
         executable = self._fast.get((structure, _array_key(leaves)))
-        if executable is not None and executable.state is not None:
+        if executable is not None and executable.state is not None and \
+                executable.state.slots:
             self._info.hits += 1
             return executable(leaves)  # it reads and writes the Variables it closes over
         direct = executable.direct_entry() if executable is not None else None
@@ -150,12 +167,13 @@ class Function:
             self._fast[(structure, _array_key(leaves))] = executable
 
     def trace(self, *args, **kwargs):
-        """The graph traced for these arguments, before optimization."""
+        """The graph traced for these arguments, before optimization (the arrays it
+        closes over as constants: their contents now)."""
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        graph, _, _ = self._trace(bound, structure, self._leaf_types(leaves, paths), paths,
-                                  leaves)
-        return graph
+        graph, _, state = self._trace(bound, structure, self._leaf_types(leaves, paths),
+                                      paths, leaves)
+        return closed_as_constants(graph, state)
 
     def wait(self):
         """Block until native code for every signature traced so far is built (see
@@ -255,6 +273,8 @@ class Function:
         self._info.traces += 1
         graph, out_structure, state = self._trace(bound, signature.structure,
                                                   signature.types, signature.paths, leaves)
+        if self._named is None:
+            self._named = NamedArrays(self.fn) or None
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
                                 background=config.background_compile, state=state)

@@ -9,7 +9,7 @@ import numpy as np
 from . import numpy as jnp
 from . import ops
 from .errors import BooleanIndexError, at_user_line
-from .trace import Tracer
+from .trace import Tracer, fixed_while_traced
 
 
 def getitem(x, index):
@@ -22,6 +22,19 @@ def getitem(x, index):
     if has_arrays:
         x = _apply_arrays(x, rest)
     return x
+
+
+def basic_only(index):
+    """Whether `index` is basic indexing only (integers, slices, None, Ellipsis, scalar
+    bools): NumPy then gives a view (or a scalar)."""
+    entries = index if isinstance(index, tuple) else (index,)
+    return all(e is None or e is Ellipsis or isinstance(e, (slice, bool, np.bool_))
+               or _is_int(e) for e in entries)
+
+
+def expand_ellipsis(x, entries):
+    """Index entries with Ellipsis (or what is left unindexed) as full slices."""
+    return _expand_ellipsis(x, [_entry(e) for e in entries])
 
 
 def _is_int(entry):
@@ -45,8 +58,10 @@ def _entry(entry):
     Python bool; constant masks stay masks until the axes they cover are known."""
     if isinstance(entry, (bool, np.bool_)):
         return bool(entry)  # adds an axis, see _apply_basic
-    if isinstance(entry, (list, tuple)) and _holds_tracer(entry):
+    if isinstance(entry, (list, tuple)) and holds_tracer(entry):
         entry = jnp.asarray(entry)  # x[[i, j]]: NumPy stacks the values into one array
+    if isinstance(entry, np.ndarray) and entry.dtype == np.bool_:
+        fixed_while_traced(entry)  # its True positions decide shapes
     if isinstance(entry, (list, tuple, np.ndarray)):
         return _constant_index(entry)
     if isinstance(entry, Tracer) and entry.dtype == np.bool_:
@@ -66,8 +81,8 @@ def _entry(entry):
     return entry
 
 
-def _holds_tracer(sequence):
-    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and _holds_tracer(e))
+def holds_tracer(sequence):
+    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and holds_tracer(e))
                for e in sequence)
 
 

@@ -3,8 +3,12 @@
 NumPy hands ufunc calls to __array_ufunc__ and other functions to __array_function__;
 both land here and are sent to jitflow.numpy's function of the same name.
 """
+import numpy as np
+
 from . import numpy as jnp
 from .errors import at_user_line
+from .trace import Tracer, innermost_builder
+from .writes import write_result
 
 # ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
 _REDUCTIONS = {"add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max,
@@ -16,13 +20,35 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__":
         function = getattr(jnp, name, None)
         if callable(function):
-            return function(*inputs, **kwargs)
+            out = kwargs.pop("out", None)
+            result = function(*inputs, **kwargs)
+            return result if out is None else _written(out, result, name)
     elif method == "reduce" and name in _REDUCTIONS:
         axis = kwargs.pop("axis", 0)
         return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
     where = "" if method == "__call__" else f".{method}"
     raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
                                  f"traced values"))
+
+
+def _written(out, result, name):
+    """ufunc(..., out=x): the result written into x as NumPy writes it (writes.py).
+    x may be an ndarray the function closes over (`a += traced`): the write reaches it
+    after the call, and NumPy's result, x itself, is returned."""
+    targets = out if isinstance(out, tuple) else (out,)
+    target = targets[0] if len(targets) == 1 else None
+    if isinstance(target, np.ndarray):
+        builder = innermost_builder()
+        tracer = builder.array_input(target) if builder is not None else None
+        if tracer is not None:
+            write_result(tracer, result, name)
+            return target
+    if not isinstance(target, Tracer):
+        raise TypeError(at_user_line(
+            f"numpy.{name}(..., out=...): jitflow writes traced values into one traced "
+            f"array, or an array the compiled function closes over; assign the result "
+            f"instead (x = numpy.{name}(...))"))
+    return write_result(target, result, name)
 
 
 def dispatch_function(func, args, kwargs):

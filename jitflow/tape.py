@@ -23,6 +23,7 @@ from .autodiff.transform import backward_pass, differentiable, zeros
 from .errors import at_user_line
 from .ir.graph import Graph
 from .trace import Stateful, TapeBuilder, Tracer
+from .variable_scope import read_only
 
 UNCONNECTED = ("none", "zero")
 
@@ -127,8 +128,8 @@ class TapeScope:
         if self.inner is not None:
             value = self.inner.read(variable)
         elif self._watches(variable):
-            value = self.builder.new_input(variable.type, f"Variable {variable.name!r}",
-                                           variable.held())
+            value = read_only(variable, self.builder.new_input(
+                variable.type, f"Variable {variable.name!r}", variable.held()))
         else:
             return variable.held()
         if self._watches(variable):

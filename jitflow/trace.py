@@ -49,6 +49,14 @@ class GraphBuilder:
         self.nodes = []
         self.sources = {}
         self.captured = {}  # outer Tracer's Var -> (outer Tracer, inner input Var)
+        # id(ndarray) -> (ndarray, its Tracer, its input Var): the writable arrays the
+        # function reads, inputs standing for their contents at each call; None where
+        # arrays are constants (a @jitflow.function's trace turns this on:
+        # variable_scope.trace_with_variables)
+        self.closed = None
+        # (ndarray, a copy): writable arrays whose contents the trace depends on (a
+        # mask's positions, say), as they were then; checked at each call
+        self.fixed = []
 
     def __enter__(self):
         _ACTIVE_BUILDERS.append(self)
@@ -69,11 +77,30 @@ class GraphBuilder:
             if value._builder is self:
                 return value._var
             return self._capture(value)
+        if isinstance(value, np.ndarray) and _may_change(value):
+            tracer = self.array_input(value)
+            if tracer is not None:
+                return self.operand(tracer)
         if isinstance(value, (list, tuple)):
             value = np.asarray(value)
         if isinstance(value, str):
             raise TypeError(at_user_line(f"{value!r} is a string, not an array or a number"))
         return Lit(value, type_of_value(value))
+
+    def array_input(self, array):
+        """The Tracer standing for the contents of the ndarray `array` at each call (the
+        one builder taking arrays as inputs, around this one, makes it), or None."""
+        if self.closed is None:
+            outer = _builders_around(self)
+            return next((b.array_input(array) for b in outer if b.closed is not None),
+                        None)
+        entry = self.closed.get(id(array))
+        if entry is None:
+            tracer = _writes().mark_array(self.new_input(type_of_value(array), None))
+            self.inputs.pop()  # closed-over arrays come last (build)
+            self.sources[tracer._var] = frozenset()  # no argument's
+            entry = self.closed[id(array)] = (array, tracer, tracer._var)
+        return entry[1]
 
     def _capture(self, tracer):
         if tracer._builder not in _ACTIVE_BUILDERS and not tracer._builder.live:
@@ -123,11 +150,43 @@ class GraphBuilder:
         """
         out_values = [self.operand(v) for v in outputs]
         inputs = self.inputs + [var for _, var in self.captured.values()]
+        if self.closed:
+            inputs += [var for _, _, var in self.closed.values()]
         return Graph(inputs, self.nodes, out_values)
 
     def outer_values(self):
         """The values the captured inputs stand for, in the enclosing trace (or eager)."""
         return [tracer for tracer, _ in self.captured.values()]
+
+
+def fixed_while_traced(array):
+    """The trace being made depends on the contents `array` has now (a constant mask
+    decides which elements are taken): a call finding them changed raises
+    (VariableState.check_fixed in variable_scope.py)."""
+    builder = innermost_builder()
+    if builder is None or not _may_change(array):
+        return
+    for outer in [builder] + _builders_around(builder):
+        if outer.closed is not None:
+            outer.fixed.append((array, array.copy()))
+            return
+
+
+def _builders_around(builder):
+    """The active builders that enclose `builder`, innermost first."""
+    if builder not in _ACTIVE_BUILDERS:
+        return []
+    return list(reversed(_ACTIVE_BUILDERS[:_ACTIVE_BUILDERS.index(builder)]))
+
+
+def _may_change(array):
+    """Whether an ndarray's contents may change later: it is writable, or a read-only
+    view of a writable array. (Read-only arrays nobody can write are constants.)"""
+    while isinstance(array, np.ndarray):
+        if array.flags.writeable:
+            return True
+        array = array.base
+    return False
 
 
 class RecordingBuilder(GraphBuilder):
@@ -346,6 +405,20 @@ def _binary(name, reflected=False):
     return method
 
 
+def _writes():
+    from . import writes
+    return writes
+
+
+def _inplace(name):
+    ufunc = {"divide": "true_divide"}.get(name, name)
+
+    def method(self, other):
+        return _writes().inplace(self, getattr(_ops(), name), read_stateful(other), ufunc)
+    method.__name__ = name
+    return method
+
+
 def _method(name):
     def method(self, *args, **kwargs):
         return getattr(_jnp(), name)(self, *args, **kwargs)
@@ -359,13 +432,14 @@ class Tracer:
     It behaves like an ndarray: operators, indexing, methods, and NumPy's own functions
     (through __array_ufunc__ and __array_function__) all record nodes in the graph.
     """
-    __slots__ = ("_var", "_builder")
+    __slots__ = ("_var", "_builder", "_alias", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # like ndarray: == is elementwise
 
     def __init__(self, var, builder):
         self._var = var
         self._builder = builder
+        self._alias = None  # views and writes (writes.py), when it has any
 
     # --- static facts -------------------------------------------------------------
     type = property(lambda self: self._var.type)
@@ -415,7 +489,7 @@ class Tracer:
         return _ops().negative(self)
 
     def __pos__(self):
-        return self
+        return _writes().copy(self)  # NumPy's +x is a new array
 
     def __abs__(self):
         return _ops().absolute(self)
@@ -424,13 +498,31 @@ class Tracer:
         return _ops().invert(self)
 
     def __getitem__(self, index):
-        from .indexing import getitem
+        from .indexing import basic_only, getitem
+        if basic_only(index):
+            return _writes().view(self, index)
         return getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise TypeError(at_user_line(
-            "traced values are immutable: item assignment is not supported; build the "
-            "new array instead, e.g. with jitflow.numpy.where(mask, new, x)"))
+        _writes().setitem(self, index, read_stateful(value))
+
+    # --- in-place operators: NumPy's, functionalized (writes.py) ---------------------
+    __iadd__, __isub__ = _inplace("add"), _inplace("subtract")
+    __imul__, __itruediv__ = _inplace("multiply"), _inplace("divide")
+    __ifloordiv__, __imod__ = _inplace("floor_divide"), _inplace("remainder")
+    __ipow__, __iand__ = _inplace("power"), _inplace("bitwise_and")
+    __ior__, __ixor__ = _inplace("bitwise_or"), _inplace("bitwise_xor")
+
+    def __imatmul__(self, other):
+        return _writes().inplace(self, _jnp().matmul, read_stateful(other), "matmul")
+
+    def copy(self):
+        """A new array of the same value: later writes into either leave the other."""
+        return _writes().copy(self)
+
+    def fill(self, value):
+        """ndarray.fill: every element set to `value` (cast as assignment casts)."""
+        self[...] = value
 
     # --- methods ------------------------------------------------------------------
     reshape = _method("reshape")
@@ -447,7 +539,10 @@ class Tracer:
     std, var = _method("std"), _method("var")
     dot, ravel, squeeze = _method("dot"), _method("ravel"), _method("squeeze")
     clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
-    flatten = _method("ravel")
+
+    def flatten(self):
+        """A copy, flat (ravel gives a view where it can)."""
+        return _writes().copy(_jnp().ravel(self))
 
     def astype(self, dtype):
         return _ops().cast(self, as_dtype(dtype, what="astype"))

@@ -1,5 +1,7 @@
 """Variables inside @jitflow.function: their reads become graph inputs, their
-assignments graph outputs.
+assignments graph outputs. So do the other arrays a call reads and writes besides its
+arguments' values: writes into array arguments, and the ndarrays the function closes
+over (read at every call, written back after it).
 
 While a function is traced a TraceScope is active. The first read of a Variable adds an
 input to the graph, standing for the Variable's value when the function is called; an
@@ -9,11 +11,16 @@ output. The traced signature keeps a VariableState: at each call it finds the Va
 new values back once the graph has returned.
 """
 import contextlib
+import sys
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .errors import at_user_line
+from .ir.graph import Graph, Lit
 from .ir.types import TensorType
-from .trace import GraphBuilder, Stateful, innermost_builder
+from .trace import GraphBuilder, Stateful, Tracer, innermost_builder
+from .writes import mark_array, mark_readonly
 
 _SCOPES = []
 # Context managers entered around each trace, given its TraceScope: features built on
@@ -84,8 +91,8 @@ class TraceScope:
             self._slot_of[key] = len(self.slots)
             self.slots.append(Slot(argument, variable if argument is None else None))
             self._variables.append(variable)
-            self._values[key] = self.builder.new_input(variable.type,
-                                                       f"Variable {variable.name!r}")
+            self._values[key] = read_only(variable, self.builder.new_input(
+                variable.type, f"Variable {variable.name!r}"))
         return self._values[key]
 
     def assign(self, variable, value):
@@ -113,37 +120,156 @@ class TraceScope:
     def assigned_values(self):
         return [self._values[id(self._variables[slot])] for slot in self._assigned]
 
-    def state(self):
-        """What calls need (None when the function touches no Variable)."""
-        return VariableState(self.slots, self._assigned) if self.slots else None
+    def state(self, written=(), paths=(), closed=(), closed_written=(), fixed=()):
+        """What calls need (None when the function touches no Variable, writes into no
+        argument, and reads no closed-over array)."""
+        if not (self.slots or written or closed or fixed):
+            return None
+        return VariableState(self.slots, self._assigned, written, paths, closed,
+                             closed_written, fixed)
+
+
+def read_only(variable, tracer):
+    """A Variable's value read in a trace: writing into it would not assign it (and
+    eagerly the array a Variable holds is read-only)."""
+    return mark_readonly(tracer, f"the value of Variable {variable.name!r}; change a "
+                                 f"Variable with .assign(...)")
 
 
 def trace_with_variables(fn, leaves, types, paths, name):
     """Trace fn(leaves) -> output leaves, where `leaves` are the arguments' leaves and
     `types` their signature types: a graph taking the array leaves, then each Variable
-    read, and giving fn's outputs, then each Variable's new value. Returns the graph and
-    its VariableState."""
+    read, and giving fn's outputs, then each Variable's new value, then the new value of
+    each array argument written into. Returns the graph and its VariableState."""
     with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope, \
             contextlib.ExitStack() as contexts:
         for context in TRACE_CONTEXTS:
             contexts.enter_context(context(scope))
-        tracers = iter([builder.new_input(t, p) for t, p in zip(types, paths)
-                        if not isinstance(t, VariableArgument)])
-        arguments = [leaf if isinstance(t, VariableArgument) else next(tracers)
-                     for leaf, t in zip(leaves, types)]
+        builder.closed = {}  # writable ndarrays read: inputs (trace.py)
+        arguments = _arguments(builder, leaves, types, paths)
+        given = [a._var if isinstance(a, Tracer) else None for a in arguments]
         outputs = [scope.read(out) if isinstance(out, Stateful) else out
                    for out in fn(arguments)]
-        graph = builder.build(outputs + scope.assigned_values())
-    return graph, scope.state()
+        written = [i for i, (a, var) in enumerate(zip(arguments, given))
+                   if var is not None and a._var is not var]
+        for out in outputs:
+            builder.operand(out)  # an array returned as it is is read like any other
+        constants = _temporaries(builder)
+        fixed = [entry for entry in builder.fixed  # (no name for the array itself:
+                 if not _only_the_builders(entry[0])]  # it would count as a reference)
+        closed = list(builder.closed.values())
+        closed_written = [i for i, (_, tracer, var) in enumerate(closed)
+                          if tracer._var is not var]
+        graph = builder.build(outputs + scope.assigned_values() +
+                              [arguments[i] for i in written] +
+                              [closed[i][1] for i in closed_written])
+    graph = _with_constants(graph, constants)
+    return graph, scope.state(written, paths, [array for array, _, _ in closed],
+                              closed_written, fixed)
+
+
+def _arguments(builder, leaves, types, paths):
+    """What the function is called with while traced: a Variable as it is, an array
+    or a number as an input Tracer (an ndarray's takes writes, even 0-d)."""
+    arguments = []
+    for leaf, type, path in zip(leaves, types, paths):
+        if isinstance(type, VariableArgument):
+            arguments.append(leaf)
+            continue
+        tracer = builder.new_input(type, path)
+        arguments.append(mark_array(tracer) if isinstance(leaf, np.ndarray) else tracer)
+    return arguments
+
+
+def _temporaries(builder):
+    """Take out of builder.closed the arrays the function made for itself (nothing
+    but the builder refers to them now, so they can never change): constants, as
+    {input Var: Lit}."""
+    constants = {}
+    for key in list(builder.closed):
+        if _only_the_builders(builder.closed[key][0]):
+            array, _, var = builder.closed.pop(key)
+            constants[var] = Lit(array, var.type)
+    return constants
+
+
+def _only_the_builders(array):
+    """Whether nothing outside builder.closed refers to `array`, nor to the arrays
+    whose memory it views (a view of a user's array is not the function's own)."""
+    # each holds 3 references: the builder's entry (or its view's .base), the local
+    # name, and getrefcount's argument (callers pass it without naming it)
+    while isinstance(array, np.ndarray):
+        if sys.getrefcount(array) > 3:
+            return False
+        array = array.base
+    return array is None
+
+
+def closed_as_constants(graph, state):
+    """graph with the closed-over arrays' inputs replaced by their contents now (the
+    graph as it computes at this moment, for inspection)."""
+    closed = state.closed if state is not None else ()
+    if not closed:
+        return graph
+    inputs = graph.inputs[len(graph.inputs) - len(closed):]
+    return _with_constants(graph, {var: Lit(np.array(array), var.type)
+                                   for var, array in zip(inputs, closed)})
+
+
+def _with_constants(graph, constants):
+    """graph with the inputs `constants` maps replaced by the Lits it gives."""
+    if not constants:
+        return graph
+    nodes = [node.replace(inputs=[constants.get(v, v) for v in node.inputs])
+             for node in graph.nodes]
+    return Graph([v for v in graph.inputs if v not in constants], nodes,
+                 [constants.get(v, v) for v in graph.outputs])
 
 
 class VariableState:
-    """The Variables a traced signature reads (`slots`, its last inputs) and assigns
-    (`assigned`, indices into slots, its last outputs)."""
+    """The state a traced signature reads and writes besides its arguments' values:
 
-    def __init__(self, slots, assigned):
+    - the Variables it reads (`slots`: inputs after the array arguments) and assigns
+      (`assigned`, indices into slots: outputs after the function's own);
+    - the array arguments it writes into (`written`, indices of argument leaves: the
+      outputs after the Variables');
+    - the writable ndarrays it closes over (`closed`: the last inputs, their contents
+      at each call) and those it writes into (`closed_written`, indices into closed:
+      the last outputs).
+    """
+
+    def __init__(self, slots, assigned, written=(), paths=(), closed=(),
+                 closed_written=(), fixed=()):
         self.slots = tuple(slots)
         self.assigned = tuple(assigned)
+        self.written = tuple(written)
+        self.paths = tuple(paths)
+        self.closed = tuple(closed)
+        self.closed_written = tuple(closed_written)
+        self.fixed = tuple(fixed)  # (array, its contents when traced)
+
+    @property
+    def reads_only(self):
+        """Whether calls only read closed-over arrays (native code can take them
+        straight after the arguments)."""
+        return not (self.slots or self.written or self.closed_written or self.fixed)
+
+    def check_fixed(self, name):
+        """Before a call: the arrays whose contents the trace depends on hold them
+        still (else NumPy would take other elements than the traced code does)."""
+        for array, then in self.fixed:
+            if not np.array_equal(array, then):
+                raise ValueError(at_user_line(
+                    f"{name}: a {array.dtype} array of shape {array.shape} it closes "
+                    f"over, used as a mask, changed since the function was traced, "
+                    f"and the traced code takes the elements the mask chose then; "
+                    f"make a new jitflow.function after changing it, or select with "
+                    f"jitflow.numpy.where(mask, x, y)"))
+
+    @property
+    def outputs(self):
+        """How many of the graph's outputs are state, after the function's own."""
+        return len(self.assigned) + len(self.written) + len(self.closed_written)
 
     def variables(self, leaves):
         """The Variable of each slot for this call's argument leaves (the signature
@@ -153,9 +279,47 @@ class VariableState:
 
     def inputs(self, leaves, variables):
         return [leaf for leaf in leaves if not isinstance(leaf, Stateful)] + \
-            [variable.held() for variable in variables]
+            [variable.held() for variable in variables] + list(self.closed)
 
-    def write_back(self, variables, values):
-        """Hold the new values (fresh arrays nothing else refers to)."""
-        for slot, value in zip(self.assigned, values, strict=True):
+    def check_writable(self, leaves, name):
+        """Before a call: every array written into can take the write, and shares
+        memory with no other array the function reads (the write would show through
+        both in NumPy, while the function computed with each apart)."""
+        if not (self.written or self.closed_written):
+            return
+        if len(leaves) == 1 and not self.closed and leaves[0].flags.writeable:
+            return  # one array: nothing it could share memory with
+        arrays = [(f"argument '{self.paths[i]}'", leaf) for i, leaf in enumerate(leaves)
+                  if isinstance(leaf, np.ndarray)]
+        arrays += [(f"a closed-over array {a.dtype}{list(a.shape)}", a)
+                   for a in self.closed]
+        for position in self._written_positions(leaves):
+            what, target = arrays[position]
+            if not target.flags.writeable:
+                raise ValueError(at_user_line(
+                    f"{name}: {what} is written into but it is read-only (assignment "
+                    f"destination is read-only)"))
+            for index, (other, array) in enumerate(arrays):
+                if index != position and np.may_share_memory(target, array):
+                    raise ValueError(at_user_line(
+                        f"{name}: {what} is written into and shares memory with "
+                        f"{other}; jitflow cannot honour NumPy's aliasing there: pass "
+                        f"a copy of one"))
+
+    def _written_positions(self, leaves):
+        """Positions in check_writable's list of arrays of those written into."""
+        arrays = [i for i, leaf in enumerate(leaves) if isinstance(leaf, np.ndarray)]
+        return [arrays.index(i) for i in self.written] + \
+            [len(arrays) + i for i in self.closed_written]
+
+    def write_back(self, variables, leaves, values):
+        """Hold the Variables' new values (fresh arrays nothing else refers to); copy
+        the written arguments' into the caller's arrays."""
+        count, arguments = len(self.assigned), len(self.assigned) + len(self.written)
+        for slot, value in zip(self.assigned, values[:count], strict=True):
             variables[slot].adopt(value)
+        # (same dtypes and shapes: a plain copy, faster than np.copyto's dispatch)
+        for index, value in zip(self.written, values[count:arguments], strict=True):
+            leaves[index][...] = value
+        for index, value in zip(self.closed_written, values[arguments:], strict=True):
+            self.closed[index][...] = value

@@ -89,7 +89,30 @@ SHAPE_OPS = {
 # A constant array as a value of its own: steps on it alone are constant-folded.
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 
-OPS = {**UNARY, **BINARY, **REDUCTIONS, **SHAPE_OPS, **CONSTANT}
+
+def _written(xp, x, y, index, through_view):
+    """A new array holding x, then written at `index` with y: assigned, or added in
+    place through the view x[index] (a basic index)."""
+    z = xp.zeros(np.shape(x), x.dtype)
+    z[...] = x
+    if not isinstance(y, (bool, int, float)):
+        y = xp.asarray(y)  # an array, as the reference's 0-d values are (not scalars)
+    if through_view:
+        view = z[index]
+        view += y
+    else:
+        z[index] = y
+    return z
+
+
+# Writes into arrays (functionalized under tracing).
+WRITES = {
+    "setitem": lambda xp, x, y, index: _written(xp, x, y, index, through_view=False),
+    "add_through_view": lambda xp, x, y, index: _written(xp, x, y, index,
+                                                         through_view=True),
+}
+
+OPS = {**UNARY, **BINARY, **REDUCTIONS, **SHAPE_OPS, **CONSTANT, **WRITES}
 
 # Steps whose results native code may give differently from NumPy: transcendental
 # functions (rounding), float sums (a mean is a sum too) added in another order, and
@@ -258,7 +281,15 @@ def _draw_step(draw, values, usable):
     x_index = draw(st.sampled_from([usable[-1], None]))
     x_index = draw(st.sampled_from(usable)) if x_index is None else x_index
     x = values[x_index]
-    kind = draw(st.sampled_from(["binary", "unary", "shape", "reduction"]))
+    kind = draw(st.sampled_from(["binary", "unary", "shape", "reduction", "write"]))
+    if kind == "write":
+        op = draw(st.sampled_from(list(WRITES)))
+        index = _slice_index(draw, np.shape(x))
+        if op == "setitem" and np.ndim(x) and np.shape(x)[0] and draw(st.booleans()):
+            length = np.shape(x)[0]  # integer arrays, repeats too: the last write stays
+            index = np.array(draw(st.lists(st.integers(-length, length - 1), max_size=4)),
+                             np.int64)
+        return Step(op, (x_index, _operand(draw, values, usable, x)), {"index": index})
     if kind == "unary":
         return Step(draw(st.sampled_from(list(UNARY))), (x_index,), {})
     if kind == "binary":

@@ -116,14 +116,6 @@ def test_exp_of_bool_names_the_unsupported_float16():
         jitflow.function(lambda b: jnp.exp(b))(np.array([True]))
 
 
-def test_item_assignment_is_refused():
-    def f(x):
-        x[0] = 1.0
-        return x
-    with pytest.raises(TypeError, match="immutable"):
-        jitflow.function(f)(X)
-
-
 @pytest.mark.parametrize("call, what", [
     (lambda n: jnp.zeros(n), "full: a size"),
     (lambda n: jnp.ones(6).reshape(n, -1), "reshape: a size"),

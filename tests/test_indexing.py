@@ -301,14 +301,6 @@ def test_invalid_index_raises(index):
     assert_raises_like_numpy(X, index, IndexError)
 
 
-def test_item_assignment_raises_type_error():
-    def assign(x):
-        x[0] = 1.0
-        return x
-    with pytest.raises(TypeError):
-        jitflow.function(assign)(np.zeros(3))
-
-
 def test_traced_index_is_checked_at_every_call():
     f = jitflow.function(lambda x, i: x[i])
     x = np.arange(5.0)

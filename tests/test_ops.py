@@ -387,6 +387,24 @@ def _scatter_add_reference(updates, *indices, axis, shape):
 CASES["scatter_add"] = Case(_scatter_add_draw, _scatter_add_reference)
 
 
+def _scatter_draw(data):
+    (updates, *indices), params = _scatter_add_draw(data)
+    x = operand(data, params["shape"], scalars=False)
+    with np.errstate(all="ignore"):  # NaN or inf into ints: the caller casts
+        updates = np.asarray(updates).astype(np.asarray(x).dtype)
+    return [x, updates, *indices], {"axis": params["axis"],
+                                    "unique": data.draw(st.booleans(), label="unique")}
+
+
+def _scatter_reference(x, updates, *indices, axis, unique):
+    out = np.array(x, copy=True)
+    out[(slice(None),) * axis + tuple(indices)] = updates
+    return out
+
+
+CASES["scatter"] = Case(_scatter_draw, _scatter_reference)
+
+
 def _concatenate_draw(data):
     shape = data.draw(shapes(min_dims=1), label="shape")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")

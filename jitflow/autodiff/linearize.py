@@ -15,6 +15,7 @@ from ..errors import at_user_line
 from ..ir.types import TensorType, type_of_value
 from ..trace import (GraphBuilder, RecordingBuilder, Tracer, innermost_builder,
                      is_tracing, read_stateful, tape_recording)
+from ..writes import mark_readonly
 from .transform import backward_pass, read, run_nodes, tangent_pass
 
 
@@ -52,6 +53,10 @@ class Linearized:
         with builder:
             tracers = [builder.new_input(t, p, leaf) if records else builder.new_input(t, p)
                        for t, p, leaf in zip(self.arg_types, paths, leaves)]
+            for tracer, path in zip(tracers, paths):
+                mark_readonly(tracer, f"argument {path[1:-1]} of {name}, whose writes "
+                                      f"would not reach the caller's array; write into "
+                                      f"a copy (x = x.copy())")
             result = fn(*pytree.unflatten(self.arg_structure, tracers))
             out, aux = self._split_aux(result, has_aux)
             out_leaves, self.out_paths, self.out_structure = pytree.flatten(out)

@@ -120,6 +120,13 @@ def _scatter_add(prim, args, batched, size, *, axis, shape):
     return bind(prim, *args, axis=axis + 1, shape=(size,) + tuple(shape))
 
 
+def _scatter(prim, args, batched, size, *, axis, unique):
+    if any(batched[2:]):
+        return per_element(prim, args, batched, size, {"axis": axis, "unique": unique})
+    x, updates = [a if b else batched_to_front(a, size) for a, b in zip(args, batched[:2])]
+    return bind(prim, x, updates, *args[2:], axis=axis + 1, unique=unique)
+
+
 RULES = {
     "matmul": _matmul,
     "reshape": _reshape,
@@ -137,6 +144,7 @@ RULES = {
     "concatenate": _concatenate,
     "gather": _gather,
     "scatter_add": _scatter_add,
+    "scatter": _scatter,
 }
 
 

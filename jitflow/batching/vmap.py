@@ -15,6 +15,7 @@ from ..autodiff.transform import read
 from ..errors import at_user_line
 from ..trace import (GraphBuilder, bind, constant_type, read_stateful,
                      standing_for_many_runs)
+from ..writes import mark_readonly
 from .rules import batch_node, batched_to_front
 
 
@@ -60,7 +61,10 @@ def vmap(fn, in_axes=0, out_axes=0):
         example = [t if axis is None else t.with_shape(_drop(t.shape, axis))
                    for t, axis in zip(types, axes)]
         with GraphBuilder(what) as builder, standing_for_many_runs(what):
-            tracers = [builder.new_input(t, p) for t, p in zip(example, paths)]
+            tracers = [mark_readonly(builder.new_input(t, p), f"argument {p} of {what}, "
+                                     f"whose writes would not reach the caller's array; "
+                                     f"write into a copy (x = x.copy())")
+                       for t, p in zip(example, paths)]
             positional, keywords = pytree.unflatten(structure, tracers)
             out = fn(*positional, **keywords)
             out_leaves, _, out_structure = pytree.flatten(out)

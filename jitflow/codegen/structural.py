@@ -18,7 +18,7 @@ from .matmul import matmul
 from .reduced_views import index_view
 from .reductions import reduce
 from .scalar import RULES as SCALAR
-from .scatter import scatter_add
+from .scatter import scatter, scatter_add
 from .views import contiguous_strides
 
 
@@ -97,6 +97,6 @@ STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
-    "scatter_add": scatter_add, "switch": switch,
+    "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,
 }

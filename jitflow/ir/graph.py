@@ -32,7 +32,9 @@ class Lit:
     def __init__(self, value, type=None):
         self.type = type or type_of_value(value)
         array = np.asarray(value, dtype=self.type.dtype)
-        array.flags.writeable = False
+        if array.flags.writeable:  # a read-only view: the owner's array keeps its flags
+            array = array.view()
+            array.flags.writeable = False
         self.value = array
         self._key = None
 

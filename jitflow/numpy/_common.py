@@ -20,7 +20,8 @@ def _strong(x):
 def _no_out(name, out, where=True):
     if out is not None:
         raise TypeError(at_user_line(f"jitflow.numpy.{name}: out= is not supported; "
-                                     f"arrays are immutable under tracing"))
+                                     f"write the result instead (out[...] = "
+                                     f"jitflow.numpy.{name}(...))"))
     if where is not True:
         raise TypeError(at_user_line(f"jitflow.numpy.{name}: where= is not supported"))
 

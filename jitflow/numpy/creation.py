@@ -15,12 +15,30 @@ from .shapes import stack
 
 
 def asarray(a, dtype=None):
-    if isinstance(a, Tracer):  # a Python scalar's weak type ends: NumPy's asarray is typed
-        return _strong(a) if dtype is None else astype(a, dtype)
+    if isinstance(a, Tracer):
+        if dtype is not None:
+            return _an_array(astype(a, dtype))
+        if _writes().is_array(a):
+            return a
+        # a Python or NumPy scalar: a new 0-d array, strongly typed as NumPy's asarray
+        return _an_array(_writes().copy(_strong(a)))
     if isinstance(a, (list, tuple)) and _holds_tracer(a):
         return stack([asarray(v, dtype) for v in a])
     result = _np.asarray(a, dtype=dtype)
     as_dtype(result.dtype, what="asarray")
+    return result
+
+
+def _writes():
+    from .. import writes  # writes.py builds on jitflow.numpy
+    return writes
+
+
+def _an_array(result):
+    """NumPy's creation functions give arrays, 0-d ones too (not NumPy scalars, which
+    are immutable): writes into them are writes (writes.py)."""
+    if isinstance(result, Tracer) and result.ndim == 0:
+        _writes().mark_array(result)
     return result
 
 
@@ -31,21 +49,19 @@ def _holds_tracer(nested):
 
 def array(a, dtype=None, copy=True):
     result = asarray(a, dtype)
-    if copy and result is a:  # a traced value: a new one, as writes to it must not alias
-        return ops.cast(a, a.dtype)
-    return result.copy() if copy and isinstance(result, _np.ndarray) else result
+    return result.copy() if copy and isinstance(result, (_np.ndarray, Tracer)) else result
 
 
 def full(shape, fill_value, dtype=None):
     shape = _static_shape(shape, "full")
     if isinstance(fill_value, Tracer):
         fill_value = fill_value if dtype is None else astype(fill_value, dtype)
-        return ops.broadcast_to(fill_value, shape)
+        return _an_array(ops.broadcast_to(fill_value, shape))
     dtype = as_dtype(dtype if dtype is not None else _np.asarray(fill_value).dtype,
                      what="full")
     if not is_tracing():
         return _np.full(shape, fill_value, dtype)
-    return ops.broadcast_to(_np.asarray(fill_value, dtype), shape)
+    return _an_array(ops.broadcast_to(_np.asarray(fill_value, dtype), shape))
 
 
 def zeros(shape, dtype=float):

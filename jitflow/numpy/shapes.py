@@ -21,7 +21,42 @@ def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
         shape = newshape if newshape is not None else dims[0] if len(dims) == 1 else dims
     elif dims:
         raise TypeError(at_user_line("reshape: shape given twice"))
-    return ops.reshape(a, _resolve_shape(_static_shape(shape, "reshape"), _shape(a)))
+    shape = _resolve_shape(_static_shape(shape, "reshape"), _shape(a))
+    if isinstance(a, Tracer) and _writes().unknown_layout(a):
+        # NumPy's reshape is a view only where the memory layout allows: unknown here
+        return _writes().mark_readonly(ops.reshape(a, shape), _RESHAPED)
+    return _reshaped(a, shape)
+
+
+_RESHAPED = ("the reshape of an argument, a closed-over array or a view, which NumPy "
+             "writes through only when its memory layout allows; write into a .copy() "
+             "of the reshape, or into the array itself")
+
+
+def _writes():
+    from .. import writes  # writes.py builds on this module
+    return writes
+
+
+def _reshaped(a, shape):
+    """reshape, squeeze, expand_dims: where NumPy gives a view, writes into the result
+    reach `a` (writes.py)."""
+    result = ops.reshape(a, shape)
+    if not isinstance(a, Tracer):
+        return result
+    return _writes().derived_view(a, result, lambda base: ops.reshape(base, shape),
+                                  lambda base, value: ops.reshape(value, base.shape),
+                                  contiguous=not _writes().unknown_layout(a))
+
+
+def _transposed(a, perm):
+    """transpose, swapaxes, moveaxis: views in NumPy, written through (writes.py)."""
+    result = ops.transpose(a, perm)
+    if not isinstance(a, Tracer):
+        return result
+    inverse = tuple(int(i) for i in _np.argsort(perm))
+    return _writes().derived_view(a, result, lambda base: ops.transpose(base, perm),
+                                  lambda base, value: ops.transpose(value, inverse))
 
 
 def _resolve_shape(shape, old):
@@ -46,14 +81,14 @@ def transpose(a, axes=None):
     ndim = _ndim(a)
     perm = tuple(reversed(range(ndim))) if axes is None else \
         tuple(normalize_axis(ax, ndim) for ax in axes)
-    return ops.transpose(a, perm)
+    return _transposed(a, perm)
 
 
 def swapaxes(a, axis1, axis2):
     perm = list(range(_ndim(a)))
     i, j = normalize_axis(axis1, len(perm)), normalize_axis(axis2, len(perm))
     perm[i], perm[j] = perm[j], perm[i]
-    return ops.transpose(a, perm)
+    return _transposed(a, perm)
 
 
 def moveaxis(a, source, destination):
@@ -66,7 +101,7 @@ def moveaxis(a, source, destination):
     order = [i for i in range(ndim) if i not in sources]
     for dest, src in sorted(zip(dests, sources)):
         order.insert(dest, src)
-    return ops.transpose(a, order)
+    return _transposed(a, order)
 
 
 def _distinct_axes(axes, ndim, what):
@@ -85,7 +120,7 @@ def squeeze(a, axis=None):
         raise ValueError(at_user_line(f"squeeze: cannot select an axis to squeeze out "
                                       f"which has size not equal to one (shape {shape}, "
                                       f"axis {axis})"))
-    return ops.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+    return _reshaped(a, tuple(d for i, d in enumerate(shape) if i not in axes))
 
 
 def expand_dims(a, axis):
@@ -94,11 +129,14 @@ def expand_dims(a, axis):
                                               else 1))
     for ax in axes:
         shape.insert(ax, 1)
-    return ops.reshape(a, shape)
+    return _reshaped(a, tuple(shape))
 
 
 def broadcast_to(array, shape):
-    return ops.broadcast_to(array, _static_shape(shape, "broadcast_to"))
+    result = ops.broadcast_to(array, _static_shape(shape, "broadcast_to"))
+    if isinstance(result, Tracer):
+        _writes().mark_readonly(result, "numpy.broadcast_to gives a read-only view")
+    return result
 
 
 def concatenate(arrays, axis=0, out=None):

@@ -1,12 +1,13 @@
-"""Taking parts of arrays and putting them back: slice, gather, scatter_add, concatenate
-and pad. Each one's derivative is another of them: the cotangent of a slice is padded
+"""Taking parts of arrays and putting them back: slice, gather, scatter_add, scatter,
+concatenate and pad. Each one's derivative is another of them: the cotangent of a slice is padded
 back into place, that of a gather is scattered back (adding where indices repeat)."""
 import numpy as np
 
 from ..ir.primitive import Primitive, register
 from ..ir.types import ShapeError, TensorType, broadcast_shapes, result_dtype
 from ..trace import bind, constant_type
-from .select import cast
+from .elementwise import equal
+from .select import cast, where
 from .shapes import broadcast_to, reshape
 
 
@@ -151,6 +152,68 @@ scatter_add_p = register(Primitive(
 
 def scatter_add(updates, *indices, axis, shape):
     return bind(scatter_add_p, updates, *indices, axis=axis, shape=tuple(shape))
+
+
+# --- scatter: writing into an array --------------------------------------------------------
+
+def _scatter_type(x, updates, *indices, axis, unique):
+    if not indices or axis + len(indices) > x.ndim:
+        raise IndexError(f"too many indices for array of shape {x.shape}")
+    _check_indices(indices)
+    expected = _gathered_shape(x.shape, indices, axis)
+    if updates.shape != expected:
+        raise ShapeError(f"scatter into shape {x.shape}: updates have shape "
+                         f"{updates.shape}, the indices select shape {expected}")
+    if updates.dtype != x.dtype:
+        raise TypeError(f"scatter into a {x.dtype} array: updates are {updates.dtype} "
+                        f"(cast them first)")
+    return x
+
+
+def _scatter_impl(x, updates, *indices, axis, unique):
+    out = np.array(x, copy=True)
+    out[(slice(None),) * axis + tuple(indices)] = updates
+    return out
+
+
+def _last_writes(x, updates, indices, axis):
+    """Where each update is the one that stays (repeated indices: the last in C order,
+    as NumPy's assignment leaves it)."""
+    shape = shape_of(updates)
+    ids = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    written = scatter(broadcast_to(np.int64(-1), shape_of(x)), ids, *indices, axis=axis)
+    return equal(gather(written, *indices, axis=axis), ids)
+
+
+def _scatter_vjp(ct, x, updates, *indices, axis, unique, out):
+    cleared = scatter(ct, zeros(shape_of(updates), constant_type(ct).dtype), *indices,
+                      axis=axis, unique=unique)
+    taken = gather(ct, *indices, axis=axis)
+    if not unique:
+        taken = where(_last_writes(x, updates, indices, axis), taken, 0)
+    return [cleared, taken] + [None] * len(indices)
+
+
+def _scatter_jvp(tangents, x, updates, *indices, axis, unique, out):
+    tx, tu = tangents[:2]
+    if tx is None and tu is None:
+        return None
+    dtype = constant_type(out).dtype
+    tx = zeros(shape_of(x), dtype) if tx is None else tx
+    tu = zeros(shape_of(updates), dtype) if tu is None else tu
+    return scatter(tx, tu, *indices, axis=axis, unique=unique)
+
+
+# x with x[:, ..., i, j, ...] = updates (the indices as gather reads them): item
+# assignment, functionalized. Repeated indices keep the last update in C order, as
+# NumPy's assignment does; `unique` says no index repeats (basic slicing), so every
+# update is kept and the derivative needs no mask.
+scatter_p = register(Primitive(
+    "scatter", _scatter_type, _scatter_impl, vjp=_scatter_vjp, jvp=_scatter_jvp))
+
+
+def scatter(x, updates, *indices, axis, unique=False):
+    return bind(scatter_p, x, updates, *indices, axis=axis, unique=bool(unique))
 
 
 # --- concatenate ---------------------------------------------------------------------------

@@ -162,6 +162,13 @@ def _scatter_add_draw(data, rng):
     return [normal(rng, taken.shape), *indices], dict(params, shape=x.shape)
 
 
+def _scatter_draw(data, rng):
+    (x, *indices), params = _gather_draw(data, rng)
+    taken = x[(slice(None),) * params["axis"] + tuple(indices)]
+    # repeated indices: only the last write of each position has a derivative
+    return [x, normal(rng, taken.shape), *indices], dict(params, unique=False)
+
+
 def _concatenate_draw(data, rng):
     shape = data.draw(shapes(min_dims=1, max_side=3), label="shape")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
@@ -214,7 +221,7 @@ CASES = {
     "reduce_max": reduction(distinct), "reduce_min": reduction(distinct),
     "cumsum": _cumsum_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
     "transpose": _transpose_draw, "slice": _slice_draw, "gather": _gather_draw,
-    "scatter_add": _scatter_add_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
+    "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw,
 }
 

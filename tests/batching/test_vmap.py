@@ -55,7 +55,17 @@ CASES = {
     "gather, batched indices": (lambda x, i: x[i], [(4,), (2,)]),
     "scatter_add": (lambda x: jitflow.grad(lambda v: (v[INDICES] ** 2).sum())(x), [(4,)]),
     "custom_vjp": (lambda x: clipped_identity(x) * 3, [(3,)]),
+    "scatter": (lambda x: _written(x, [0, 2, 0], x[1] * 2), [(4,)]),
+    "scatter, batched indices": (lambda x, i: _written(x, i, -x[:2]), [(4,), (2,)]),
 }
+
+
+def _written(x, index, value):
+    """x with x[index] = value and a slice written (scatters), as a new array."""
+    y = x.copy()
+    y[index] = value
+    y[1:3] += 1.0
+    return y
 
 
 def example_args(shapes, size, rng):

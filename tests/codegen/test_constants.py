@@ -1,5 +1,7 @@
 """Array constants: small ones inside the module, large ones named by their contents and
-kept outside it, including when the code comes back from the disk cache."""
+kept outside it, including when the code comes back from the disk cache. (A writable
+array a function closes over is an input instead, read at every call: these close over
+read-only ones.)"""
 import subprocess
 import sys
 import textwrap
@@ -12,7 +14,14 @@ from jitflow.codegen import constants
 from jitflow.codegen.memory import ALIGNMENT
 
 
+def frozen(array):
+    array = array.copy()
+    array.flags.writeable = False
+    return array
+
+
 def closing_over(weights):
+    weights = frozen(weights)
     return jitflow.function(lambda x: np.tanh(x @ weights) + weights[0])
 
 
@@ -39,7 +48,7 @@ def test_equal_shapes_with_different_contents_get_different_symbols():
 
 
 def test_small_constants_stay_inline():
-    small = np.arange(4.0)
+    small = frozen(np.arange(4.0))
     text = jitflow.function(lambda x: x * small).lower(np.ones(4)).llvm_ir()
     assert "jitflow_constant_" not in text
 
@@ -57,6 +66,7 @@ def test_a_cached_module_finds_its_constant_in_a_new_process(tmp_path):
     script = textwrap.dedent("""
         import numpy as np, jitflow
         weights = np.arange(5000.0).reshape(50, 100) / 5000
+        weights.flags.writeable = False
         f = jitflow.function(lambda x: x @ weights.T)
         x = np.ones((2, 100))
         f(x); f.wait()

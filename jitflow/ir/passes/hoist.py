@@ -22,7 +22,7 @@ LOOPS = {
     "while": lambda node: len(node.subgraphs[1].outputs),
     "scan": lambda node: node.params["carries"] + node.params["xs"],
 }
-MAY_RAISE = {"gather", "scatter_add", "pow"}
+MAY_RAISE = {"gather", "scatter_add", "scatter", "pow"}
 
 
 def hoist(graph):

@@ -1,0 +1,339 @@
+"""Writes into traced values, functionalized: `x[index] = v`, `x += y` and ufuncs with
+`out=` compute the new array out of place (a `scatter`, or the operation cast back to
+x's dtype) and rebind the Tracer x to it. Every Python reference to x sees the new
+value, as every reference to an ndarray sees its writes.
+
+A view made by basic indexing (`v = x[1:]`) remembers its base and index: a write into
+it writes the base at that index, and every live view of a written array is recomputed
+from the new base, so later reads of x, v, and other views of x see the write.
+
+NumPy's rules are kept: an in-place operation keeps x's dtype, with the same-kind casting
+check (`i += 1.5` on an int array raises); an assignment casts the value as NumPy's
+assignment does (floats into an int array truncate) and broadcasts it to the region.
+0-d results of indexing and reductions are NumPy scalars, immutable: for them `s += 1`
+makes a new value, as in NumPy.
+"""
+import weakref
+
+import numpy as np
+
+from . import numpy as jnp
+from . import ops
+from .errors import at_user_line
+from .indexing import basic_only, expand_ellipsis, getitem, holds_tracer
+from .ir.types import ShapeError, broadcast_shapes
+from .trace import Tracer, constant_type
+
+
+class Alias:
+    """What a Tracer knows about the memory it stands for: the base it views, with
+    `read(base)` giving the view's value and `write(base, value)` the base with the view
+    written; the live views made of it; whether it is an array (and not a NumPy scalar)
+    when 0-d; and whether writes into it are refused (`readonly`: the reason)."""
+    __slots__ = ("base", "read", "write", "views", "array", "readonly", "contiguous")
+
+    def __init__(self, base=None, read=None, write=None, array=False, readonly=None,
+                 contiguous=False):
+        self.base, self.read, self.write = base, read, write
+        self.array, self.readonly = array, readonly
+        self.contiguous = contiguous  # a view known to be C-contiguous in NumPy
+        self.views = []
+
+
+def alias_of(tracer):
+    if tracer._alias is None:
+        tracer._alias = Alias()
+    return tracer._alias
+
+
+def mark_array(tracer):
+    """`tracer` stands for an ndarray (even 0-d): writes into it are writes."""
+    alias_of(tracer).array = True
+    return tracer
+
+
+def mark_readonly(tracer, reason):
+    """Writes into `tracer` raise ValueError saying `reason`."""
+    alias_of(tracer).readonly = reason
+    return tracer
+
+
+def view(base, index):
+    """base[index] (a basic index): a Tracer that writes through to base."""
+    result = getitem(base, index)
+    if result.ndim == 0 and _is_scalar_index(base, index):
+        # NumPy gives a scalar: a new value, immutable
+        return result if result is not base else Tracer(base._var, base._builder)
+    return derived_view(base, result, lambda b: getitem(b, index),
+                        lambda b, value: updated(b, index, value))
+
+
+def derived_view(base, result, read, write, contiguous=False):
+    """`result` = read(base) is a view of base in NumPy: writes into it are writes
+    into base (base = write(base, new value)), and it sees base's writes."""
+    if not isinstance(base, Tracer):
+        return result
+    if result is base:  # x[...]: another object, which may be written on its own
+        result = Tracer(base._var, base._builder)
+    result._alias = Alias(base, read, write, array=True, contiguous=contiguous)
+    alias_of(base).views.append(weakref.ref(result))
+    return result
+
+
+def unknown_layout(tracer):
+    """Whether NumPy's layout of tracer's array is not known to be C-contiguous (an
+    argument, a closed-over array, a view), so that NumPy's reshape of it may copy."""
+    alias = tracer._alias
+    if alias is None or alias.contiguous:
+        return False  # computed here: NumPy's result is C-contiguous
+    return alias.array or alias.base is not None
+
+
+def _is_scalar_index(base, index):
+    entries = index if isinstance(index, tuple) else (index,)
+    return len(entries) == base.ndim and all(
+        isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_))
+        for e in entries)
+
+
+def is_array(tracer):
+    """Whether writes into `tracer` are writes (an ndarray), or it is a NumPy or Python
+    scalar, whose in-place operators make a new value."""
+    if tracer.type.weak:
+        return False
+    alias = tracer._alias
+    return tracer.ndim > 0 or (alias is not None and alias.array)
+
+
+# --- item assignment ------------------------------------------------------------------
+
+def setitem(x, index, value):
+    """x[index] = value."""
+    if not is_array(x):
+        raise TypeError(at_user_line(
+            f"a traced NumPy scalar ({x.type}) does not support item assignment"))
+    assign(x, updated(x, index, value))
+
+
+def updated(x, index, value):
+    """The array x with x[index] = value (a new value; x is unchanged)."""
+    if basic_only(index):
+        return _basic_update(x, index, value)
+    if isinstance(index, Tracer) and index.dtype == np.bool_:
+        return _masked_update(x, index, value)
+    block = _traced_block(x, index)
+    if block is not None:
+        axis, arrays = block
+        region = x.shape[:axis] + broadcast_shapes(*(constant_type(a).shape
+                                                     for a in arrays)) + \
+            x.shape[axis + len(arrays):]
+        return ops.scatter(x, _fitted(value, region, x.dtype), *arrays, axis=axis)
+    return _indexed_update(x, index, value)
+
+
+def _masked_update(x, mask, value):
+    """x[mask] = value for a traced mask: where(mask, value, x). Its leading axes are
+    the mask's; the value must be one element, since how many the mask selects is
+    known only at run time."""
+    if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(at_user_line(
+            f"boolean index of shape {mask.shape} does not match the indexed array of "
+            f"shape {x.shape}"))
+    if int(np.prod(constant_type(value).shape)) != 1:
+        raise ValueError(at_user_line(
+            f"assigning an array of shape {constant_type(value).shape} at a traced "
+            f"boolean mask: how many elements the mask selects is known only at run "
+            f"time, so assign one value, or use jitflow.numpy.where(mask, values, x)"))
+    value = _fitted(value, (), x.dtype)
+    mask = ops.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return ops.where(mask, value, x)
+
+
+def _traced_block(x, index):
+    """(axis, arrays) when index is integer arrays, traced ones among them, on
+    consecutive axes from `axis`, and full slices elsewhere: a scatter there, as gather
+    reads it (else None)."""
+    entries = expand_ellipsis(x, list(_entries(index)))
+    arrays = [k for k, e in enumerate(entries) if not _is_full_slice(e)]
+    if not arrays or arrays != list(range(arrays[0], arrays[-1] + 1)) or \
+            len(entries) != x.ndim:
+        return None
+    chosen = [entries[k] for k in arrays]
+    if not any(isinstance(e, Tracer) for e in chosen) or not all(
+            isinstance(e, (Tracer, np.ndarray)) and e.dtype.kind == "i" for e in chosen):
+        return None
+    return arrays[0], chosen
+
+
+def _is_full_slice(entry):
+    return isinstance(entry, slice) and entry == slice(None)
+
+
+def _basic_update(x, index, value):
+    region, mesh = _mesh(x, index)
+    value = _fitted(value, region, x.dtype)
+    if 0 in region or 0 in (len(m) for m in mesh):
+        return x  # nothing selected (the value was still checked)
+    updates = ops.reshape(value, tuple(len(m) for m in mesh))
+    if all(np.array_equal(m, np.arange(n)) for m, n in zip(mesh, x.shape)):
+        return updates  # the whole array, in order (x[...] = v, x[:] = v)
+    indices = [m.reshape([-1 if a == k else 1 for a in range(len(mesh))])
+               for k, m in enumerate(mesh)]
+    return ops.scatter(x, updates, *indices, axis=0, unique=True)
+
+
+def _mesh(x, index):
+    """The shape x[index] has (NumPy checks the index), and the positions the index
+    selects along each axis of x, in the order it walks them."""
+    region = _numpy_index(np.broadcast_to(np.zeros((), bool), x.shape), index).shape
+    mesh, axis = [], 0
+    for entry in expand_ellipsis(x, list(_entries(index))):
+        if entry is None or isinstance(entry, (bool, np.bool_)):
+            continue  # a new axis of x[index]: none of x's
+        along = np.arange(x.shape[axis], dtype=np.int64)
+        mesh.append(along[entry] if isinstance(entry, slice) else along[[entry]])
+        axis += 1
+    return region, mesh
+
+
+def _indexed_update(x, index, value):
+    """Integer-array and mask indices: x flat, written at the flat positions x[index]
+    selects (NumPy's own indexing of a constant array of positions finds them)."""
+    positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+    if any(isinstance(e, Tracer) for e in _entries(index)):
+        selected = getitem(positions, index)
+        unique = False
+    else:
+        selected = _numpy_index(positions, index)
+        unique = np.unique(selected).size == selected.size
+    region = constant_type(selected).shape
+    value = _fitted(value, region, x.dtype)
+    flat = ops.reshape(x, (x.size,))
+    written = ops.scatter(flat, value, selected, axis=0, unique=unique)
+    return ops.reshape(written, x.shape)
+
+
+def _entries(index):
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _numpy_index(array, index):
+    try:
+        return array[index]
+    except IndexError as error:
+        raise IndexError(at_user_line(str(error))) from None
+
+
+def _fitted(value, shape, dtype):
+    """`value` as NumPy's assignment into a region of `shape` and `dtype` takes it: cast
+    (unsafe: floats into ints truncate; a constant that does not fit raises as in
+    NumPy) and broadcast (leading length-1 axes beyond the region's dropped)."""
+    if isinstance(value, (list, tuple)) and holds_tracer(value):
+        value = jnp.asarray(value)  # x[:2] = [a, b]: NumPy stacks the values
+    if isinstance(value, Tracer):
+        _check_scalar_fits(value, dtype)
+        value = value if value.dtype == dtype else ops.cast(value, dtype)
+    else:
+        converted = np.empty(np.shape(value), dtype)
+        converted[...] = value  # raises as NumPy does: NaN, inf, too large an int
+        value = converted
+    vshape = constant_type(value).shape
+    while len(vshape) > len(shape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        if len(vshape) > len(shape) or broadcast_shapes(vshape, shape) != tuple(shape):
+            raise ShapeError
+    except ShapeError:
+        raise ValueError(at_user_line(
+            f"could not broadcast input array from shape {constant_type(value).shape} "
+            f"into shape {tuple(shape)}")) from None
+    if vshape != constant_type(value).shape:
+        value = ops.reshape(value, vshape)
+    return ops.broadcast_to(value, shape) if vshape != tuple(shape) else value
+
+
+def _check_scalar_fits(value, dtype):
+    """NumPy assigns a scalar (not an array) to an integer array as a Python number:
+    it raises when the value does not fit (OverflowError; ValueError for NaN), where an
+    array's values are cast. Compiled code does not check that yet: refuse a traced
+    scalar that may not fit."""
+    if dtype.kind != "i" or is_array(value) or \
+            np.can_cast(value.dtype, dtype, casting="safe"):
+        return
+    raise TypeError(at_user_line(
+        f"assigning a traced {value.dtype} scalar into a {dtype} array: NumPy checks "
+        f"at run time that the number fits (raising OverflowError, or ValueError for "
+        f"NaN), which jitflow does not do yet; cast it first (value.astype("
+        f"numpy.{dtype}), which wraps and truncates as NumPy's astype does)"))
+
+
+# --- in-place operators and out= --------------------------------------------------------
+
+def inplace(x, operation, other, name):
+    """x <op>= other: the result cast back to x's dtype under NumPy's same-kind rule,
+    written into x; for a NumPy or Python scalar, the new value."""
+    result = operation(x, other)
+    return write_result(x, result, name) if is_array(x) else result
+
+
+def write_result(x, result, name):
+    """Write `result` of ufunc `name` into x, as NumPy's out=x does (checking the cast,
+    then the shape)."""
+    result_type = constant_type(result)
+    if not np.can_cast(result_type.dtype, x.dtype, casting="same_kind"):
+        raise TypeError(at_user_line(
+            f"Cannot cast ufunc '{name}' output from dtype('{result_type.dtype}') to "
+            f"dtype('{x.dtype}') with casting rule 'same_kind'"))
+    if result_type.shape != x.shape:
+        raise ValueError(at_user_line(
+            f"non-broadcastable output operand with shape {x.shape} doesn't match the "
+            f"broadcast shape {result_type.shape}"))
+    if result_type.dtype != x.dtype or not isinstance(result, Tracer):
+        result = ops.cast(result, x.dtype)
+    assign(x, result)
+    return x
+
+
+# --- rebinding ----------------------------------------------------------------------
+
+def assign(x, value):
+    """From now on x stands for `value` (a Tracer of x's type): through x's base if x
+    is a view, and every live view of x's base sees it."""
+    if not isinstance(value, Tracer):  # a constant (the whole array, under a tape)
+        value = ops.where(True, value, x)
+    alias = x._alias
+    if alias is not None and alias.readonly:
+        raise ValueError(at_user_line(f"assignment destination is read-only: "
+                                      f"{alias.readonly}"))
+    if value._builder is not x._builder:
+        raise TypeError(at_user_line(
+            f"writing into a traced value {x.type} of '{x._builder.name}' from inside "
+            f"'{value._builder.name}' (a transformation, branch or loop body) is not "
+            f"supported; return the new value from there and write it outside"))
+    if alias is not None and alias.base is not None:
+        assign(alias.base, alias.write(alias.base, value))
+        return
+    _rebind(x, value._var)
+
+
+def _rebind(x, var):
+    x._var = var
+    alias = x._alias
+    if alias is None or not alias.views:
+        return
+    live = [ref() for ref in alias.views]
+    alias.views = [weakref.ref(v) for v in live if v is not None]
+    for view_ in live:
+        if view_ is not None:
+            _rebind(view_, view_._alias.read(x)._var)
+
+
+def copy(x):
+    """A Tracer of x's value now, which later writes into x leave unchanged (an array
+    if x is one)."""
+    copied = Tracer(x._var, x._builder)
+    return mark_array(copied) if is_array(x) and x.ndim == 0 else copied
+
+
+__all__ = ["setitem", "inplace", "write_result", "view", "derived_view", "assign",
+           "mark_array", "mark_readonly", "is_array", "copy", "unknown_layout"]

@@ -1,0 +1,166 @@
+"""NumPy arrays a compiled function closes over: read at every call (their contents
+then, not at tracing), their flags left as they are, written back after a call that
+succeeded when the function writes into them."""
+import numpy as np
+import pytest
+
+import jitflow
+import jitflow.numpy as jnp
+
+
+class Model:
+    """Holds its arrays as attributes, as users' own models do."""
+
+    def __init__(self):
+        self.weights = np.arange(6.0).reshape(2, 3)
+        self.total = np.zeros(3)
+
+
+def test_closed_over_arrays_keep_their_flags(backend):
+    weights = np.ones(3)
+    jitflow.function(lambda x: x * weights)(np.ones(3))
+    assert weights.flags.writeable
+    weights[0] = 2.0  # the user's own in-place update still works
+
+
+def test_every_call_sees_the_current_contents(backend):
+    model = Model()
+    step = jitflow.function(lambda x: x @ model.weights)
+    x = np.ones((1, 2))
+    for k in range(3):
+        model.weights[0, 0] = k  # changed between calls, in place
+        np.testing.assert_array_equal(step(x), x @ model.weights)
+    assert step.cache_info().traces == 1
+
+
+def test_large_weights_are_passed_not_copied(backend):
+    weights = np.random.default_rng(0).standard_normal((200, 300))
+    step = jitflow.function(lambda x: jnp.tanh(x @ weights))
+    step(np.ones((2, 200)))
+    (executable,) = step._cache.values()
+    assert executable.state.closed[0] is weights
+    weights *= 2
+    np.testing.assert_allclose(step(np.ones((2, 200))), np.tanh(np.ones((2, 200)) @ weights),
+                               rtol=1e-12)
+
+
+def test_arrays_made_inside_the_function_stay_constants(backend):
+    scale = np.arange(3.0)
+    step = jitflow.function(lambda x: x * np.arange(3.0) + x * scale)
+    np.testing.assert_array_equal(step(np.ones(3)), 2 * np.arange(3.0))
+    (executable,) = step._cache.values()
+    assert len(executable.graph.inputs) == 2  # x, then scale; np.arange(3.0) is a Lit
+    assert [a is scale for a in executable.state.closed] == [True]
+
+
+def test_writes_into_closed_over_arrays_reach_them_after_the_call(backend):
+    model = Model()
+
+    @jitflow.function
+    def accumulate(x):
+        model.total += x  # ndarray += traced value: NumPy's out= is the array
+        # (model.total.sum() would be NumPy's, at tracing: no traced value is involved)
+        return jnp.sum(model.total)
+
+    for call in range(1, 4):
+        assert accumulate(np.ones(3)) == 3 * call
+        np.testing.assert_array_equal(model.total, [call] * 3)
+        assert isinstance(model.total, np.ndarray)
+
+
+def test_a_raising_call_leaves_closed_over_arrays_unwritten(backend):
+    total = np.zeros(2)
+
+    @jitflow.function
+    def f(x, i):
+        np.add(total, x, out=total)
+        return x[i]
+    with pytest.raises(IndexError):
+        f(np.ones(2), np.array(3))
+    np.testing.assert_array_equal(total, np.zeros(2))
+    f(np.ones(2), np.array(1))
+    np.testing.assert_array_equal(total, np.ones(2))
+
+
+def test_closed_over_array_written_and_passed_as_argument_raises(backend):
+    total = np.zeros(2)
+
+    @jitflow.function
+    def f(x):
+        np.add(total, x, out=total)
+        return x * 2
+    with pytest.raises(ValueError, match="shares memory"):
+        f(total)
+    np.testing.assert_array_equal(total, np.zeros(2))
+
+
+def test_closed_over_arrays_read_in_a_branch_are_current(backend):
+    offset = np.zeros(2)
+    f = jitflow.function(lambda x: jitflow.cond(x.sum() > 0, lambda x: x + offset,
+                                                lambda x: x - offset, x))
+    offset[:] = 5.0
+    np.testing.assert_array_equal(f(np.ones(2)), [6.0, 6.0])
+    offset[:] = 1.0
+    np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])
+
+
+def test_views_of_closed_over_arrays_are_read_at_every_call(backend):
+    weights = np.arange(6.0).reshape(2, 3)
+    step = jitflow.function(lambda x: x @ weights.T)  # weights.T: a view made by NumPy
+    x = np.ones((1, 3))
+    step(x)
+    weights[1] = 0.0
+    np.testing.assert_array_equal(step(x), x @ weights.T)
+
+
+def test_read_only_arrays_are_constants(backend):
+    table = np.arange(4.0)
+    table.flags.writeable = False
+    step = jitflow.function(lambda x: x + table)
+    step(np.ones(4))
+    (executable,) = step._cache.values()
+    assert executable.state is None
+    assert not table.flags.writeable
+
+
+scale = np.ones(2)
+
+
+def test_a_global_rebound_to_another_array_is_seen(backend):
+    global scale
+    step = jitflow.function(lambda x: x * scale)
+    np.testing.assert_array_equal(step(np.ones(2)), [1.0, 1.0])
+    scale = np.full(2, 3.0)
+    np.testing.assert_array_equal(step(np.ones(2)), [3.0, 3.0])
+    assert step.cache_info().traces == 2
+    assert "'scale' names another array" in step.cache_info().reasons[0]
+    scale = np.ones(2)
+
+
+def test_a_closure_cell_rebound_to_another_array_is_seen(backend):
+    offset = np.zeros(2)
+
+    @jitflow.function
+    def shifted(x):
+        return x + offset
+    np.testing.assert_array_equal(shifted(np.ones(2)), [1.0, 1.0])
+    offset = np.full(2, 2.0)
+    np.testing.assert_array_equal(shifted(np.ones(2)), [3.0, 3.0])
+
+
+def test_a_closed_over_mask_changed_after_tracing_raises(backend):
+    mask = np.array([True, False, True])
+    step = jitflow.function(lambda x: x[mask] * 2)
+    np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 4.0])
+    mask[1] = True  # NumPy would now take three elements
+    with pytest.raises(ValueError, match="changed since the function was traced"):
+        step(np.arange(3.0))
+    mask[1] = False
+    np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 4.0])
+
+
+def test_masks_made_inside_the_function_are_constants(backend):
+    step = jitflow.function(lambda x: x[np.array([True, False, True])])
+    step(np.arange(3.0))
+    (executable,) = step._cache.values()
+    assert executable.state is None
