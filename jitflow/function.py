@@ -101,13 +101,19 @@ class Function:
         """Forget every trace once a name the code reads an array by holds another
         one (named_arrays.py): the next call traces again."""
         name = self._named.rebound()
-        if name is None:
+        if name is not None:
+            self._forget_traces(f"'{name}' names another array now")
             return
+        name = self._named.changed()
+        if name is not None:
+            self._forget_traces(f"array '{name}' changed, and the trace read it through "
+                                f"NumPy alone (its values were constants of the trace)")
+
+    def _forget_traces(self, reason):
         self._cache.clear()
         self._fast.clear()
         self._direct = self._named = self._last = None
-        self._info.reasons.append(f"'{name}' names another array now (call at "
-                                  f"{user_location()})")
+        self._info.reasons.append(f"{reason} (call at {user_location()})")
 
     def _executable(self, bound, leaves, paths, structure, statics):
         signature = Signature(structure, self._leaf_types(leaves, paths), statics,
@@ -275,6 +281,8 @@ class Function:
                                                   signature.types, signature.paths, leaves)
         if self._named is None:
             self._named = NamedArrays(self.fn) or None
+        if self._named is not None:
+            self._named.traced(state.closed if state is not None else ())
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
                                 background=config.background_compile, state=state)

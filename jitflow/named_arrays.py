@@ -5,6 +5,11 @@ variable_scope.py). A name rebound to another array (`w = w - lr * g` at module 
 makes the trace stale, so every call checks first that each name still holds the same
 object, and the function is traced again when one does not. (Arrays reached otherwise,
 as attributes of objects, are read as the objects they were: update those in place.)
+
+A named array the trace read through NumPy alone (`w.sum()`, with no traced value
+involved) is not an input: NumPy computed with its contents once, while tracing. So the
+trace keeps a copy of each such array, every call compares, and a change makes the
+function trace again, as a rebound name does.
 """
 import types
 
@@ -27,8 +32,28 @@ class NamedArrays:
             if isinstance(scope.get(name), np.ndarray):
                 self.names.append((name, scope, scope[name]))
 
+        self._copies = {}  # id(array) -> (name, array, its contents when traced)
+        self._inputs = set()  # ids of the arrays some trace takes as inputs
+
     def __bool__(self):
         return bool(self.cells or self.names)
+
+    def traced(self, inputs):
+        """After a trace that takes the arrays `inputs` as inputs: copy the other
+        writable named arrays, whose contents the trace may hold."""
+        self._inputs.update(id(array) for array in inputs)
+        for name, _, array in self.cells + [(n, None, a) for n, _, a in self.names]:
+            if id(array) in self._inputs:
+                self._copies.pop(id(array), None)
+            elif array.flags.writeable and id(array) not in self._copies:
+                self._copies[id(array)] = (name, array, array.copy())
+
+    def changed(self):
+        """The name of an array whose contents differ from its copy's, or None."""
+        for name, array, copy in self._copies.values():
+            if not _same_bytes(array, copy):
+                return name
+        return None
 
     def rebound(self):
         """The name of one that holds another object now, or None."""
@@ -39,6 +64,13 @@ class NamedArrays:
             if scope.get(name) is not array:
                 return name
         return None
+
+
+def _same_bytes(array, copy):
+    """Bit for bit, so that -0.0 for 0.0, or one NaN for another, counts as a change."""
+    if array.shape != copy.shape or array.dtype != copy.dtype:
+        return False
+    return memoryview(np.ascontiguousarray(array)).cast("B") == memoryview(copy).cast("B")
 
 
 def _contents(cell):
