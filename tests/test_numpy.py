@@ -444,6 +444,16 @@ def test_take(data):
         check("take", [x, indices], {"axis": axis})
 
 
+@pytest.mark.parametrize("shape, indices, axis", [((0, 0), 0, 1), ((0, 2), [5, -9], 1),
+                                                  ((2, 0, 3), [[7]], 2)])
+def test_take_from_nothing_checks_no_index(shape, indices, axis, backend):
+    # With no element before the axis NumPy takes nothing and checks no index.
+    x = np.zeros(shape, np.float32)
+    expected = np.take(x, indices, axis=axis)
+    assert_same(jnp.take(x, indices, axis=axis), expected)
+    assert_same(run_traced(lambda x: jnp.take(x, indices, axis=axis), x), expected)
+
+
 # --- contractions -------------------------------------------------------------------------
 
 # NumPy hands float contractions to BLAS, whose NaN, inf and signed-zero results depend
