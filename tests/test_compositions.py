@@ -131,8 +131,8 @@ class Program:
     outputs: tuple
 
     def __str__(self):
-        lines = [f"v{i} = input {x.dtype}{list(x.shape)}"
-                 for i, x in enumerate(self.inputs)]
+        lines = [f"v{i} = input {x.dtype}{list(x.shape)}" if isinstance(x, np.ndarray)
+                 else f"v{i} = input {x!r}" for i, x in enumerate(self.inputs)]
         first = len(self.inputs)
         lines += [f"v{first + i} = {step}" for i, step in enumerate(self.steps)]
         lines.append("return " + ", ".join(f"v{i}" for i in self.outputs))
