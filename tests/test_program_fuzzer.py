@@ -58,7 +58,7 @@ PROGRAMS_PER_EXAMPLE = 10 if settings.default.max_examples >= 1000 else 1
 FUZZ = settings(max_examples=settings.default.max_examples * PROGRAMS_PER_EXAMPLE,
                 deadline=None, suppress_health_check=list(HealthCheck))
 
-MAX_SIZE, MAX_DIMS, MAX_STEPS = 48, 4, 10
+MAX_SIZE, MAX_DIMS, MAX_STEPS = 1024, 4, 10
 
 # Python literals: the simplifier's identities and IEEE corners (test_compositions.py),
 # and integers that int32 cannot hold, where NumPy 2 raises OverflowError. (Integers
@@ -256,8 +256,11 @@ def inputs(draw):
     """Arrays of shapes that broadcast together, each in a layout, and (sometimes) a
     Python scalar: (inputs, their layouts, "python" for the scalar)."""
     count = draw(st.integers(1, 3))
+    # Small arrays mostly; some long enough for vector loops, their remainders and
+    # the kernels of larger arrays.
     shapes = draw(hnp.mutually_broadcastable_shapes(
-        num_shapes=count, max_dims=3, min_side=0, max_side=4)).input_shapes
+        num_shapes=count, max_dims=3, min_side=0,
+        max_side=draw(st.sampled_from([4, 4, 19])))).input_shapes
     arrays, layouts = [], []
     for shape in shapes:
         values = draw(input_values(draw(st.sampled_from(DTYPES)), shape))
@@ -497,8 +500,10 @@ def programs(draw):
 # --- the property ------------------------------------------------------------------------
 
 @FUZZ
-@given(program=programs())
-def test_program_matches_numpy_on_every_path(program):
+@given(program=programs(), background=st.booleans())
+def test_program_matches_numpy_on_every_path(program, background):
+    """background: native code is built on a thread while the first call runs on the
+    interpreter (the default for users; executable.py)."""
     note(f"program:\n{program}")
     interpreted = traced(program, "interpreter")
     native = traced(program, "native")
@@ -517,7 +522,8 @@ def test_program_matches_numpy_on_every_path(program):
             label = f"{backend}, call {native_calls}" if backend == "native" else backend
             if arguments is copies:
                 label += " on C-contiguous copies"
-            check(label, call(fn, backend, arguments), expected, program, values)
+            got = call(fn, backend, arguments, background_compile=background)
+            check(label, got, expected, program, values)
 
 
 def traced(program, backend):
@@ -549,10 +555,10 @@ def configured(**options):
             setattr(jitflow.config, name, value)
 
 
-def call(fn, backend, arguments):
-    """(results, None), or (None, the error raised)."""
-    with configured(backend=backend, check_ir=True), np.errstate(all="ignore"), \
-            warnings.catch_warnings():
+def call(fn, backend, arguments, **options):
+    """(results, None), or (None, the error raised), with jitflow.config's `options`."""
+    with configured(backend=backend, check_ir=True, **options), \
+            np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             return fn(*arguments), None
@@ -655,10 +661,15 @@ KINKED_UNARY = {
     "abs": lambda xp, x: xp.abs(x),
     "relu": lambda xp, x: xp.maximum(x, 0.0),
     "clip": lambda xp, x: xp.clip(x, -1.0, 1.0),
+    "leaky_relu": lambda xp, x: xp.where(x > 0, x, 0.5 * x),
+    "plus_floor": lambda xp, x: x + xp.floor(x),
+    "abs_power": lambda xp, x: xp.abs(x) ** 1.5,
+    "through_float32": lambda xp, x: x.astype(np.float32).astype(np.float64),
 }
 KINKED_BINARY = {
     "maximum": lambda xp, x, y: xp.maximum(x, y),
     "minimum": lambda xp, x, y: xp.minimum(x, y),
+    "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
 }
 KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min"}
 
