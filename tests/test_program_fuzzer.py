@@ -30,8 +30,9 @@ ops and checks their derivatives: eagerly against central differences
 (interpreter and native, first and repeated calls, C-contiguous copies) against the
 eager ones.
 
-The 'ci' profile runs a few dozen programs; `--hypothesis-profile=thorough` runs
-PROGRAMS_PER_EXAMPLE times its max_examples (10,000 programs at its 1000).
+Each test runs PROGRAMS_PER_EXAMPLE times the profile's max_examples: 200 programs (and
+50 gradient programs) under 'ci', 10,000 (and 2,500) under
+`pytest tests/test_program_fuzzer.py --hypothesis-profile=thorough`.
 """
 import contextlib
 import inspect
@@ -53,8 +54,8 @@ from test_compositions import (LITERALS, SPECIAL, Program, Step, assert_same, br
                                draw_axis, draw_broadcast_target, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
 
-# The thorough profile's 1000 examples make 10,000 programs; 'ci's 40 make 40.
-PROGRAMS_PER_EXAMPLE = 10 if settings.default.max_examples >= 1000 else 1
+# The thorough profile's 1000 examples make 10,000 programs; 'ci's 40 make 200.
+PROGRAMS_PER_EXAMPLE = 10 if settings.default.max_examples >= 1000 else 5
 FUZZ = settings(max_examples=settings.default.max_examples * PROGRAMS_PER_EXAMPLE,
                 deadline=None, suppress_health_check=list(HealthCheck))
 
