@@ -757,9 +757,9 @@ def test_derivatives_match_central_differences(program):
     output = numpy_values(program, program.inputs, GRAD_OPS)[index]
     weights = np.cos(np.arange(np.size(output))).reshape(np.shape(output))
 
-    def loss(*inputs):
+    def loss(*inputs):  # the value and gradient of a weighted sum of the output
         return jnp.sum(fn(*inputs) * weights)
-    gradient = jitflow.grad(loss, argnums=tuple(range(len(program.inputs))))
+    gradient = jitflow.value_and_grad(loss, argnums=tuple(range(len(program.inputs))))
     expected = gradient(*program.inputs)
     copies = [c_contiguous(x) for x in program.inputs]
     for backend in ("interpreter", "native"):
@@ -768,6 +768,9 @@ def test_derivatives_match_central_differences(program):
             got, error = call(compiled_gradient, backend, inputs)
             if error is not None:
                 raise AssertionError(f"{backend}, call {number + 1}: {error!r}") from error
-            for g, e in zip(got, expected, strict=True):
+            got_leaves, _, got_structure = jitflow.pytree.flatten(got)
+            leaves, _, structure = jitflow.pytree.flatten(expected)
+            assert got_structure == structure, f"{backend}, call {number + 1}: {got}"
+            for g, e in zip(got_leaves, leaves, strict=True):
                 fidelity.assert_same(g, e, rtol=1e-9, atol=1e-9,
                                      what=f"{backend}, call {number + 1}")
