@@ -614,19 +614,25 @@ def inexact_tolerance(program, values, index):
     if step.op in ("max", "min", "clip"):
         return {"zero_sign": False}
     args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
-    eps = float(np.finfo(np.asarray(values[index]).dtype).eps)
+    with np.errstate(all="ignore"):  # magnitudes may overflow (then compared exactly)
+        return _sum_tolerance(step, args, np.asarray(values[index]))
+
+
+def _sum_tolerance(step, args, result):
+    """n roundings of the sum of the magnitudes of the n terms of each result (relative
+    for a product, which does not cancel)."""
+    eps = float(np.finfo(result.dtype).eps)
     magnitudes = [np.abs(np.asarray(a, np.float64)) for a in args]
     if step.op == "matmul":
         terms = magnitudes[0].shape[-1]
-        with np.errstate(invalid="ignore"):
-            bound = magnitudes[0] @ magnitudes[1]
+        bound = magnitudes[0] @ magnitudes[1]
     elif step.op == "cumsum":
         axis = step.params["axis"]
         terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
         bound = np.cumsum(magnitudes[0], axis=axis)
     else:
         axis, keepdims = step.params["axis"], step.params["keepdims"]
-        terms = magnitudes[0].size // max(np.size(values[index]), 1)
+        terms = magnitudes[0].size // max(result.size, 1)
         if step.op == "prod":  # relative: no cancellation
             return {"rtol": 2 * terms * eps, "atol": float(np.finfo(np.float64).tiny)}
         bound = np.sum(magnitudes[0], axis=axis, keepdims=keepdims)
