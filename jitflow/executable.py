@@ -25,13 +25,25 @@ BACKENDS = ("native", "interpreter")
 
 class DirectEntry:
     """call(*arrays) -> an int status (codegen/errors.py: FALLBACK for arrays that do not
-    match its signature exactly) or the outputs, flat (a tuple, or the one leaf);
-    `structure` rebuilds the pytree of several (None for one leaf)."""
-    __slots__ = ("call", "structure", "name")
+    match its signature exactly) or the outputs, flat: the one output itself when there
+    is one, else a tuple of them. `rebuild` turns that into the function's pytree of
+    results; it is None when the function returns one bare array (nothing to rebuild)."""
+    __slots__ = ("call", "rebuild", "name")
 
     def __init__(self, call, out_structure, name):
         self.call, self.name = call, name
-        self.structure = None if out_structure == pytree.LEAF else out_structure
+        self.rebuild = _rebuilder(out_structure)
+
+
+def _rebuilder(structure):
+    """How a DirectEntry's flat outputs become the pytree `structure`. A single output
+    comes back bare, so within a container (`(x,)`, `[x.sum()]`) it is wrapped first:
+    unflatten would otherwise iterate the array itself."""
+    if structure == pytree.LEAF:
+        return None
+    if pytree.leaf_count(structure) == 1:
+        return lambda result: pytree.unflatten(structure, (result,))
+    return lambda result: pytree.unflatten(structure, result)
 
 
 class Executable:
@@ -128,7 +140,7 @@ class Executable:
                 return result  # a status: nothing ran
             outputs = result if several else (result,)
             state.write_back((), leaves, outputs[count:])
-            return outputs[0] if self.out_structure == pytree.LEAF else outputs[:count]
+            return outputs[0] if count == 1 else outputs[:count]  # as the entry's own
         return call
 
     def __call__(self, leaves):

@@ -81,8 +81,7 @@ class Function:
             result = direct.call(*args)
             if result.__class__ is not int:
                 self._info.hits += 1
-                return result if direct.structure is None else \
-                    pytree.unflatten(direct.structure, result)
+                return result if direct.rebuild is None else direct.rebuild(result)
             if result != FALLBACK:
                 raise_for(result, direct.name)
         if self._fast and not kwargs:
@@ -158,8 +157,7 @@ class Function:
                 raise_for(result, direct.name)
             return _DECLINED
         self._info.hits += 1
-        return result if direct.structure is None else \
-            pytree.unflatten(direct.structure, result)
+        return result if direct.rebuild is None else direct.rebuild(result)
 
     def _remember_fast_path(self, args, kwargs, executable):
         """Calls whose every leaf is a plain C-contiguous ndarray can skip binding,

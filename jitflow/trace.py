@@ -85,6 +85,12 @@ class GraphBuilder:
             value = np.asarray(value)
         if isinstance(value, str):
             raise TypeError(at_user_line(f"{value!r} is a string, not an array or a number"))
+        if isinstance(value, int) and not -2**63 <= value < 2**63:
+            # NumPy converts it for float arrays and comparisons; jitflow keeps Python
+            # ints as (weak) int64, so it says so instead of failing inside NumPy.
+            raise OverflowError(at_user_line(
+                f"the Python integer {value} does not fit in int64, which jitflow keeps "
+                f"Python integers in; write it as a float ({float(value)!r}) or an array"))
         return Lit(value, type_of_value(value))
 
     def array_input(self, array):
@@ -489,7 +495,8 @@ class Tracer:
         return _ops().negative(self)
 
     def __pos__(self):
-        return _writes().copy(self)  # NumPy's +x is a new array
+        # NumPy 2: a new array (writes into it leave self alone); a TypeError for bool
+        return _writes().copy(_jnp().positive(self))
 
     def __abs__(self):
         return _ops().absolute(self)

@@ -203,3 +203,19 @@ def test_arrays_read_as_inputs_are_not_traced_again(backend):
         weights[:] = value
         np.testing.assert_array_equal(step(np.ones(3)), weights)
     assert step.cache_info().traces == 1
+
+
+@pytest.mark.parametrize("wrap", [lambda y: (y,), lambda y: [y], lambda y: {"y": y}],
+                         ids=["tuple", "list", "dict"])
+def test_repeated_calls_keep_a_single_result_in_its_container(backend, wrap):
+    # calls that read closed-over arrays go through the stateful direct entry, which
+    # hands back one output bare like the plain one
+    holder = Holder()
+    holder.mask = np.array([True, False, True])
+    weights = np.full(3, 2.0)
+    step = jitflow.function(lambda x: wrap(x[holder.mask] * weights[:2]))
+    for _ in range(3):
+        result = step(np.arange(3.0))
+        (value,) = result.values() if isinstance(result, dict) else result
+        np.testing.assert_array_equal(value, [0.0, 4.0])
+        assert type(result) is type(wrap(None))

@@ -154,8 +154,8 @@ class Program:
     outputs: tuple
 
     def __str__(self):
-        lines = [f"v{i} = input {x.dtype}{list(x.shape)}"
-                 for i, x in enumerate(self.inputs)]
+        lines = [f"v{i} = input {x.dtype}{list(x.shape)}" if isinstance(x, np.ndarray)
+                 else f"v{i} = input {x!r}" for i, x in enumerate(self.inputs)]
         first = len(self.inputs)
         lines += [f"v{first + i} = {step}" for i, step in enumerate(self.steps)]
         lines.append("return " + ", ".join(f"v{i}" for i in self.outputs))
@@ -167,12 +167,13 @@ def run(program, xp, inputs):
     return tuple(values[i] for i in program.outputs)
 
 
-def evaluate(program, xp, inputs):
-    """Every value of the program: its inputs, then each step's result."""
+def evaluate(program, xp, inputs, ops=OPS):
+    """Every value of the program: its inputs, then each step's result (`ops` names the
+    function of each step's op)."""
     values = list(inputs)
     for step in program.steps:
         args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
-        value = OPS[step.op](xp, *args, **step.params)
+        value = ops[step.op](xp, *args, **step.params)
         # NumPy keeps 0-d results as arrays, as traced values are: NumPy's scalars have
         # arithmetic of their own (a float64 scalar ** 2 calls C pow, an array squares).
         values.append(np.asarray(value) if xp is np else value)
@@ -210,7 +211,7 @@ def _fits(value):
         value.ndim <= MAX_DIMS
 
 
-def _broadcasts(a, b):
+def broadcasts(a, b):
     try:
         np.broadcast_shapes(np.shape(a), np.shape(b))
         return True
@@ -223,7 +224,7 @@ def _operand(draw, values, usable, x):
     or a constant array."""
     kind = draw(st.sampled_from(["literal", "value", "constant"]))
     if kind == "value":
-        partners = [i for i in usable if _broadcasts(values[i], x)]
+        partners = [i for i in usable if broadcasts(values[i], x)]
         return draw(st.sampled_from(partners))
     if kind == "literal":
         return ("lit", draw(st.sampled_from(LITERALS)))
@@ -232,7 +233,7 @@ def _operand(draw, values, usable, x):
     return ("const", draw(arrays(dtype, shape, min_value=-3, max_value=3)))
 
 
-def _axis(draw, ndim):
+def draw_axis(draw, ndim):
     """None, an int (negative too) or a tuple of distinct axes."""
     if ndim == 0 or draw(st.booleans()):
         return None
@@ -241,7 +242,7 @@ def _axis(draw, ndim):
     return axes[0] if len(axes) == 1 and draw(st.booleans()) else tuple(axes)
 
 
-def _new_shape(draw, shape):
+def draw_new_shape(draw, shape):
     """A shape of the same size: flattened, an axis of 1 added, two axes merged, or an
     axis split in two."""
     size = int(np.prod(shape))
@@ -256,14 +257,14 @@ def _new_shape(draw, shape):
     return draw(st.sampled_from(choices))
 
 
-def _broadcast_target(draw, shape):
+def draw_broadcast_target(draw, shape):
     """A shape x broadcasts to: axes of 1 grown, new leading axes."""
     grown = tuple(draw(st.integers(1, 3)) if d == 1 else d for d in shape)
     lead = tuple(draw(st.lists(st.integers(0, 3), max_size=MAX_DIMS - len(shape))))
     return lead + grown
 
 
-def _slice_index(draw, shape):
+def draw_slice_index(draw, shape):
     entries = []
     for length in shape:
         if length and draw(st.integers(0, 3)) == 0:
@@ -284,7 +285,7 @@ def _draw_step(draw, values, usable):
     kind = draw(st.sampled_from(["binary", "unary", "shape", "reduction", "write"]))
     if kind == "write":
         op = draw(st.sampled_from(list(WRITES)))
-        index = _slice_index(draw, np.shape(x))
+        index = draw_slice_index(draw, np.shape(x))
         if op == "setitem" and np.ndim(x) and np.shape(x)[0] and draw(st.booleans()):
             length = np.shape(x)[0]  # integer arrays, repeats too: the last write stays
             index = np.array(draw(st.lists(st.integers(-length, length - 1), max_size=4)),
@@ -297,20 +298,20 @@ def _draw_step(draw, values, usable):
         args = (x_index, y) if draw(st.booleans()) else (y, x_index)
         return Step(draw(st.sampled_from(list(BINARY))), args, {})
     if kind == "reduction":
-        params = {"axis": _axis(draw, np.ndim(x)), "keepdims": draw(st.booleans())}
+        params = {"axis": draw_axis(draw, np.ndim(x)), "keepdims": draw(st.booleans())}
         return Step(draw(st.sampled_from(list(REDUCTIONS))), (x_index,), params)
     shape = np.shape(x)
     op = draw(st.sampled_from(list(SHAPE_OPS)))
     if op == "reshape":
-        return Step(op, (x_index,), {"shape": _new_shape(draw, shape)})
+        return Step(op, (x_index,), {"shape": draw_new_shape(draw, shape)})
     if op == "transpose":  # reversed axes (x.T) first: transposes of transposes
         perms = st.just(tuple(reversed(range(len(shape))))) | st.permutations(
             range(len(shape))).map(tuple)
         return Step(op, (x_index,), {"perm": draw(perms)})
     if op == "broadcast_to":
-        return Step(op, (x_index,), {"shape": _broadcast_target(draw, shape)})
+        return Step(op, (x_index,), {"shape": draw_broadcast_target(draw, shape)})
     if op == "slice":
-        return Step(op, (x_index,), {"index": _slice_index(draw, shape)})
+        return Step(op, (x_index,), {"index": draw_slice_index(draw, shape)})
     if op == "pad":
         width = draw(st.integers(0, 2) | st.tuples(st.integers(0, 2), st.integers(0, 2)))
         value = draw(st.sampled_from(LITERALS))
@@ -322,11 +323,11 @@ def _draw_step(draw, values, usable):
     if not shape:
         return None  # concatenate needs an axis
     axis = draw(st.integers(-len(shape), len(shape) - 1))
-    partners = [i for i in usable if _fits_beside(np.shape(values[i]), shape, axis)]
+    partners = [i for i in usable if fits_beside(np.shape(values[i]), shape, axis)]
     return Step(op, (x_index, draw(st.sampled_from(partners))), {"axis": axis})
 
 
-def _fits_beside(shape, other, axis):
+def fits_beside(shape, other, axis):
     """Whether arrays of these shapes concatenate along `axis`."""
     axis %= len(other)
     return len(shape) == len(other) and all(

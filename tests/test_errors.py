@@ -153,3 +153,21 @@ def test_errors_raised_inside_numpy_compiled_modules_name_the_user_line():
         jitflow.function(f)(np.int64(2))
     assert line_of("# marker", f) in str(info.value)
     assert ".pyx" not in str(info.value)
+
+
+def test_python_ints_beyond_int64_in_traced_code_raise_clearly():
+    # As an argument (above) or a literal in the traced code: NumPy converts 2**64 for a
+    # float array, but jitflow keeps Python ints as int64 and says so.
+    f = jitflow.function(lambda x: x + 2**64)
+    with pytest.raises(OverflowError, match=r"18446744073709551616 does not fit in int64"):
+        f(np.ones(2))
+
+
+def test_unary_plus_of_bool_raises_as_in_numpy():
+    x = np.array([True, False])
+    with pytest.raises(TypeError):
+        +x
+    with pytest.raises(TypeError, match="positive is not defined for bool"):
+        jitflow.function(lambda x: +x)(x)
+    y = np.array([1, -2], np.int32)
+    assert jitflow.function(lambda y: +y)(y).tolist() == [1, -2]

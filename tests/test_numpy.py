@@ -444,6 +444,16 @@ def test_take(data):
         check("take", [x, indices], {"axis": axis})
 
 
+@pytest.mark.parametrize("shape, indices, axis", [((0, 0), 0, 1), ((0, 2), [5, -9], 1),
+                                                  ((2, 0, 3), [[7]], 2)])
+def test_take_from_nothing_checks_no_index(shape, indices, axis, backend):
+    # With no element before the axis NumPy takes nothing and checks no index.
+    x = np.zeros(shape, np.float32)
+    expected = np.take(x, indices, axis=axis)
+    assert_same(jnp.take(x, indices, axis=axis), expected)
+    assert_same(run_traced(lambda x: jnp.take(x, indices, axis=axis), x), expected)
+
+
 # --- contractions -------------------------------------------------------------------------
 
 # NumPy hands float contractions to BLAS, whose NaN, inf and signed-zero results depend
@@ -612,6 +622,21 @@ def test_clip_ignores_python_int_bounds_past_the_dtype_on_the_harmless_side(back
         assert_same(run_traced(lambda a: np.clip(a, low, high), a), expected)
     with pytest.raises(OverflowError, match="int32"):
         run_traced(lambda a: np.clip(a, 2**40, 5), a)
+
+
+@pytest.mark.parametrize("low, high", [(0, 2**40), (-2**40, 1), (-2**31 - 1, 2**31),
+                                       (2**40, 5), (0, -2**40), (-1, None), (None, 2**33)])
+def test_clip_by_python_int_arguments_past_the_dtype(low, high, backend):
+    # Passed in, the ints are known only at run time: a bound past the harmless end is
+    # still ignored (it raised OverflowError), one past the other end raises.
+    a = np.arange(-3, 4, dtype=np.int32).reshape(7, 1).repeat(9, axis=1)
+    expected, error = numpy_outcome(np.clip, a, low, high)
+    compiled = jitflow.function(lambda a, low, high: np.clip(a, low, high))
+    if error is not None:
+        with pytest.raises(OverflowError, match="int32"):
+            compiled(a, low, high)
+    else:
+        assert_same(compiled(a, low, high), expected)
 
 
 @pytest.mark.parametrize("value, error", [(np.inf, OverflowError), (np.nan, ValueError)])

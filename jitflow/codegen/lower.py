@@ -289,7 +289,9 @@ class Lowering:
             destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
         if node.op == "fused":
             if all(var.type.size == 0 for var in node.outputs):
-                pass  # nothing to compute (a vector loop over an empty axis meets zero strides)
+                # Nothing to compute (a vector loop over an empty axis meets zero
+                # strides), but NumPy still raises for a Python int that does not fit.
+                self._check_fused_python_ints(node.subgraphs[0], self._body_views(node, inputs))
             elif not self.kernels.lower(node, inputs, destinations):
                 self._fused(node, inputs, destinations)
         elif node.prim.elementwise:
@@ -502,6 +504,13 @@ class Lowering:
                 self.em.store(env[var], out.base, out.dtype, offset)
         self.loop_nest(outputs[0].shape, views, element, owner=len(inputs) + len(arrays),
                        vector=True)
+
+    def _body_views(self, node, inputs):
+        """A fused node's body inputs and literals -> their views."""
+        (body,) = node.subgraphs
+        constants = {lit: self._constant(lit) for n in body.nodes for lit in n.inputs
+                     if isinstance(lit, Lit)}
+        return {**dict(zip(body.inputs, inputs)), **constants}
 
     def _check_fused_python_ints(self, body, outer):
         """Check before the loop the Python int operands of a fused body's members that

@@ -126,12 +126,24 @@ def _beyond(bound, a, upper):
     return bound > info.max if upper else bound < info.min
 
 
+def _held_to_dtype(bound, a, upper):
+    """A Python int bound passed in (known only at run time) held to the end of a's
+    narrower integer dtype on the side where it clips nothing, which NumPy ignores;
+    past the other end the int32 loop's check raises OverflowError, as NumPy does."""
+    if not (isinstance(bound, Tracer) and bound.type.weak and bound.dtype.kind == "i"
+            and _dtype_of(a).kind == "i" and _dtype_of(a).itemsize < 8):
+        return bound
+    info = _np.iinfo(_dtype_of(a))
+    return ops.minimum(bound, int(info.max)) if upper else ops.maximum(bound, int(info.min))
+
+
 def clip(a, a_min=None, a_max=None, out=None):
     _no_out("clip", out)
     if _beyond(a_min, a, upper=False):
         a_min = None
     if _beyond(a_max, a, upper=True):
         a_max = None
+    a_min, a_max = _held_to_dtype(a_min, a, upper=False), _held_to_dtype(a_max, a, upper=True)
     if a_min is None and a_max is None:
         return positive(a)  # what NumPy 2 computes: a copy (and an error for bool)
     # NumPy's clip is one ufunc of all three: compute in their common dtype, so that a

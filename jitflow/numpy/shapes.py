@@ -187,6 +187,8 @@ def take(a, indices, axis=None):
                                      f"{_dtype_of(indices)}"))
     if _dtype_of(indices) == _np.bool_:
         indices = astype(indices, _np.int64)
+    if math.prod(_shape(a)[:axis]) == 0:  # nothing is taken: NumPy checks no index
+        return reshape(a, _shape(a)[:axis] + _shape(indices) + _shape(a)[axis + 1:])
     return ops.gather(a, indices, axis=axis)
 
 

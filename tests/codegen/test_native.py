@@ -168,3 +168,14 @@ def test_comparisons_with_float_literals_follow_numpy(dtype, literal):
     for got, expected in zip(native([x]), compare(x), strict=True):
         assert got.dtype == expected.dtype
         assert got.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("fn", [lambda x, y: 2**31 + (x + y), lambda x, y: (x * y) - 2**40])
+def test_python_int_out_of_bounds_raises_for_empty_fused_results(fn):
+    # NumPy raises OverflowError whatever the size; a fused node with nothing to compute
+    # still checks its Python ints.
+    x, y = np.zeros(0, bool), np.zeros((2, 0), np.int32)
+    with pytest.raises(OverflowError):
+        fn(x, y)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        jitflow.function(fn)(x, y)

@@ -173,3 +173,24 @@ def test_a_container_of_one_array_is_not_taken_for_the_array():
     for _ in range(2):
         np.testing.assert_array_equal(f((a,), x), a * x)
     assert f.cache_info().traces == 2
+
+
+@pytest.mark.parametrize("fn, x", [
+    (lambda x: (x * 2,), np.ones((1, 16, 4))),   # not iterated: (16, 4) for (1, 16, 4)
+    (lambda x: [x.sum()], np.ones(3)),            # not iterated: a NumPy scalar
+    (lambda x: {"a": x + 1}, np.ones(1)),         # not iterated: () for (1,)
+    (lambda x: (x[:0],), np.ones((2, 3))),        # not iterated: nothing for (0, 3)
+    (lambda x: None, np.ones(2)),                 # not () for no results
+    (lambda x: (), np.ones(2))])
+def test_a_container_of_one_result_is_rebuilt_around_it(fn, x):
+    # The entry returns a single result bare; the repeated calls that take it must put
+    # it back in its container.
+    f = jitflow.function(fn)
+    expected = fn(x)
+    for _ in range(3):
+        got = f(x)
+        assert type(got) is type(expected)
+        for g, e in zip(jitflow.pytree.flatten(got)[0], jitflow.pytree.flatten(expected)[0],
+                        strict=True):
+            assert same_bits(g, e)
+    assert f.cache_info().hits == 2

@@ -1,0 +1,788 @@
+"""A differential fuzzer of whole programs over the API jitflow supports.
+
+Each program (test_compositions.py's Step and Program, over a wider table of operations
+here) runs
+
+  - in NumPy, the reference, on the inputs as drawn: C-contiguous or not (reversed,
+    strided, transposed, Fortran-ordered, unaligned views), length-0 and length-1 axes,
+    bool, int32, int64, float32 and float64 with NaN, infinities, -0.0 and the integer
+    extremes, and Python literals beyond int32 (and int64);
+  - traced on the interpreter backend;
+  - traced to native code: its first call (the checked path), its second and third
+    (the entry Python calls directly, python_entry.py, which takes C-contiguous arrays
+    and declines the others), then the same inputs as C-contiguous copies (which that
+    entry takes);
+  - then the same signature on the corner values of each dtype.
+
+Each run must give NumPy's values, dtypes and shapes, or raise where NumPy raises (an
+error of the same kind); a program's last step may be one NumPy refuses.
+
+Native code rounds transcendental functions, float powers and float sums (products,
+contractions, cumulative sums) differently (fidelity.py), so those steps are INEXACT and
+only leaves: their results go nowhere but out, with their one-operation bound; every
+other step must match bit for bit, signed zeros and NaN positions included. Float max and
+min reductions, and a clip or float power of one element, may give either zero where
+NumPy's order or layout decides (fidelity.py, test_numpy.py): leaves too.
+
+test_derivatives_match_central_differences draws float64 programs of differentiable
+ops and checks their derivatives: eagerly against central differences
+(jitflow.testing.check_grads) where no op has a kink, and compiled gradients
+(interpreter and native, first and repeated calls, C-contiguous copies) against the
+eager ones.
+
+Each test runs PROGRAMS_PER_EXAMPLE times the profile's max_examples: 200 programs (and
+50 gradient programs) under 'ci', 10,000 (and 2,500) under
+`pytest tests/test_program_fuzzer.py --hypothesis-profile=thorough`.
+"""
+import contextlib
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import fidelity
+import jitflow
+import jitflow.numpy as jnp
+from fidelity import NATIVE_ULPS
+from jitflow.testing import check_grads
+from strategies import DTYPES, arrays, elements
+from test_compositions import (LITERALS, SPECIAL, Program, Step, assert_same, broadcasts,
+                               draw_axis, draw_broadcast_target, draw_new_shape,
+                               draw_slice_index, evaluate, fits_beside)
+
+# The thorough profile's 1000 examples make 10,000 programs; 'ci's 40 make 200.
+PROGRAMS_PER_EXAMPLE = 10 if settings.default.max_examples >= 1000 else 5
+FUZZ = settings(max_examples=settings.default.max_examples * PROGRAMS_PER_EXAMPLE,
+                deadline=None, suppress_health_check=list(HealthCheck))
+
+MAX_SIZE, MAX_DIMS, MAX_STEPS = 1024, 4, 10
+
+# Python literals: the simplifier's identities and IEEE corners (test_compositions.py),
+# and integers that int32 cannot hold, where NumPy 2 raises OverflowError. (Integers
+# beyond int64 raise in jitflow: tests/test_ops.py.)
+BIG_INTS = [2**31, -2**31 - 1, 2**40, -2**40, 2**63 - 1, -2**63]
+FUZZ_LITERALS = LITERALS + BIG_INTS + [3, -2, 127, True, False, 1e300, -1.5]
+
+UNARY = {
+    "negative": lambda xp, x: -x,
+    "positive": lambda xp, x: +x,
+    "abs": lambda xp, x: xp.abs(x),
+    "floor": lambda xp, x: xp.floor(x),
+    "ceil": lambda xp, x: xp.ceil(x),
+    "sign": lambda xp, x: xp.sign(x),
+    "square": lambda xp, x: xp.square(x),
+    "sqrt": lambda xp, x: xp.sqrt(x),
+    "logical_not": lambda xp, x: xp.logical_not(x),
+    "isnan": lambda xp, x: xp.isnan(x),
+    "isinf": lambda xp, x: xp.isinf(x),
+    "isfinite": lambda xp, x: xp.isfinite(x),
+    "invert": lambda xp, x: ~x,
+    "exp": lambda xp, x: xp.exp(x),
+    "log": lambda xp, x: xp.log(x),
+    "tanh": lambda xp, x: xp.tanh(x),
+    "sin": lambda xp, x: xp.sin(x),
+}
+
+BINARY = {
+    "add": lambda xp, x, y: x + y,
+    "subtract": lambda xp, x, y: x - y,
+    "multiply": lambda xp, x, y: x * y,
+    "divide": lambda xp, x, y: x / y,
+    "power": lambda xp, x, y: x ** y,
+    "remainder": lambda xp, x, y: x % y,
+    "floor_divide": lambda xp, x, y: x // y,
+    "maximum": lambda xp, x, y: xp.maximum(x, y),
+    "minimum": lambda xp, x, y: xp.minimum(x, y),
+    "greater": lambda xp, x, y: x > y,
+    "less_equal": lambda xp, x, y: x <= y,
+    "equal": lambda xp, x, y: x == y,
+    "not_equal": lambda xp, x, y: x != y,
+    "logical_and": lambda xp, x, y: xp.logical_and(x, y),
+    "logical_or": lambda xp, x, y: xp.logical_or(x, y),
+    "logical_xor": lambda xp, x, y: xp.logical_xor(x, y),
+    "bitwise_and": lambda xp, x, y: x & y,
+    "bitwise_or": lambda xp, x, y: x | y,
+    "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+}
+
+TERNARY = {
+    "clip": lambda xp, x, low, high: xp.clip(x, low, high),
+    "where": lambda xp, c, x, y: xp.where(c, x, y),
+}
+
+REDUCTIONS = {
+    "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
+    "mean": lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+    "max": lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    "min": lambda xp, x, axis, keepdims: x.min(axis=axis, keepdims=keepdims),
+    "prod": lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+    "any": lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
+    "all": lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
+}
+
+# Reductions over one axis (or all of them).
+SINGLE_AXIS = {
+    "argmax": lambda xp, x, axis: xp.argmax(x, axis=axis),
+    "argmin": lambda xp, x, axis: x.argmin(axis=axis),
+    "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
+}
+
+SHAPE_OPS = {
+    "transpose": lambda xp, x, perm: xp.transpose(x, perm),
+    "reshape": lambda xp, x, shape: x.reshape(shape),
+    "ravel": lambda xp, x: xp.ravel(x),
+    "broadcast_to": lambda xp, x, shape: xp.broadcast_to(x, shape),
+    "slice": lambda xp, x, index: x[index],
+    "expand_dims": lambda xp, x, axis: xp.expand_dims(x, axis),
+    "squeeze": lambda xp, x, axis: xp.squeeze(x, axis),
+    "swapaxes": lambda xp, x, a, b: xp.swapaxes(x, a, b),
+    "moveaxis": lambda xp, x, a, b: xp.moveaxis(x, a, b),
+    "pad": lambda xp, x, width, value: xp.pad(x, width, constant_values=value),
+    "astype": lambda xp, x, dtype: x.astype(dtype),
+    "concatenate": lambda xp, x, y, axis: xp.concatenate([x, y], axis=axis),
+    "stack": lambda xp, x, y, axis: xp.stack([x, y], axis=axis),
+    "matmul": lambda xp, x, y: x @ y,
+}
+
+# Indices are constants of the program (NumPy arrays), as a user's code holds them.
+INDEXING = {
+    "take": lambda xp, x, indices, axis: xp.take(x, indices, axis=axis),
+    "index_array": lambda xp, x, indices: x[indices],
+    "index_array_axis1": lambda xp, x, indices: x[:, indices],
+    "mask": lambda xp, x, mask: x[mask],
+}
+
+CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
+
+OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
+       **INDEXING, **CONSTANT}
+
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin"}
+SUMS = {"sum", "mean", "prod", "cumsum", "matmul"}
+EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
+
+
+def is_inexact(step, values):
+    """Whether native code may round `step` (on `values`) differently from NumPy."""
+    if step.op in TRANSCENDENTAL:
+        return True
+    args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
+    floats = any(np.asarray(a).dtype.kind == "f" or isinstance(a, float) for a in args)
+    if step.op == "power":
+        exponent = step.args[1]
+        return floats and not (isinstance(exponent, tuple) and exponent[0] == "lit" and
+                               exponent[1] in EXACT_EXPONENTS)
+    if step.op == "mean":
+        return True  # an integer mean sums in float64 too
+    if step.op == "clip":  # see inexact_tolerance
+        return floats and _open_zero_sign(args)
+    return floats and step.op in SUMS | {"max", "min"}
+
+
+def _open_zero_sign(clip_args):
+    """Whether NumPy's clip of one element with both bounds may give either zero where
+    x ties with a bound: its loop keeps x's zero when it reads both bounds as single
+    values, which for one element depends on layout and casting (test_numpy.py)."""
+    x, low, high = clip_args
+    return low is not None and high is not None and \
+        np.broadcast(np.asarray(x), np.asarray(low), np.asarray(high)).size == 1
+
+
+# --- inputs ------------------------------------------------------------------------------
+
+LAYOUTS = ("contiguous", "reversed", "strided", "transposed", "fortran", "unaligned")
+
+
+def laid_out(values, layout):
+    """An array holding `values` in the memory layout named."""
+    if values.ndim == 0:
+        return values.copy()
+    if layout == "fortran":
+        return np.asfortranarray(values)
+    if layout == "unaligned" and values.dtype.itemsize > 1:
+        buffer = np.zeros(values.nbytes + 1, np.uint8)[1:]
+        array = buffer.view(values.dtype).reshape(values.shape)
+    elif layout == "reversed":
+        array = np.empty_like(values)[(slice(None, None, -1),) * values.ndim]
+    elif layout == "strided":
+        base = np.empty(tuple(2 * d for d in values.shape), values.dtype)
+        array = base[(slice(None, None, 2),) * values.ndim]
+    elif layout == "transposed":
+        array = np.empty(values.shape[::-1], values.dtype).T
+    else:
+        array = np.empty_like(values)
+    array[...] = values
+    return array
+
+
+FLOAT_CORNERS = SPECIAL + [2.5, -3.0, 0.5, 1e30, -1e-30]
+
+
+def corner_values_like(x, layout):
+    """An input like x (in `layout`) holding the corner cases of its dtype in turn; a
+    Python scalar stays itself."""
+    if layout == "python":
+        return x
+    if x.dtype.kind == "f":
+        corners = FLOAT_CORNERS + [float(np.finfo(x.dtype).max)]
+    elif x.dtype.kind == "b":
+        corners = [True, False, False]
+    else:
+        info = np.iinfo(x.dtype)
+        corners = [0, 1, -1, 2, -3, info.min, info.max, info.min + 1]
+    return laid_out(np.resize(np.array(corners, x.dtype), x.shape), layout)
+
+
+def c_contiguous(x):
+    return np.array(x, order="C") if isinstance(x, np.ndarray) else x
+
+
+@st.composite
+def input_values(draw, dtype, shape):
+    if dtype.kind == "f":
+        return draw(hnp.arrays(dtype, shape, elements=st.sampled_from(FLOAT_CORNERS) |
+                               elements(dtype)))
+    if dtype.kind == "i":
+        small = st.integers(-4, 4)
+        return draw(hnp.arrays(dtype, shape, elements=small | elements(dtype)))
+    return draw(arrays(dtype, shape))
+
+
+@st.composite
+def inputs(draw):
+    """Arrays of shapes that broadcast together, each in a layout, and (sometimes) a
+    Python scalar: (inputs, their layouts, "python" for the scalar)."""
+    count = draw(st.integers(1, 3))
+    # Small arrays mostly; some long enough for vector loops, their remainders and
+    # the kernels of larger arrays.
+    shapes = draw(hnp.mutually_broadcastable_shapes(
+        num_shapes=count, max_dims=3, min_side=0,
+        max_side=draw(st.sampled_from([4, 4, 19])))).input_shapes
+    arrays, layouts = [], []
+    for shape in shapes:
+        values = draw(input_values(draw(st.sampled_from(DTYPES)), shape))
+        layouts.append(draw(st.sampled_from(LAYOUTS)))
+        arrays.append(laid_out(values, layouts[-1]))
+    if draw(st.integers(0, 3)) == 0:
+        arrays.append(draw(st.sampled_from(FUZZ_LITERALS)))
+        layouts.append("python")
+    return arrays, layouts
+
+
+# --- programs ----------------------------------------------------------------------------
+
+def _fits(value):
+    value = np.asarray(value)
+    return value.dtype in DTYPES and value.size <= MAX_SIZE and value.ndim <= MAX_DIMS
+
+
+def _operand(draw, values, usable, x):
+    """A second operand for x: an earlier value it broadcasts with, a literal, or a
+    constant array."""
+    kind = draw(st.sampled_from(["value", "literal", "constant", "argument"]))
+    if kind == "value":
+        return draw(st.sampled_from([i for i in usable if broadcasts(values[i], x)]))
+    arguments = [i for i, v in enumerate(values) if isinstance(v, (bool, int, float))]
+    if kind == "argument" and arguments:  # a Python scalar passed in
+        return draw(st.sampled_from(arguments))
+    if kind == "literal":
+        return ("lit", draw(st.sampled_from(FUZZ_LITERALS)))
+    shape = np.shape(x)[draw(st.integers(0, np.ndim(x))):]
+    dtype = draw(st.sampled_from(DTYPES))
+    return ("const", draw(input_values(dtype, shape)))
+
+
+def _indices(draw, length, shape_of_indices=None):
+    """Integer indices into an axis of `length`: negative ones too, and (rarely) one out
+    of bounds, which NumPy refuses."""
+    low, high = -length, length - 1
+    if draw(st.integers(0, 9)) == 0:
+        low, high = -length - 1, length
+    shape = shape_of_indices or draw(hnp.array_shapes(min_dims=0, max_dims=2,
+                                                      min_side=0, max_side=3))
+    if high < low:
+        return np.zeros(shape, np.int64)
+    dtype = draw(st.sampled_from([np.int64, np.int32]))
+    return draw(hnp.arrays(dtype, shape, elements=st.integers(low, high)))
+
+
+def _unary(draw, values, usable, x_index):
+    return Step(draw(st.sampled_from(list(UNARY))), (x_index,), {})
+
+
+def _binary(draw, values, usable, x_index):
+    y = _operand(draw, values, usable, values[x_index])
+    args = (x_index, y) if draw(st.booleans()) else (y, x_index)
+    return Step(draw(st.sampled_from(list(BINARY))), args, {})
+
+
+def _ternary(draw, values, usable, x_index):
+    x = values[x_index]
+    op = draw(st.sampled_from(list(TERNARY)))
+    others = (_operand(draw, values, usable, x), _operand(draw, values, usable, x))
+    if op == "clip" and draw(st.booleans()):  # one bound None
+        others = (others[0], ("lit", None)) if draw(st.booleans()) else \
+            (("lit", None), others[1])
+    return Step(op, (x_index, *others), {})
+
+
+def _reduction(draw, values, usable, x_index):
+    ndim = np.ndim(values[x_index])
+    if draw(st.integers(0, 2)) == 0:
+        axis = None if ndim == 0 or draw(st.booleans()) else \
+            draw(st.integers(-ndim, ndim - 1))
+        return Step(draw(st.sampled_from(list(SINGLE_AXIS))), (x_index,), {"axis": axis})
+    params = {"axis": draw_axis(draw, ndim), "keepdims": draw(st.booleans())}
+    return Step(draw(st.sampled_from(list(REDUCTIONS))), (x_index,), params)
+
+
+def _indexing(draw, values, usable, x_index, op=None):
+    shape = np.shape(values[x_index])
+    op = op or draw(st.sampled_from(list(INDEXING)))
+    if not shape:
+        return None
+    if op == "take":
+        if draw(st.booleans()):
+            axis = draw(st.integers(-len(shape), len(shape) - 1))
+            indices = _indices(draw, shape[axis])
+        else:
+            axis, indices = None, _indices(draw, int(np.prod(shape)))
+        return Step(op, (x_index, ("const", indices)), {"axis": axis})
+    if op == "mask":
+        mask_shape = shape[:draw(st.integers(1, len(shape)))]
+        mask = draw(hnp.arrays(np.bool_, mask_shape))
+        return Step(op, (x_index, ("const", mask)), {})
+    axis = 1 if op == "index_array_axis1" else 0
+    if len(shape) <= axis:
+        return None
+    return Step(op, (x_index, ("const", _indices(draw, shape[axis]))), {})
+
+
+def _shape_op(draw, values, usable, x_index, op=None):
+    x = values[x_index]
+    shape, ndim = np.shape(x), np.ndim(x)
+    op = op or draw(st.sampled_from(list(SHAPE_OPS)))
+    if op == "reshape":
+        return Step(op, (x_index,), {"shape": draw_new_shape(draw, shape)})
+    if op == "ravel":
+        return Step(op, (x_index,), {})
+    if op == "transpose":
+        perms = st.just(tuple(reversed(range(ndim)))) | st.permutations(
+            range(ndim)).map(tuple)
+        return Step(op, (x_index,), {"perm": draw(perms)})
+    if op == "broadcast_to":
+        return Step(op, (x_index,), {"shape": draw_broadcast_target(draw, shape)})
+    if op == "slice":
+        index = draw_slice_index(draw, shape)
+        if draw(st.booleans()):  # a new axis somewhere
+            at = draw(st.integers(0, len(index)))
+            index = index[:at] + (None,) + index[at:]
+        return Step(op, (x_index,), {"index": index})
+    if op == "expand_dims":
+        return Step(op, (x_index,), {"axis": draw(st.integers(-ndim - 1, ndim))})
+    if op == "squeeze":
+        ones = [i for i, d in enumerate(shape) if d == 1]
+        axis = None if not ones or draw(st.booleans()) else draw(st.sampled_from(ones))
+        return Step(op, (x_index,), {"axis": axis})
+    if op in ("swapaxes", "moveaxis"):
+        if not ndim:
+            return None
+        a, b = (draw(st.integers(-ndim, ndim - 1)) for _ in range(2))
+        return Step(op, (x_index,), {"a": a, "b": b})
+    if op == "pad":
+        width = draw(st.integers(0, 2) | st.tuples(st.integers(0, 2), st.integers(0, 2)))
+        return Step(op, (x_index,), {"width": width,
+                                     "value": draw(st.sampled_from(LITERALS))})
+    if op == "astype":  # float to int is undefined for NaN and inf: not drawn
+        kind = np.asarray(x).dtype.kind
+        dtypes = [d for d in DTYPES if kind != "f" or d.kind in "fb"]
+        return Step(op, (x_index,), {"dtype": draw(st.sampled_from(dtypes))})
+    if op == "matmul":
+        return _matmul(draw, values, usable, x_index)
+    if not ndim:
+        return None
+    if op == "stack":
+        axis = draw(st.integers(-ndim - 1, ndim))
+        partners = [i for i in usable if np.shape(values[i]) == shape]
+        return Step(op, (x_index, draw(st.sampled_from(partners))), {"axis": axis})
+    axis = draw(st.integers(-ndim, ndim - 1))
+    partners = [i for i in usable if fits_beside(np.shape(values[i]), shape, axis)]
+    return Step(op, (x_index, draw(st.sampled_from(partners))), {"axis": axis})
+
+
+def _matmul(draw, values, usable, x_index):
+    """x @ y for a y that fits: an earlier value or a constant."""
+    shape = np.shape(values[x_index])
+    if not shape:
+        return None
+    fits = [i for i in usable if np.ndim(values[i]) >= 1 and
+            np.shape(values[i])[-1 if np.ndim(values[i]) == 1 else -2] == shape[-1]]
+    if fits and draw(st.booleans()):
+        return Step("matmul", (x_index, draw(st.sampled_from(fits))), {})
+    right = (shape[-1],) if draw(st.booleans()) else (shape[-1], draw(st.integers(0, 3)))
+    y = draw(input_values(draw(st.sampled_from(DTYPES)), right))
+    return Step("matmul", (x_index, ("const", y)), {})
+
+
+DRAW_STEP = {"unary": _unary, "binary": _binary, "ternary": _ternary,
+             "reduction": _reduction, "indexing": _indexing, "shape": _shape_op}
+# How often each kind is drawn: the big tables more often, so that each op of theirs
+# comes up about as often as a ternary one.
+STEP_KINDS = ["binary"] * 4 + ["unary"] * 3 + ["shape"] * 3 + ["reduction"] * 2 + \
+    ["indexing"] * 2 + ["ternary"]
+
+
+def _draw_steps(draw, values, usable, count, draw_step):
+    """Up to `count` steps, each from draw_step(draw, x_index) on a usable x (mostly
+    the newest, so that steps build on each other), tried twice as often: yields each
+    step drawn (None when draw_step had nothing for x); the caller keeps it or not."""
+    for _ in range(2 * count):
+        newest = draw(st.booleans())
+        yield draw_step(draw, usable[-1] if newest else draw(st.sampled_from(usable)))
+
+
+def run_numpy(program, inputs):
+    """NumPy's results for `inputs`, or the error it raises."""
+    def outputs():
+        values = evaluate(program, np, inputs, OPS)
+        return tuple(values[i] for i in program.outputs)
+    return fidelity.numpy_outcome(outputs)
+
+
+@st.composite
+def programs(draw):
+    """A program; no step reads an inexact one (see the module docstring). Its last
+    step may be one NumPy refuses (`program.raises`)."""
+    arguments, layouts = draw(inputs())
+    program = Program(arguments, [], ())
+    program.raises, program.layouts = False, layouts
+    values = list(program.inputs)
+    if draw(st.integers(0, 3)) == 0:
+        constant = draw(input_values(draw(st.sampled_from(DTYPES)),
+                                     np.shape(program.inputs[0])))
+        program.steps.append(Step("constant", (("const", constant),), {}))
+        values.append(constant)
+    usable = [i for i, layout in enumerate(layouts) if layout != "python"]
+    usable += range(len(layouts), len(values))  # the constant
+    count = draw(st.integers(1, MAX_STEPS))
+
+    def draw_step(draw, x_index):
+        kind = draw(st.sampled_from(STEP_KINDS))
+        return DRAW_STEP[kind](draw, values, usable, x_index)
+    for step in _draw_steps(draw, values, usable, count, draw_step):
+        if step is None:
+            continue
+        program.steps.append(step)
+        program.outputs = (len(values),)
+        result, error = run_numpy(program, program.inputs)
+        if error is not None and draw(st.integers(0, 3)) == 0:
+            program.raises = True  # the last step: jitflow must raise as NumPy does
+            break
+        if error is not None or not _fits(result[0]):
+            program.steps.pop()
+            continue
+        if not is_inexact(step, values):
+            usable.append(len(values))
+        values.append(np.asarray(result[0]))
+        if len(program.steps) >= count:
+            break
+    if program.raises:
+        return program
+    used = {a for step in program.steps for a in step.args if isinstance(a, int)}
+    program.outputs = tuple(i for i in range(len(program.inputs), len(values))
+                            if i not in used)
+    return program
+
+
+# --- the property ------------------------------------------------------------------------
+
+@FUZZ
+@given(program=programs(), background=st.booleans())
+def test_program_matches_numpy_on_every_path(program, background):
+    """background: native code is built on a thread while the first call runs on the
+    interpreter (the default for users; executable.py)."""
+    note(f"program:\n{program}")
+    interpreted = traced(program, "interpreter")
+    native = traced(program, "native")
+    native_calls = 0
+    corners = [corner_values_like(x, layout)
+               for x, layout in zip(program.inputs, program.layouts)]
+    for inputs in (program.inputs, corners):
+        note(f"inputs: {inputs}")
+        expected = run_numpy(program, inputs)
+        values = None if expected[1] is not None else numpy_values(program, inputs)
+        copies = [c_contiguous(x) for x in inputs]
+        runs = [("interpreter", interpreted, inputs)]
+        runs += [("native", native, inputs)] * 3 + [("native", native, copies)] * 2
+        for backend, fn, arguments in runs:
+            native_calls += backend == "native"
+            label = f"{backend}, call {native_calls}" if backend == "native" else backend
+            if arguments is copies:
+                label += " on C-contiguous copies"
+            got = call(fn, backend, arguments, background_compile=background)
+            check(label, got, expected, program, values)
+
+
+def traced(program, backend):
+    """The program as a jitflow.function (compiled for `backend` when first called)."""
+    def fn(*inputs):
+        values = evaluate(program, jnp, inputs, OPS)
+        return tuple(values[i] for i in program.outputs)
+    return compiled(fn, len(program.inputs))
+
+
+def compiled(fn, count):
+    """jitflow.function(fn) for `fn(*inputs)` taking `count` inputs, named as
+    parameters: calls of a function with *args never take the fast entry."""
+    fn.__signature__ = inspect.Signature([
+        inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(count)])
+    return jitflow.function(fn)
+
+
+@contextlib.contextmanager
+def configured(**options):
+    saved = {name: getattr(jitflow.config, name) for name in options}
+    for name, value in options.items():
+        setattr(jitflow.config, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(jitflow.config, name, value)
+
+
+def call(fn, backend, arguments, **options):
+    """(results, None), or (None, the error raised), with jitflow.config's `options`."""
+    with configured(backend=backend, check_ir=True, **options), \
+            np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*arguments), None
+        except Exception as error:  # compared with NumPy's in check()
+            return None, error
+
+
+def numpy_values(program, inputs, ops=OPS):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return evaluate(program, np, inputs, ops)
+
+
+def check(label, got, expected, program, values):
+    """got (call()'s) is what NumPy's run gave: the same kind of error, or the
+    same results (`values`: each value of NumPy's run, for the tolerances)."""
+    results, error = got
+    _, expected_error = expected
+    if expected_error is not None:
+        assert error is not None, \
+            f"{label}: NumPy raises {expected_error!r}, jitflow returns {results}"
+        assert same_kind(error, expected_error), \
+            f"{label}: NumPy raises {expected_error!r}, jitflow {error!r}"
+        return
+    if error is not None:
+        raise AssertionError(f"{label}: raised {error!r}, NumPy computes it") from error
+    assert type(results) is tuple and len(results) == len(program.outputs), label
+    for result, index in zip(results, program.outputs):
+        tolerance = inexact_tolerance(program, values, index)
+        fidelity.assert_same(result, values[index], what=f"{label}: v{index}",
+                             **(tolerance or {}))
+        if tolerance is None:
+            assert_same(result, values[index])  # NaN positions and signed zeros too
+
+
+def same_kind(error, expected):
+    """Whether jitflow's error is of the kind NumPy's is (an OverflowError for one)."""
+    if isinstance(expected, OverflowError):
+        return isinstance(error, OverflowError)
+    return isinstance(error, fidelity.error_kinds(expected))
+
+
+def inexact_tolerance(program, values, index):
+    """How far v<index> may be from NumPy's (None: not at all): see fidelity.py."""
+    if index < len(program.inputs):
+        return None
+    step = program.steps[index - len(program.inputs)]
+    if not is_inexact(step, values):
+        return None
+    if step.op in TRANSCENDENTAL:
+        return {"ulps": NATIVE_ULPS}
+    if step.op == "power":
+        # NumPy's loop takes x ** 0.5 as sqrt (sqrt(-0.0) is -0.0, pow(-0.0, 0.5) is
+        # 0.0) when it reads the exponent as one value; for a one-element result that
+        # depends on the operands' casts and dimensions, not only on their shapes.
+        one_element = np.size(values[index]) == 1
+        return {"ulps": NATIVE_ULPS, "zero_sign": not one_element}
+    if step.op in ("max", "min", "clip"):
+        return {"zero_sign": False}
+    args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
+    with np.errstate(all="ignore"):  # magnitudes may overflow (then compared exactly)
+        return _sum_tolerance(step, args, np.asarray(values[index]))
+
+
+def _sum_tolerance(step, args, result):
+    """n roundings of the sum of the magnitudes of the n terms of each result (relative
+    for a product, which does not cancel)."""
+    eps = float(np.finfo(result.dtype).eps)
+    magnitudes = [np.abs(np.asarray(a, np.float64)) for a in args]
+    if step.op == "matmul":
+        terms = magnitudes[0].shape[-1]
+        bound = magnitudes[0] @ magnitudes[1]
+    elif step.op == "cumsum":
+        axis = step.params["axis"]
+        terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
+        bound = np.cumsum(magnitudes[0], axis=axis)
+    else:
+        axis, keepdims = step.params["axis"], step.params["keepdims"]
+        terms = magnitudes[0].size // max(result.size, 1)
+        if step.op == "prod":  # relative: no cancellation
+            return {"rtol": 2 * terms * eps, "atol": float(np.finfo(np.float64).tiny)}
+        bound = np.sum(magnitudes[0], axis=axis, keepdims=keepdims)
+        if step.op == "mean":
+            bound = bound / max(terms, 1)
+    return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps}
+
+
+# --- derivatives -------------------------------------------------------------------------
+
+SMOOTH_UNARY = {
+    "negative": lambda xp, x: -x,
+    "tanh": lambda xp, x: xp.tanh(x),
+    "sin": lambda xp, x: xp.sin(x),
+    "square": lambda xp, x: x * x,
+    "cube": lambda xp, x: x ** 3,
+    "bounded": lambda xp, x: x / (1.0 + x * x),
+    "hypot_one": lambda xp, x: xp.sqrt(1.0 + x * x),
+    "exp_tanh": lambda xp, x: xp.exp(xp.tanh(x)),
+}
+
+SMOOTH_BINARY = {
+    "add": lambda xp, x, y: x + y,
+    "subtract": lambda xp, x, y: x - y,
+    "multiply": lambda xp, x, y: x * y,
+    "divide_positive": lambda xp, x, y: x / (1.5 + y * y),
+    "where": lambda xp, x, y, mask: xp.where(mask, x, y),
+}
+
+# Derivatives with a kink (at ties, at 0, at the bounds): compiled gradients must still
+# be the eager ones, but central differences do not check them there.
+KINKED_UNARY = {
+    "abs": lambda xp, x: xp.abs(x),
+    "relu": lambda xp, x: xp.maximum(x, 0.0),
+    "clip": lambda xp, x: xp.clip(x, -1.0, 1.0),
+    "leaky_relu": lambda xp, x: xp.where(x > 0, x, 0.5 * x),
+    "plus_floor": lambda xp, x: x + xp.floor(x),
+    "abs_power": lambda xp, x: xp.abs(x) ** 1.5,
+    "through_float32": lambda xp, x: x.astype(np.float32).astype(np.float64),
+}
+KINKED_BINARY = {
+    "maximum": lambda xp, x, y: xp.maximum(x, y),
+    "minimum": lambda xp, x, y: xp.minimum(x, y),
+    "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+}
+KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min"}
+
+DIFFERENTIABLE_UNARY = {**SMOOTH_UNARY, **KINKED_UNARY}
+DIFFERENTIABLE_BINARY = {**SMOOTH_BINARY, **KINKED_BINARY}
+GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
+            **{k: OPS[k] for k in ("sum", "mean", "max", "min", "prod", "transpose",
+                                   "reshape", "slice", "broadcast_to", "take",
+                                   "index_array", "index_array_axis1", "mask",
+                                   "concatenate", "stack", "matmul", "pad", "expand_dims",
+                                   "cumsum")}}
+
+
+@st.composite
+def differentiable_programs(draw):
+    """float64 programs of ops with derivatives (almost) everywhere, on inputs in
+    [-2, 2], whose results stay moderate."""
+    count = draw(st.integers(1, 2))
+    shapes = draw(hnp.mutually_broadcastable_shapes(
+        num_shapes=count, max_dims=3, min_side=1, max_side=3)).input_shapes
+    values = [laid_out(draw(arrays(np.float64, s, min_value=-2, max_value=2)),
+                       draw(st.sampled_from(LAYOUTS))) for s in shapes]
+    program = Program(list(values), [], ())
+    usable, count = list(range(len(values))), draw(st.integers(1, 6))
+
+    def draw_step(draw, x_index):
+        return _differentiable_step(draw, values, x_index)
+    for step in _draw_steps(draw, values, usable, count, draw_step):
+        if step is None:
+            continue
+        program.steps.append(step)
+        program.outputs = (len(values),)
+        result, error = fidelity.numpy_outcome(
+            lambda: evaluate(program, np, program.inputs, GRAD_OPS)[-1])
+        if error is not None or not _fits(result) or np.size(result) == 0 or \
+                not np.all(np.abs(result) < 1e3):
+            program.steps.pop()
+            continue
+        usable.append(len(values))
+        values.append(np.asarray(result))
+        if len(program.steps) >= count:
+            break
+    program.outputs = (len(values) - 1,)
+    return program
+
+
+def _differentiable_step(draw, values, x_index):
+    x = values[x_index]
+    shape = np.shape(x)
+    kind = draw(st.sampled_from(["unary", "binary", "structure"]))
+    if kind == "unary":
+        return Step(draw(st.sampled_from(list(DIFFERENTIABLE_UNARY))), (x_index,), {})
+    if kind == "binary":
+        partners = [i for i in range(len(values)) if broadcasts(values[i], x)]
+        y = draw(st.sampled_from(partners))
+        op = draw(st.sampled_from(list(DIFFERENTIABLE_BINARY)))
+        if op == "where":
+            mask_shape = np.broadcast_shapes(shape, np.shape(values[y]))
+            return Step(op, (x_index, y), {"mask": draw(hnp.arrays(np.bool_, mask_shape))})
+        return Step(op, (x_index, y), {})
+    op = draw(st.sampled_from([k for k in GRAD_OPS if k not in DIFFERENTIABLE_UNARY and
+                               k not in DIFFERENTIABLE_BINARY]))
+    if op in ("sum", "mean", "max", "min", "prod"):
+        return Step(op, (x_index,), {"axis": draw_axis(draw, len(shape)),
+                                     "keepdims": draw(st.booleans())})
+    if op == "cumsum":
+        return Step(op, (x_index,), {"axis": None if not shape else
+                                     draw(st.integers(-len(shape), len(shape) - 1))})
+    if op in INDEXING:
+        return _indexing(draw, values, [], x_index, op=op)
+    return _shape_op(draw, values, list(range(len(values))), x_index, op=op)
+
+
+@settings(FUZZ, max_examples=max(1, FUZZ.max_examples // 4))
+@given(program=differentiable_programs())
+def test_derivatives_match_central_differences(program):
+    note(f"program:\n{program}")
+    index = program.outputs[0]
+
+    def fn(*inputs):
+        return evaluate(program, jnp, inputs, GRAD_OPS)[index]
+    if not any(step.op in KINKED for step in program.steps):
+        check_grads(fn, tuple(program.inputs), order=1)
+    output = numpy_values(program, program.inputs, GRAD_OPS)[index]
+    weights = np.cos(np.arange(np.size(output))).reshape(np.shape(output))
+
+    def loss(*inputs):  # the value and gradient of a weighted sum of the output
+        return jnp.sum(fn(*inputs) * weights)
+    gradient = jitflow.value_and_grad(loss, argnums=tuple(range(len(program.inputs))))
+    expected = gradient(*program.inputs)
+    copies = [c_contiguous(x) for x in program.inputs]
+    for backend in ("interpreter", "native"):
+        compiled_gradient = compiled(gradient, len(program.inputs))
+        for number, inputs in enumerate([program.inputs] * 3 + [copies] * 2):
+            got, error = call(compiled_gradient, backend, inputs)
+            if error is not None:
+                raise AssertionError(f"{backend}, call {number + 1}: {error!r}") from error
+            got_leaves, _, got_structure = jitflow.pytree.flatten(got)
+            leaves, _, structure = jitflow.pytree.flatten(expected)
+            assert got_structure == structure, f"{backend}, call {number + 1}: {got}"
+            for g, e in zip(got_leaves, leaves, strict=True):
+                fidelity.assert_same(g, e, rtol=1e-9, atol=1e-9,
+                                     what=f"{backend}, call {number + 1}")
