@@ -64,9 +64,11 @@ def own_sgemm(columns):
     default, takes ours wherever OpenBLAS is off or missing, and where it measured faster
     than OpenBLAS (benchmarks/bench_gemm.py, OpenBLAS held to the same instruction set
     with OPENBLAS_CORETYPE):
-    - with AVX-512, always (1.0-1.6x OpenBLAS's AVX-512 kernels, 3x on k = 10);
-    - with AVX2 and FMA, for products of at least a micro-tile's width of columns
-      (1.0-1.3x OpenBLAS's Haswell kernels, 3x on k = 10), not narrower ones (0.6x at 10
+    - with AVX-512, always (on an AMD Zen 4, two threads: 1.0-1.6x OpenBLAS's AVX-512
+      kernels on the MLP's shapes, 3x on k = 10; one thread: 0.97-1.23x);
+    - with AVX2 and FMA, for products of at least a micro-tile's width of columns (the
+      same CPU generating AVX2 code, against OpenBLAS's Haswell kernels: two threads
+      0.98-1.27x, 3x on k = 10; one thread 0.90-1.00x), not narrower ones (0.6x at 10
       columns, where OpenBLAS's narrow kernels win);
     - elsewhere (SSE only) never: no FMA, and its tile was never tuned."""
     route = os.environ.get(SGEMM_VARIABLE, "auto").strip().lower() or "auto"
