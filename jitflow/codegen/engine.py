@@ -84,10 +84,8 @@ def host_fingerprint():
 
 def target_machine(opt):
     """A new TargetMachine for host(): each engine owns its own (see the top)."""
-    triple, cpu, features = host()
-    return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=cpu, features=features, opt=opt, reloc="default", codemodel="jitdefault",
-        jit=True)
+    _initialize()
+    return target.machine(opt)
 
 
 # The speed level of a module whose loops are vector code already (vector_loops.py): it

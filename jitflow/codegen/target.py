@@ -44,6 +44,8 @@ def requested():
 @functools.cache
 def selected():
     """(triple, cpu name, feature string) that code is generated for."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
     triple = llvm.get_process_triple()
     host_features = llvm.get_host_cpu_features().flatten()
     level = requested()
@@ -55,6 +57,15 @@ def selected():
         raise RuntimeError(f"{CPU_VARIABLE}={level} needs {', '.join(missing)}, which this "
                            f"CPU ({llvm.get_host_cpu_name()}) does not have")
     return triple, level, ",".join("+" + f for f in level_features(level))
+
+
+def machine(opt):
+    """A new TargetMachine for the selected target (an engine owns the one it is given:
+    engine.py)."""
+    triple, cpu, feature_string = selected()
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=feature_string, opt=opt, reloc="default", codemodel="jitdefault",
+        jit=True)
 
 
 def features(feature_string=None):
@@ -90,13 +101,13 @@ done:
 def preferred_vector_bits():
     """The vector width, in bits, LLVM vectorizes loops to on the selected target: 512,
     256 or 128 (measured once per process on a probe loop, about a millisecond)."""
-    from . import engine  # engine builds on this module's target
-    machine = engine.target_machine(opt=3)
+    probe_machine = machine(opt=3)
     module = llvm.parse_assembly(_PROBE)
-    module.triple, module.data_layout = machine.triple, str(machine.target_data)
+    module.triple = probe_machine.triple
+    module.data_layout = str(probe_machine.target_data)
     options = llvm.create_pipeline_tuning_options(speed_level=3)
     options.loop_vectorization, options.loop_interleaving = True, False
-    builder = llvm.create_pass_builder(machine, options)
+    builder = llvm.create_pass_builder(probe_machine, options)
     builder.getModulePassManager().run(module, builder)
     lanes = [int(n) for n in re.findall(r"<(\d+) x float>", str(module))]
     return 32 * max(lanes, default=1)
