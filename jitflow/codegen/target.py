@@ -51,8 +51,7 @@ def selected():
     level = requested()
     if level == "native":
         return triple, llvm.get_host_cpu_name(), host_features
-    enabled = {flag[1:] for flag in host_features.split(",") if flag.startswith("+")}
-    missing = [f for f in level_features(level) if f not in enabled]
+    missing = [f for f in level_features(level) if f not in features(host_features)]
     if missing:
         raise RuntimeError(f"{CPU_VARIABLE}={level} needs {', '.join(missing)}, which this "
                            f"CPU ({llvm.get_host_cpu_name()}) does not have")
