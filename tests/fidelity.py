@@ -172,3 +172,19 @@ def run_traced(fn, *args):
         assert (declared.dtype, declared.shape) == (value.dtype, value.shape), \
             f"the traced graph declares {declared} but computes {value.dtype}{value.shape}"
     return result
+
+
+def products_underflow(x, y, dtype):
+    """Whether some product x[i, l] * y[l, j] is nonzero but below the dtype's smallest
+    normal number. Then the sign of a zero result is rounding too: OpenBLAS's fused
+    multiply-add keeps the sign of a product that underflows (-0.0), NumPy's own loop
+    adds the rounded -0.0 to +0.0 and gets +0.0."""
+    if np.dtype(dtype).kind != "f":
+        return False
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    x, y = (x[None, :] if x.ndim == 1 else x), (y[:, None] if y.ndim == 1 else y)
+    with np.errstate(divide="ignore"):
+        exponents = (np.log2(np.abs(x))[..., :, :, None] +
+                     np.log2(np.abs(y))[..., None, :, :])
+    return bool(np.any(np.isfinite(exponents) &
+                       (exponents < np.log2(np.finfo(dtype).tiny))))

@@ -639,6 +639,8 @@ def _sum_tolerance(step, args, result):
     if step.op == "matmul":
         terms = magnitudes[0].shape[-1]
         bound = magnitudes[0] @ magnitudes[1]
+        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
+                "zero_sign": not fidelity.products_underflow(*args, result.dtype)}
     elif step.op == "cumsum":
         axis = step.params["axis"]
         terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]

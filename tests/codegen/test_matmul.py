@@ -20,7 +20,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import assert_same, numpy_outcome
+from fidelity import assert_same, numpy_outcome, products_underflow
 from jitflow.codegen import blas, gemm, target
 from jitflow.codegen.engine import host
 from jitflow.codegen.runtime import NativeGraph
@@ -104,22 +104,6 @@ def assert_matmul(result, x, y, *, what=""):
     expected, _ = numpy_outcome(np.matmul, x, y)
     assert_same(result, expected, atol=contraction_atol(x, y, expected.dtype), what=what,
                 zero_sign=not products_underflow(x, y, expected.dtype))
-
-
-def products_underflow(x, y, dtype):
-    """Whether some product x[i, l] * y[l, j] is nonzero but below the dtype's smallest
-    normal number. Then the sign of a zero result is rounding too: OpenBLAS's fused
-    multiply-add keeps the sign of a product that underflows (-0.0), NumPy's own loop
-    adds the rounded -0.0 to +0.0 and gets +0.0."""
-    if np.dtype(dtype).kind != "f":
-        return False
-    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
-    x, y = (x[None, :] if x.ndim == 1 else x), (y[:, None] if y.ndim == 1 else y)
-    with np.errstate(divide="ignore"):
-        exponents = (np.log2(np.abs(x))[..., :, :, None] +
-                     np.log2(np.abs(y))[..., None, :, :])
-    return bool(np.any(np.isfinite(exponents) &
-                       (exponents < np.log2(np.finfo(dtype).tiny))))
 
 
 def test_a_product_that_underflows_leaves_the_sign_of_its_zero_open():
