@@ -30,7 +30,7 @@ class Draws:
 
     def uniform(self, shape, dtype=np.float32, low=0.0, high=1.0):
         """Uniform values in [low, high)."""
-        dtype = _float_dtype(dtype, "uniform")
+        dtype = float_dtype(dtype, "Generator.uniform")
         fraction = FRACTION_BITS[dtype]
         unit = jnp.asarray(_shift_right(self.bits(shape), 64 - fraction), dtype=dtype) * \
             (2.0 ** -fraction)
@@ -38,7 +38,7 @@ class Draws:
 
     def normal(self, shape, dtype=np.float32, mean=0.0, stddev=1.0):
         """Normally distributed values (Box-Muller on two uniform draws)."""
-        dtype = _float_dtype(dtype, "normal")
+        dtype = float_dtype(dtype, "Generator.normal")
         radius = jnp.sqrt(-2.0 * jnp.log1p(-self.uniform(shape, dtype)))  # 1-u in (0, 1]
         angle = (2.0 * np.pi) * self.uniform(shape, dtype)
         standard = radius * jnp.cos(angle)
@@ -110,9 +110,10 @@ def _shape(shape):
     return tuple(int(n) for n in shape)
 
 
-def _float_dtype(dtype, what):
+def float_dtype(dtype, what):
+    """`dtype` as a NumPy dtype, if it is one random floats are drawn in."""
     dtype = np.dtype(dtype)
     if dtype not in FRACTION_BITS:
-        raise TypeError(at_user_line(f"Generator.{what}: dtype must be float32 or "
-                                     f"float64, got {dtype}"))
+        raise TypeError(at_user_line(f"{what}: dtype must be float32 or float64, got "
+                                     f"{dtype}"))
     return dtype

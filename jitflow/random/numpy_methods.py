@@ -23,9 +23,8 @@ from .. import numpy as jnp
 from .. import ops
 from ..errors import at_user_line
 from ..trace import Tracer
-from .generator import _shift_right
+from .generator import _shift_right, float_dtype
 
-FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 INTEGERS = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_))
 WIDEST_RANGE = 2 ** 32  # a 63-bit draw modulo a range this wide is uniform to 2**-31
 MOST_TRIALS = 64  # binomial draws a uniform number per trial
@@ -35,19 +34,19 @@ LONGEST_PERMUTATION = 4096  # ranking compares every pair: 16.8 million comparis
 # --- Generator's methods ------------------------------------------------------------
 def random(draws, size=None, dtype=np.float64, out=None):
     _no_out("random", out)
-    dtype = _float_dtype(dtype, "random")
+    dtype = float_dtype(dtype, "random")
     return _numpy_result(draws.uniform(_shape(size, (), "random"), dtype), size)
 
 
 def standard_normal(draws, size=None, dtype=np.float64, out=None):
     _no_out("standard_normal", out)
-    dtype = _float_dtype(dtype, "standard_normal")
+    dtype = float_dtype(dtype, "standard_normal")
     return _numpy_result(draws.normal(_shape(size, (), "standard_normal"), dtype), size)
 
 
 def standard_exponential(draws, size=None, dtype=np.float64, method="zig", out=None):
     _no_out("standard_exponential", out)
-    dtype = _float_dtype(dtype, "standard_exponential")
+    dtype = float_dtype(dtype, "standard_exponential")
     shape = _shape(size, (), "standard_exponential")
     return _numpy_result(draws.exponential(shape, dtype), size)
 
@@ -374,14 +373,6 @@ def _numpy_result(value, size):
         return value
     dtype = np.float64 if value.dtype.kind == "f" else np.int64
     return ops.cast(value, dtype, weak=True)
-
-
-def _float_dtype(dtype, what):
-    dtype = np.dtype(dtype)
-    if dtype not in FLOATS:
-        raise TypeError(at_user_line(f"{what}: unsupported dtype {dtype} (float32 or "
-                                     f"float64)"))
-    return dtype
 
 
 def _integer_dtype(dtype, what):

@@ -100,20 +100,14 @@ def assert_numpy_kind(actual, expected):
         assert np.shape(actual) == np.shape(expected)
 
 
-@pytest.mark.parametrize("name", GENERATOR_CALLS)
-def test_generator_results_have_numpy_types(name, backend):
-    draw = GENERATOR_CALLS[name]
-    expected = draw(np.random.default_rng(0))
-    first, second = compiled_draws(lambda: np.random.default_rng(0), draw)
-    assert_numpy_kind(first, expected)
-    assert_numpy_kind(second, expected)
-
-
-@pytest.mark.parametrize("name", RANDOM_STATE_CALLS)
-def test_random_state_results_have_numpy_types(name, backend):
-    draw = RANDOM_STATE_CALLS[name]
-    expected = draw(np.random.RandomState(0))
-    first, second = compiled_draws(lambda: np.random.RandomState(0), draw)
+@pytest.mark.parametrize("make, draw", [
+    pytest.param(np.random.default_rng, draw, id=f"Generator-{name}")
+    for name, draw in GENERATOR_CALLS.items()] + [
+    pytest.param(np.random.RandomState, draw, id=f"RandomState-{name}")
+    for name, draw in RANDOM_STATE_CALLS.items()])
+def test_results_have_numpy_types(make, draw, backend):
+    expected = draw(make(0))
+    first, second = compiled_draws(lambda: make(0), draw)
     assert_numpy_kind(first, expected)
     assert_numpy_kind(second, expected)
 
