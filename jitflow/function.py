@@ -7,6 +7,7 @@ recorded: which argument changed, how, and from which line the call came.
 """
 import functools
 import inspect
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from .inspection import Lowered
 from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
+from .bound_methods import bound_method
 from .named_arrays import NamedArrays
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
@@ -70,6 +72,7 @@ class Function:
         self._info = CacheInfo()
         self._warned = False
         self._named = None  # NamedArrays the traces read, when the code names any
+        self._compiling = threading.RLock()  # held while a signature is traced and built
 
     def __call__(self, *args, **kwargs):
         if config.run_eagerly:
@@ -96,19 +99,33 @@ class Function:
         self._remember_fast_path(args, kwargs, executable)
         return executable(leaves)
 
+    def __get__(self, instance, owner=None):
+        """A decorated method: the function bound to this instance, compiled on its
+        own (the arrays it reaches through `self` are the instance's)."""
+        if instance is None:
+            return self
+        return bound_method(self, instance)
+
     def _check_named_arrays(self):
         """Forget every trace once a name the code reads an array by holds another
         one (named_arrays.py): the next call traces again."""
-        name = self._named.rebound()
+        named = self._named  # (another thread may forget it meanwhile)
+        if named is None:
+            return
+        name = named.rebound()
         if name is not None:
             self._forget_traces(f"'{name}' names another array now")
             return
-        name = self._named.changed()
+        name = named.changed()
         if name is not None:
             self._forget_traces(f"array '{name}' changed, and the trace read it through "
                                 f"NumPy alone (its values were constants of the trace)")
 
     def _forget_traces(self, reason):
+        with self._compiling:
+            self._forget_traces_now(reason)
+
+    def _forget_traces_now(self, reason):
         self._cache.clear()
         self._fast.clear()
         self._direct = self._named = self._last = None
@@ -119,7 +136,10 @@ class Function:
                               tuple(paths))
         executable = self._cache.get(signature)
         if executable is None:
-            return self._compile(bound, signature, leaves)
+            with self._compiling:  # threads calling a new signature at once: one trace
+                executable = self._cache.get(signature)
+                if executable is None:
+                    return self._compile(bound, signature, leaves)
         self._info.hits += 1
         return executable
 
@@ -297,6 +317,8 @@ class Function:
 
 
 _DECLINED = object()  # the fast path could not run: use the checked path
+
+
 
 
 def _array_key(args):

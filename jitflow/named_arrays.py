@@ -1,10 +1,11 @@
-"""The ndarrays a function's own code names: its closure cells and the globals it reads.
+"""The ndarrays a function's own code names: its closure cells, the globals it reads,
+and the arrays reached from them (and from a method's instance) by the attribute names,
+keys and indices the code uses: `model.w`, `self.params['b']`, `layers[0].w`.
 
 A traced signature reads the array objects the trace saw (their contents at each call,
-variable_scope.py). A name rebound to another array (`w = w - lr * g` at module level)
-makes the trace stale, so every call checks first that each name still holds the same
-object, and the function is traced again when one does not. (Arrays reached otherwise,
-as attributes of objects, are read as the objects they were: update those in place.)
+variable_scope.py). A name rebound to another array (`w = w - lr * g` at module level,
+`self.w = new_w`) makes the trace stale, so every call checks first that each path still
+leads to the same object, and the function is traced again when one does not.
 
 A named array the trace read through NumPy alone (`w.sum()`, with no traced value
 involved) is not an input: NumPy computed with its contents once, while tracing. So the
@@ -15,61 +16,116 @@ import types
 
 import numpy as np
 
+_MISSING = object()
+_DEPTH = 3  # steps from a name: `self.layers[0].w` is three
+_ITEMS = 64  # the items of a list or tuple looked into
+# objects never looked into: their attributes are not the user's arrays
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
+           types.MethodType, np.ndarray, np.generic, str, bytes)
+
 
 class NamedArrays:
     def __init__(self, fn):
+        method = fn if getattr(fn, "__self__", None) is not None else None
         fn = getattr(fn, "__func__", fn)  # a bound method: its function
         code = getattr(fn, "__code__", None)
-        self.cells, self.names = [], []
+        self.found = []  # (path, how to reach it now, the array it led to when traced)
         if code is None:
             return
+        words = _code_words(code)
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            value = _contents(cell)
-            if isinstance(value, np.ndarray):
-                self.cells.append((name, cell, value))
+            self._walk(name, lambda cell=cell: _contents(cell), words, _DEPTH)
         scope = fn.__globals__
         for name in sorted(_global_names(code)):
-            if isinstance(scope.get(name), np.ndarray):
-                self.names.append((name, scope, scope[name]))
+            self._walk(name, lambda name=name: scope.get(name, _MISSING), words, _DEPTH)
+        if method is not None:  # (reached through the method: it may hold it weakly)
+            first = code.co_varnames[0] if code.co_argcount else "self"
+            self._walk(first, lambda: method.__self__, words, _DEPTH)
 
-        self._copies = {}  # id(array) -> (name, array, its contents when traced)
+        self._copies = {}  # id(array) -> (path, array, its contents when traced)
         self._inputs = set()  # ids of the arrays some trace takes as inputs
 
+    def _walk(self, path, reach, words, depth):
+        """Record the arrays found from reach() within `depth` steps."""
+        value = reach()
+        if isinstance(value, np.ndarray):
+            self.found.append((path, reach, value))
+        elif depth > 0 and _looked_into(value):
+            for step_path, step in _steps(value, words | _class_words(value)):
+                self._walk(path + step_path, lambda step=step: step(reach()), words,
+                           depth - 1)
+
     def __bool__(self):
-        return bool(self.cells or self.names)
+        return bool(self.found)
 
     def traced(self, inputs):
         """After a trace that takes the arrays `inputs` as inputs: copy the other
         writable named arrays, whose contents the trace may hold."""
         self._inputs.update(id(array) for array in inputs)
-        for name, _, array in self.cells + [(n, None, a) for n, _, a in self.names]:
+        for path, _, array in self.found:
             if id(array) in self._inputs:
                 self._copies.pop(id(array), None)
             elif array.flags.writeable and id(array) not in self._copies:
-                self._copies[id(array)] = (name, array, array.copy())
+                self._copies[id(array)] = (path, array, array.copy())
 
     def changed(self):
-        """The name of an array whose contents differ from its copy's, or None."""
-        for name, array, copy in self._copies.values():
+        """The path of an array whose contents differ from its copy's, or None."""
+        for path, array, copy in self._copies.values():
             if not _same_bytes(array, copy):
-                return name
+                return path
         return None
 
     def rebound(self):
-        """The name of one that holds another object now, or None."""
-        for name, cell, array in self.cells:
-            if _contents(cell) is not array:
-                return name
-        for name, scope, array in self.names:
-            if scope.get(name) is not array:
-                return name
+        """The path of one that leads to another object now, or None."""
+        for path, reach, array in self.found:
+            if reach() is not array:
+                return path
         return None
+
+
+def _looked_into(value):
+    """Whether the arrays inside `value` are the user's to watch: not those of a module,
+    a class or a function, nor jitflow's own objects (a Variable is read by the trace
+    whatever array it holds)."""
+    return not (value is _MISSING or isinstance(value, _OPAQUE) or
+                type(value).__module__.partition(".")[0] == "jitflow")
+
+
+def _steps(value, words):
+    """(path suffix, step) for the parts of `value` the code may reach: a step maps the
+    object found there at a later call to the part (or _MISSING)."""
+    if isinstance(value, dict):
+        return [(f"[{key!r}]", lambda v, key=key: _item(v, key))
+                for key in list(value) if isinstance(key, str) and key in words]
+    if isinstance(value, (list, tuple)):
+        return [(f"[{i}]", lambda v, i=i: _item(v, i)) for i in range(min(len(value), _ITEMS))]
+    attributes = getattr(value, "__dict__", None)
+    if not isinstance(attributes, dict):
+        return []
+    return [(f".{name}", lambda v, name=name: _attribute(v, name))
+            for name in list(attributes) if name in words]
+
+
+def _item(container, key):
+    try:
+        return container[key]
+    except (LookupError, TypeError):
+        return _MISSING
+
+
+def _attribute(value, name):
+    """The instance's own attribute (a property is not run: reading it could do
+    anything)."""
+    attributes = getattr(value, "__dict__", None)
+    return attributes.get(name, _MISSING) if isinstance(attributes, dict) else _MISSING
 
 
 def _same_bytes(array, copy):
     """Bit for bit, so that -0.0 for 0.0, or one NaN for another, counts as a change."""
     if array.shape != copy.shape or array.dtype != copy.dtype:
         return False
+    if array.size == 0:  # (no bytes, and memoryview refuses a zero in the shape)
+        return True
     return memoryview(np.ascontiguousarray(array)).cast("B") == memoryview(copy).cast("B")
 
 
@@ -77,7 +133,7 @@ def _contents(cell):
     try:
         return cell.cell_contents
     except ValueError:  # not yet bound
-        return None
+        return _MISSING
 
 
 def _global_names(code):
@@ -87,3 +143,31 @@ def _global_names(code):
         if isinstance(constant, types.CodeType):
             names |= _global_names(constant)
     return names
+
+
+def _code_words(code):
+    """The attribute names and string constants code (and the code defined in it) uses:
+    the parts of objects it can reach by name."""
+    words = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            words |= _code_words(constant)
+        elif isinstance(constant, str):
+            words.add(constant)
+    return words
+
+
+def _class_words(value):
+    """The words of the methods of value's class: a method the function calls reads
+    the instance's attributes too (`self.forward(x)` reads `self.w`). Not those of
+    __init__, which sets them up."""
+    words = set()
+    for cls in type(value).__mro__[:-1]:  # not object's
+        for name, member in vars(cls).items():
+            if name in ("__init__", "__new__"):
+                continue
+            member = getattr(member, "__func__", getattr(member, "fn", member))
+            code = getattr(member, "__code__", None)
+            if code is not None:
+                words |= _code_words(code)
+    return words

@@ -162,15 +162,26 @@ class Holder:
     pass
 
 
-def test_a_mask_reached_as_an_attribute_changed_after_tracing_raises(backend):
-    # not named by the function's code, so not copied: the trace's guard raises
+def test_a_mask_reached_through_another_function_changed_after_tracing_raises(backend):
+    # named by no code of the function, so not copied: the trace's guard raises
+    holder = Holder()
+    holder.mask = np.array([True, False, True])
+    mask = lambda: holder.mask  # noqa: E731
+    step = jitflow.function(lambda x: x[mask()] * 2)
+    np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 4.0])
+    holder.mask[1] = True
+    with pytest.raises(ValueError, match="changed since the function was traced"):
+        step(np.arange(3.0))
+
+
+def test_a_mask_reached_as_an_attribute_changed_after_tracing_is_traced_again(backend):
     holder = Holder()
     holder.mask = np.array([True, False, True])
     step = jitflow.function(lambda x: x[holder.mask] * 2)
     np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 4.0])
     holder.mask[1] = True
-    with pytest.raises(ValueError, match="changed since the function was traced"):
-        step(np.arange(3.0))
+    np.testing.assert_array_equal(step(np.arange(3.0)), [0.0, 2.0, 4.0])
+    assert "array 'holder.mask' changed" in step.cache_info().reasons[0]
 
 
 def test_masks_made_inside_the_function_are_constants(backend):
@@ -219,3 +230,82 @@ def test_repeated_calls_keep_a_single_result_in_its_container(backend, wrap):
         (value,) = result.values() if isinstance(result, dict) else result
         np.testing.assert_array_equal(value, [0.0, 4.0])
         assert type(result) is type(wrap(None))
+
+
+class Network:
+    """A user's model: arrays as attributes, in a dict and in a list of layers."""
+
+    def __init__(self):
+        self.scale = np.array([1.0, 2.0, 3.0])
+        self.params = {"bias": np.zeros(3)}
+        self.layers = [Holder()]
+        self.layers[0].weights = np.ones(3)
+
+    @jitflow.function
+    def normalized(self, x):
+        return x / self.scale.sum() + self.params["bias"]
+
+    @jitflow.function
+    def through_layers(self, x):
+        return x + self.layers[0].weights.max()
+
+    @jitflow.function
+    def calls_a_method(self, x):
+        return self.shift(x)
+
+    def shift(self, x):
+        return x + self.scale.min()
+
+
+def test_arrays_reached_from_self_through_numpy_alone_are_traced_again(backend):
+    net, x = Network(), np.ones(3)
+    np.testing.assert_array_equal(net.normalized(x), x / 6.0)
+    net.scale[0] = 4.0  # in place: read by NumPy alone while tracing
+    np.testing.assert_array_equal(net.normalized(x), x / 9.0)
+    assert "array 'self.scale' changed" in net.normalized.cache_info().reasons[0]
+    net.params["bias"] = np.full(3, 0.5)  # another array under the same key
+    np.testing.assert_array_equal(net.normalized(x), x / 9.0 + 0.5)
+    assert "'self.params['bias']' names another array" in \
+        net.normalized.cache_info().reasons[1]
+
+
+def test_arrays_in_a_list_of_objects_are_watched(backend):
+    net, x = Network(), np.zeros(3)
+    np.testing.assert_array_equal(net.through_layers(x), np.ones(3))
+    net.layers[0].weights[1] = 7.0
+    np.testing.assert_array_equal(net.through_layers(x), np.full(3, 7.0))
+    net.layers[0].weights = np.full(3, 2.0)
+    np.testing.assert_array_equal(net.through_layers(x), np.full(3, 2.0))
+
+
+def test_arrays_read_by_the_methods_a_method_calls_are_watched(backend):
+    net, x = Network(), np.zeros(3)
+    np.testing.assert_array_equal(net.calls_a_method(x), np.ones(3))
+    net.scale[:] = 5.0
+    np.testing.assert_array_equal(net.calls_a_method(x), np.full(3, 5.0))
+
+
+def test_a_closed_over_object_attribute_rebound_is_seen(backend):
+    model = Model()
+    step = jitflow.function(lambda x: x @ model.weights)
+    x = np.ones((1, 2))
+    step(x)
+    model.weights = np.ones((2, 3))  # a new array, not an in-place update
+    np.testing.assert_array_equal(step(x), x @ model.weights)
+    assert "'model.weights' names another array" in step.cache_info().reasons[0]
+
+
+def test_arrays_the_code_does_not_name_are_not_copied(backend):
+    model = Model()
+    model.dataset = np.zeros(10**6)  # not read by the step: neither copied nor compared
+    step = jitflow.function(lambda x: x @ model.weights)
+    step(np.ones((1, 2)))
+    assert [path for path, _, _ in step._named.found] == ["model.weights"]
+
+
+def test_an_empty_array_read_through_numpy_alone_is_compared_without_error(backend):
+    empty = np.zeros((0, 0), np.float32)
+    step = jitflow.function(lambda x: x + empty.sum())
+    for _ in range(2):
+        np.testing.assert_array_equal(step(np.ones(2, np.float32)), np.ones(2))
+    assert step.cache_info().traces == 1

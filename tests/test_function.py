@@ -218,3 +218,61 @@ def test_string_arguments_are_static():
         reduce.cache_info().reasons[-1]
     loss = jitflow.function(jitflow.nn.losses.mean_squared_error)
     assert loss(x, x + 1.0, reduction="sum") == 4.0
+
+
+class Affine:
+    def __init__(self, scale):
+        self.scale = np.float32(scale)
+        self.offset = np.full(3, scale, np.float32)
+
+    @jitflow.function
+    def apply(self, x):
+        return x * self.offset + self.scale
+
+    @jitflow.function(static_argnames="power")
+    def raised(self, x, power):
+        return x ** power * self.offset
+
+
+def test_a_decorated_method_is_compiled_per_instance(backend):
+    a, b, x = Affine(2.0), Affine(3.0), np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(a.apply(x), x * 2 + 2)
+    np.testing.assert_array_equal(b.apply(x), x * 3 + 3)
+    assert a.apply.function is a.apply.function and a.apply.function is not b.apply.function
+    a.apply(x)
+    assert a.apply.cache_info().traces == 1 and a.apply.cache_info().hits >= 1
+
+    class Shifted(Affine):
+        def apply(self, x):
+            return super().apply(x) + 1  # the parent's compiled method, bound to self
+
+    np.testing.assert_array_equal(Shifted(2.0).apply(x), x * 2 + 3)
+
+
+def test_a_decorated_method_keeps_its_static_arguments(backend):
+    a, x = Affine(2.0), np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(a.raised(x, power=2), x ** 2 * 2)
+    np.testing.assert_array_equal(a.raised(x, 3), x ** 3 * 2)
+    assert a.raised.cache_info().traces == 2
+
+
+def test_a_decorated_method_does_not_keep_its_instance_alive():
+    import gc
+    import weakref
+    a = Affine(2.0)
+    a.apply(np.ones(3, np.float32))
+    alive = weakref.ref(a)
+    del a
+    gc.collect()
+    assert alive() is None
+
+
+def test_an_instance_with_a_compiled_method_pickles():
+    import pickle
+    a = Affine(2.0)
+    x = np.ones(3, np.float32)
+    a.apply(x)
+    copy = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(copy.apply(x), a.apply(x))
+    method = pickle.loads(pickle.dumps(a.apply))
+    np.testing.assert_array_equal(method(x), a.apply(x))
