@@ -76,7 +76,7 @@ class Executable:
         build.thread.join()
         if build.error is not None:
             raise build.error
-        self._adopt_build()
+        self._adopt_build(build)
 
     def _native_for_call(self):
         """The native code this call should run, or None to interpret it: the first
@@ -87,13 +87,13 @@ class Executable:
                 build.first_call_taken = True
                 return None
             build.thread.join()
-            self._adopt_build()
+            self._adopt_build(build)
         return self.native
 
-    def _adopt_build(self):
-        """Take the finished background build's native code, or warn once that it
-        failed (the interpreter then runs every call)."""
-        build = self._build
+    def _adopt_build(self, build):
+        """Take the finished background `build`'s native code, or warn once that it
+        failed (the interpreter then runs every call). Threads waiting on the same
+        build may each adopt it: the result is the same."""
         if build.error is None:
             self.native, self._build = build.native, None
         elif not build.warned:

@@ -11,14 +11,15 @@ import sys
 
 import numpy as np
 
+from .per_thread import PerThreadStack
 from .errors import ConcretizationError, TracerLeakError, at_user_line
 from .ir.graph import Graph, Lit, Node, Var
 from .ir.interpret import as_operand
 from .ir.types import ShapeError, TensorType, as_dtype, type_of_value
 
-_ACTIVE_BUILDERS = []
-_LIVE_TAPES = []  # TapeBuilders recording (which are never active builders)
-_STAND_INS = []  # stack of {Var of a Tracer: the value it stands for now}
+_ACTIVE_BUILDERS = PerThreadStack()  # this thread's builders, innermost last
+_LIVE_TAPES = PerThreadStack()  # TapeBuilders recording (which are never active builders)
+_STAND_INS = PerThreadStack()  # stack of {Var of a Tracer: the value it stands for now}
 NO_VALUE = object()  # what a Tracer of a builder that does not record values holds
 # Context managers, each called with a description, entered while a function is traced
 # once to stand for many runs of it outside a compiled function (an eager vmap): the
