@@ -22,6 +22,7 @@ from . import ops
 from .errors import at_user_line
 from .indexing import basic_only, expand_ellipsis, getitem, holds_tracer
 from .ir.types import ShapeError, broadcast_shapes
+from .numpy_layout import may_not_be_c_ordered, order_not_known
 from .trace import Tracer, constant_type
 
 
@@ -80,13 +81,23 @@ def derived_view(base, result, read, write, contiguous=False):
     return result
 
 
+def mark_order_unknown(tracer):
+    """NumPy makes `tracer`'s array in the memory order of one whose order is not known
+    here (`np.zeros_like(x.T)` is Fortran-ordered): its reshape may copy."""
+    order_not_known(tracer._builder, tracer._var)
+    return tracer
+
+
 def unknown_layout(tracer):
     """Whether NumPy's layout of tracer's array is not known to be C-contiguous (an
-    argument, a closed-over array, a view), so that NumPy's reshape of it may copy."""
+    argument, a closed-over array, a view, or a value computed from one of those whose
+    order NumPy keeps: numpy_layout.py), so that NumPy's reshape of it may copy."""
     alias = tracer._alias
-    if alias is None or alias.contiguous:
-        return False  # computed here: NumPy's result is C-contiguous
-    return alias.array or alias.base is not None
+    if alias is not None and alias.contiguous:
+        return False
+    if alias is not None and (alias.array or alias.base is not None):
+        return True
+    return may_not_be_c_ordered(tracer._builder, tracer._var)
 
 
 def _is_scalar_index(base, index):
@@ -336,4 +347,5 @@ def copy(x):
 
 
 __all__ = ["setitem", "inplace", "write_result", "view", "derived_view", "assign",
-           "mark_array", "mark_readonly", "is_array", "copy", "unknown_layout"]
+           "mark_array", "mark_readonly", "mark_order_unknown", "is_array", "copy",
+           "unknown_layout"]

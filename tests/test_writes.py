@@ -433,6 +433,62 @@ def test_writes_through_a_reshape_of_a_computed_array_reach_it(backend):
     same_as_numpy(f, np.arange(6.0))
 
 
+# each step gives a 2-d array whose memory order, in NumPy, follows its operand's
+# (ufuncs, casts, reductions, concatenate, *_like), reverses it (.T), or is C (matmul)
+_LAYOUT_STEPS = {
+    "transpose": lambda y: y.T,
+    "exp": np.exp,
+    "scale": lambda y: y * 2.0,
+    "cast": lambda y: y.astype(np.float32),
+    "zeros_like": np.zeros_like,
+    "sum_keepdims": lambda y: y.sum(axis=0, keepdims=True) + y,
+    "concatenate": lambda y: np.concatenate([y, y]),
+    "matmul": lambda y: y @ y.T,
+    "constant": lambda y: np.arange(float(y.size)).reshape(y.shape) + y,
+}
+
+
+@given_per_backend(steps=st.lists(st.sampled_from(sorted(_LAYOUT_STEPS)), max_size=4),
+                   fortran=st.booleans())
+def test_writes_through_a_reshape_follow_numpy_memory_order_or_raise(backend, steps,
+                                                                       fortran):
+    # NumPy's reshape writes through only when the array is C-ordered; a trace cannot
+    # know the order of the arrays it is called with, so it either agrees or refuses
+    def f(x):
+        y = x
+        for step in steps:
+            y = _LAYOUT_STEPS[step](y)
+        y = y * 1  # the argument itself is never written
+        flat = y.reshape(-1)
+        flat[0] = 100.0
+        return y
+    x = np.arange(6.0).reshape(2, 3)
+    x = np.asfortranarray(x) if fortran else x
+    with np.errstate(all="ignore"):  # exp of exp... may overflow, in both alike
+        expected = f(x.copy(order="K"))
+    try:
+        actual = jitflow.function(f)(x)
+    except ValueError as error:
+        assert "reshape" in str(error)
+        return
+    assert_same(actual, expected, what="result", **native_tolerance({}, True))
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: x @ x.T,
+    lambda x: np.exp(x @ x.T) * 2,
+    lambda x: np.arange(6.0).reshape(2, 3) * x[0],
+    lambda x: np.ones((2, 3)) + 1,
+], ids=["matmul", "ufunc-of-matmul", "constant-times-row", "constant"])
+def test_writes_through_a_reshape_of_a_c_ordered_result_reach_it(backend, make):
+    def f(x):
+        y = make(x)
+        flat = y.reshape(-1)
+        flat[0] = 100.0
+        return y
+    same_as_numpy(f, np.arange(6.0).reshape(2, 3), transcendental=True)
+
+
 def test_writing_a_reshape_of_an_argument_raises(backend):
     @jitflow.function
     def f(x):

@@ -78,8 +78,18 @@ def _like(a, dtype, shape):
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
+    same_shape = shape is None
     shape, dtype = _like(a, dtype, shape)
-    return full(shape, fill_value, dtype)
+    result = full(shape, fill_value, dtype)
+    if same_shape and isinstance(result, Tracer) and _layout_may_differ(a):
+        _writes().mark_order_unknown(result)  # NumPy gives it a's memory order
+    return result
+
+
+def _layout_may_differ(a):
+    if isinstance(a, Tracer):
+        return _writes().unknown_layout(a)
+    return isinstance(a, _np.ndarray) and not a.flags.c_contiguous
 
 
 def zeros_like(a, dtype=None, shape=None):

@@ -28,7 +28,8 @@ def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
     return _reshaped(a, shape)
 
 
-_RESHAPED = ("the reshape of an argument, a closed-over array or a view, which NumPy "
+_RESHAPED = ("the reshape of an argument, a closed-over array, a view, or a value "
+             "computed from one (NumPy keeps its operands' memory order), which NumPy "
              "writes through only when its memory layout allows; write into a .copy() "
              "of the reshape, or into the array itself")
 
