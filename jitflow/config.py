@@ -20,6 +20,10 @@ class Config:
     before it is ready run on the interpreter, so the first call returns as soon as the
     function is traced and optimized. Off, the first call waits for the machine code.
     Either way the results are NumPy's, to rounding.
+
+    cache_size (JITFLOW_CACHE_SIZE, 256): how many signatures each function keeps
+    compiled; beyond it the least recently used one is forgotten (and traced again if
+    it comes back).
     """
 
     def __init__(self):
@@ -29,12 +33,14 @@ class Config:
         self.retrace_warning_after = 5
         self.backend = os.environ.get("JITFLOW_BACKEND", "native").strip().lower()
         self.background_compile = _flag("JITFLOW_BACKGROUND_COMPILE", default=True)
+        self.cache_size = int(os.environ.get("JITFLOW_CACHE_SIZE", "256"))
 
     def __repr__(self):
         return (f"Config(run_eagerly={self.run_eagerly}, dump_ir={self.dump_ir}, "
                 f"check_ir={self.check_ir}, backend={self.backend!r}, "
                 f"background_compile={self.background_compile}, "
-                f"retrace_warning_after={self.retrace_warning_after})")
+                f"retrace_warning_after={self.retrace_warning_after}, "
+                f"cache_size={self.cache_size})")
 
 
 config = Config()

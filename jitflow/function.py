@@ -5,6 +5,7 @@ A signature is the pytree structure of the dynamic arguments, the TensorType of 
 and the values of the static arguments. A new signature traces again, and the reason is
 recorded: which argument changed, how, and from which line the call came.
 """
+import collections
 import functools
 import inspect
 import threading
@@ -61,11 +62,12 @@ class Function:
         self.fn = fn
         self.signature = inspect.signature(fn)
         self.static = _static_names(self.signature, static_argnames, static_argnums)
-        self._cache = {}
+        self._cache = collections.OrderedDict()  # Signature -> Executable, oldest use first
         # (argument structure, _array_key(leaves)) -> Executable, for calls whose
         # leaves are plain ndarrays
         self._fast = {}
         self._direct = None  # the DirectEntry used last
+        self._direct_signature = None  # the signature it runs
         self._fast_eligible = not self.static and all(
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
@@ -95,8 +97,9 @@ class Function:
             return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        executable = self._executable(bound, leaves, paths, structure, statics)
-        self._remember_fast_path(args, kwargs, executable)
+        signature, executable = self._executable(bound, leaves, paths, structure,
+                                                 statics)
+        self._remember_fast_path(args, kwargs, signature, executable)
         return executable(leaves)
 
     def __get__(self, instance, owner=None):
@@ -139,9 +142,10 @@ class Function:
             with self._compiling:  # threads calling a new signature at once: one trace
                 executable = self._cache.get(signature)
                 if executable is None:
-                    return self._compile(bound, signature, leaves)
+                    return signature, self._compile(bound, signature, leaves)
         self._info.hits += 1
-        return executable
+        self._used(signature)
+        return signature, executable
 
     def lower(self, *args, **kwargs):
         """The compiled form of the signature these arguments have (compiled now if it
@@ -151,7 +155,7 @@ class Function:
         if any(isinstance(leaf, Tracer) for leaf in leaves):
             raise TypeError(at_user_line(f"{self.__qualname__}.lower() needs arrays, not "
                                          f"traced values"))
-        return Lowered(self._executable(bound, leaves, paths, structure, statics))
+        return Lowered(self._executable(bound, leaves, paths, structure, statics)[1])
 
     def _call_fast(self, args):
         """Arguments whose leaves are plain ndarrays of a signature compiled before: the
@@ -161,7 +165,10 @@ class Function:
         checked path must run."""
         leaves = []
         structure = pytree.flatten_leaves(args, leaves)
-        executable = self._fast.get((structure, _array_key(leaves)))
+        signature, executable = self._fast.get((structure, _array_key(leaves)),
+                                               (None, None))
+        if executable is not None:
+            self._used(signature)
         if executable is not None and executable.state is not None and \
                 executable.state.slots:
             self._info.hits += 1
@@ -170,7 +177,7 @@ class Function:
         if direct is None:
             return _DECLINED
         if all(child == pytree.LEAF for child in structure[2]):  # arrays, no containers
-            self._direct = direct
+            self._direct, self._direct_signature = direct, signature
         result = direct.call(*leaves)
         if result.__class__ is int:
             if result != FALLBACK:
@@ -179,7 +186,14 @@ class Function:
         self._info.hits += 1
         return result if direct.rebuild is None else direct.rebuild(result)
 
-    def _remember_fast_path(self, args, kwargs, executable):
+    def _used(self, signature):
+        """Mark `signature` the most recently used (the last to be forgotten)."""
+        try:
+            self._cache.move_to_end(signature)
+        except KeyError:  # forgotten by another thread meanwhile
+            pass
+
+    def _remember_fast_path(self, args, kwargs, signature, executable):
         """Calls whose every leaf is a plain C-contiguous ndarray can skip binding,
         flattening with paths and checking next time: their key says it all."""
         if not (self._fast_eligible and not kwargs and executable.backend == "native"
@@ -188,7 +202,7 @@ class Function:
         leaves = []
         structure = pytree.flatten_leaves(args, leaves)
         if all(type(a) is np.ndarray and a.flags.c_contiguous for a in leaves):
-            self._fast[(structure, _array_key(leaves))] = executable
+            self._fast[(structure, _array_key(leaves))] = (signature, executable)
 
     def trace(self, *args, **kwargs):
         """The graph traced for these arguments, before optimization (the arrays it
@@ -306,7 +320,22 @@ class Function:
                                 background=config.background_compile, state=state)
         self._cache[signature] = executable
         self._last = signature
+        self._keep_cache_bounded()
         return executable
+
+    def _keep_cache_bounded(self):
+        """Forget the least recently used signatures beyond config.cache_size (a long
+        run over ever new shapes keeps a bounded number of compiled ones)."""
+        evicted = False
+        if self._direct_signature in self._cache:  # the entry called last is in use,
+            self._used(self._direct_signature)  # only the new one more recently
+            self._used(self._last)
+        while len(self._cache) > max(1, config.cache_size):
+            self._cache.popitem(last=False)
+            evicted = True
+        if evicted:  # the shortcuts may lead to an evicted one: rebuilt on demand
+            self._fast.clear()
+            self._direct = self._direct_signature = None
 
     def _record_retrace(self, old, new):
         reason = f"{'; '.join(_differences(old, new))} (call at {user_location()})"

@@ -276,3 +276,56 @@ def test_an_instance_with_a_compiled_method_pickles():
     np.testing.assert_array_equal(copy.apply(x), a.apply(x))
     method = pickle.loads(pickle.dumps(a.apply))
     np.testing.assert_array_equal(method(x), a.apply(x))
+
+
+@pytest.fixture
+def cache_size():
+    """Set jitflow.config.cache_size for one test."""
+    before = jitflow.config.cache_size
+    yield lambda size: setattr(jitflow.config, "cache_size", size)
+    jitflow.config.cache_size = before
+
+
+def test_the_least_recently_used_signatures_are_forgotten_beyond_cache_size(
+        backend, cache_size):
+    cache_size(3)
+    double = jitflow.function(lambda x: x * 2)
+    for n in (1, 2, 3, 1, 4):  # 2 is the least recently used when 4 comes
+        np.testing.assert_array_equal(double(np.ones(n)), np.full(n, 2.0))
+    assert [sig.types[0].shape for sig in double._cache] == [(3,), (1,), (4,)]
+    assert double.cache_info().traces == 4
+    with pytest.warns(jitflow.errors.RetraceWarning):  # traced again: a fifth time
+        np.testing.assert_array_equal(double(np.ones(2)), np.full(2, 2.0))
+    assert double.cache_info().traces == 5 and len(double._cache) == 3
+
+
+def test_an_interrupt_while_tracing_leaves_the_function_usable(backend):
+    interrupt = [True]
+
+    @jitflow.function
+    def f(x):
+        if interrupt[0]:
+            raise KeyboardInterrupt
+        return x + 1
+
+    with pytest.raises(KeyboardInterrupt):
+        f(np.ones(2))
+    interrupt[0] = False
+    np.testing.assert_array_equal(f(np.ones(2)), np.full(2, 2.0))
+    assert not jitflow.trace.is_tracing()
+
+
+def test_a_million_calls_leave_memory_flat():
+    f = jitflow.function(lambda x: x * 2 + 1)
+    x = np.ones(8, np.float32)
+    for _ in range(100_000):  # warm: every cache and free list filled
+        f(x)
+    before = _resident_bytes()
+    for _ in range(1_000_000):
+        f(x)
+    assert _resident_bytes() - before < 4 * 2**20
+
+
+def _resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
