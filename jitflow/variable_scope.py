@@ -20,7 +20,7 @@ from .errors import at_user_line
 from .ir.graph import Graph, Lit
 from .ir.types import TensorType
 from .trace import GraphBuilder, Stateful, Tracer, innermost_builder
-from .writes import mark_array, mark_readonly
+from .trace.aliases import mark_array, mark_readonly
 
 _SCOPES = []
 # Context managers entered around each trace, given its TraceScope: features built on

@@ -15,7 +15,7 @@ from ..errors import at_user_line
 from ..ir.types import TensorType, type_of_value
 from ..trace import (GraphBuilder, RecordingBuilder, Tracer, innermost_builder,
                      is_tracing, read_stateful, tape_recording)
-from ..writes import mark_readonly
+from ..trace.aliases import mark_readonly
 from .transform import backward_pass, read, run_nodes, tangent_pass
 
 
