@@ -39,9 +39,11 @@ LAYERS = [
                   "jitflow.named_arrays", "jitflow.variables", "jitflow.variable_scope",
                   "jitflow.tape"]),
     # Features built on all of the above.
-    ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets", "jitflow.v1"]),
+    ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets"]),
     # Layers, models, losses and optimizers.
     ("models", ["jitflow.nn", "jitflow.optim"]),
+    # The graph-and-session API (Graph, placeholder, Session.run) over the same IR.
+    ("graph api", ["jitflow.v1"]),
     # The package's own namespace, which gathers everything.
     ("api", ["jitflow"]),
 ]
