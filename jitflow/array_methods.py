@@ -6,7 +6,7 @@ indexing, writes and numpy_dispatch. This module installs those on the Tracer, a
 ndarray has them, so the trace layer imports none of them (jitflow/__init__ imports this
 module). It also gives bind jitflow.numpy.asarray for its list arguments.
 """
-import types
+from types import FunctionType
 
 from . import numpy as jnp
 from . import ops, writes
@@ -141,8 +141,10 @@ class ArrayMethods:
 
 
 def install():
+    """Give the Tracer every method and property of ArrayMethods, and bind jitflow.numpy's
+    asarray."""
     for name, value in vars(ArrayMethods).items():
-        if isinstance(value, (types.FunctionType, property)):
+        if isinstance(value, (FunctionType, property)):
             setattr(Tracer, name, value)
     convert_sequences_with(jnp.asarray)
 
