@@ -8,6 +8,7 @@
         return np.tanh(x @ w).sum(axis=1)
 """
 from . import numpy
+from . import array_methods  # noqa: F401  (gives the Tracer its operators and methods)
 from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
                        value_and_grad, vjp, vjp_graph)
 from .batching import vmap

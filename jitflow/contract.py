@@ -1,4 +1,5 @@
-"""Contractions over the matmul primitive: NumPy's matmul, dot, tensordot, einsum, ...
+"""Contractions over the matmul primitive: NumPy's matmul, dot, inner, outer, tensordot
+(einsum.py builds einsum on them).
 
 Every contraction becomes transposes and reshapes around one batched matmul, so the
 backend only needs to make matmul fast.
@@ -102,9 +103,3 @@ def tensordot(a, b, axes=2):
     result = ops.matmul(lhs, rhs)
     return ops.reshape(result, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
-
-def einsum(subscripts, *operands, optimize=False):
-    """NumPy's einsum. `optimize` is accepted for NumPy code and ignored: the operands
-    are contracted left to right, to the same result."""
-    from .einsum import einsum as _einsum
-    return _einsum(subscripts, *operands)

@@ -14,7 +14,9 @@ from .contract import as_array
 from .errors import at_user_line
 
 
-def einsum(subscripts, *operands):
+def einsum(subscripts, *operands, optimize=False):
+    """NumPy's einsum. `optimize` is accepted for NumPy code and ignored: the operands
+    are contracted left to right, to the same result."""
     operands = [as_array(x) for x in operands]
     specs, output = _parse(subscripts.replace(" ", ""), operands)
     sizes = _letter_sizes(specs, operands)

@@ -17,6 +17,7 @@ NumPy); when it closes, the values it recorded act as plain arrays again. A tape
 inside another shares its recording, so the outer tape can differentiate the inner
 tape's gradients.
 """
+from . import numpy as jnp
 from . import pytree, variable_scope
 from .autodiff.linearize import result
 from .autodiff.transform import backward_pass, differentiable, zeros
@@ -196,7 +197,6 @@ def _check_variables(leaves, what):
 
 
 def _ones_like(target):
-    from . import numpy as jnp
     return jnp.ones_like(target)
 
 

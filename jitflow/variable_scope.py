@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import at_user_line
-from .per_thread import PerThreadStack
+from .trace.per_thread import PerThreadStack
 from .ir.graph import Graph, Lit
 from .ir.types import TensorType
 from .trace import GraphBuilder, Stateful, Tracer, innermost_builder
-from .writes import mark_array, mark_readonly
+from .trace.aliases import mark_array, mark_readonly
 
 _SCOPES = PerThreadStack()  # this thread's scopes, innermost last
 # Context managers entered around each trace, given its TraceScope: features built on

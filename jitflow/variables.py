@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 
+from . import numpy as jnp
 from . import variable_scope
 from .errors import at_user_line
 from .ir.types import SUPPORTED_DTYPES, TensorType
@@ -240,7 +241,6 @@ def fitted(variable, value, what):
         raise ValueError(at_user_line(
             f"{where}: the value has shape {given.shape}, but the Variable has shape "
             f"{variable.shape}"))
-    from . import numpy as jnp
     if given.dtype != variable.dtype:
         value = jnp.asarray(value, dtype=variable.dtype)
     if given.shape != variable.shape:

@@ -22,41 +22,12 @@ from . import ops
 from .errors import at_user_line
 from .indexing import basic_only, expand_ellipsis, getitem, holds_tracer
 from .ir.types import ShapeError, broadcast_shapes
-from .numpy_layout import may_not_be_c_ordered, order_not_known
 from .trace import Tracer, constant_type
-
-
-class Alias:
-    """What a Tracer knows about the memory it stands for: the base it views, with
-    `read(base)` giving the view's value and `write(base, value)` the base with the view
-    written; the live views made of it; whether it is an array (and not a NumPy scalar)
-    when 0-d; and whether writes into it are refused (`readonly`: the reason)."""
-    __slots__ = ("base", "read", "write", "views", "array", "readonly", "contiguous")
-
-    def __init__(self, base=None, read=None, write=None, array=False, readonly=None,
-                 contiguous=False):
-        self.base, self.read, self.write = base, read, write
-        self.array, self.readonly = array, readonly
-        self.contiguous = contiguous  # a view known to be C-contiguous in NumPy
-        self.views = []
-
-
-def alias_of(tracer):
-    if tracer._alias is None:
-        tracer._alias = Alias()
-    return tracer._alias
-
-
-def mark_array(tracer):
-    """`tracer` stands for an ndarray (even 0-d): writes into it are writes."""
-    alias_of(tracer).array = True
-    return tracer
-
-
-def mark_readonly(tracer, reason):
-    """Writes into `tracer` raise ValueError saying `reason`."""
-    alias_of(tracer).readonly = reason
-    return tracer
+# What a Tracer knows of its memory is the trace layer's (trace/aliases.py); this module
+# writes through it and offers its functions too.
+from .trace.aliases import (Alias, alias_of, copy, derived_view, is_array,  # noqa: F401
+                            mark_array, mark_order_unknown, mark_readonly,
+                            unknown_layout)
 
 
 def view(base, index):
@@ -69,51 +40,11 @@ def view(base, index):
                         lambda b, value: updated(b, index, value))
 
 
-def derived_view(base, result, read, write, contiguous=False):
-    """`result` = read(base) is a view of base in NumPy: writes into it are writes
-    into base (base = write(base, new value)), and it sees base's writes."""
-    if not isinstance(base, Tracer):
-        return result
-    if result is base:  # x[...]: another object, which may be written on its own
-        result = Tracer(base._var, base._builder)
-    result._alias = Alias(base, read, write, array=True, contiguous=contiguous)
-    alias_of(base).views.append(weakref.ref(result))
-    return result
-
-
-def mark_order_unknown(tracer):
-    """NumPy makes `tracer`'s array in the memory order of one whose order is not known
-    here (`np.zeros_like(x.T)` is Fortran-ordered): its reshape may copy."""
-    order_not_known(tracer._builder, tracer._var)
-    return tracer
-
-
-def unknown_layout(tracer):
-    """Whether NumPy's layout of tracer's array is not known to be C-contiguous (an
-    argument, a closed-over array, a view, or a value computed from one of those whose
-    order NumPy keeps: numpy_layout.py), so that NumPy's reshape of it may copy."""
-    alias = tracer._alias
-    if alias is not None and alias.contiguous:
-        return False
-    if alias is not None and (alias.array or alias.base is not None):
-        return True
-    return may_not_be_c_ordered(tracer._builder, tracer._var)
-
-
 def _is_scalar_index(base, index):
     entries = index if isinstance(index, tuple) else (index,)
     return len(entries) == base.ndim and all(
         isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_))
         for e in entries)
-
-
-def is_array(tracer):
-    """Whether writes into `tracer` are writes (an ndarray), or it is a NumPy or Python
-    scalar, whose in-place operators make a new value."""
-    if tracer.type.weak:
-        return False
-    alias = tracer._alias
-    return tracer.ndim > 0 or (alias is not None and alias.array)
 
 
 # --- item assignment ------------------------------------------------------------------
@@ -337,13 +268,6 @@ def _rebind(x, var):
     for view_ in live:
         if view_ is not None:
             _rebind(view_, view_._alias.read(x)._var)
-
-
-def copy(x):
-    """A Tracer of x's value now, which later writes into x leave unchanged (an array
-    if x is one)."""
-    copied = Tracer(x._var, x._builder)
-    return mark_array(copied) if is_array(x) and x.ndim == 0 else copied
 
 
 __all__ = ["setitem", "inplace", "write_result", "view", "derived_view", "assign",

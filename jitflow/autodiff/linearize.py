@@ -15,8 +15,8 @@ from ..errors import at_user_line
 from ..ir.types import TensorType, type_of_value
 from ..trace import (GraphBuilder, RecordingBuilder, Tracer, innermost_builder,
                      is_tracing, read_stateful, tape_recording)
-from ..writes import mark_readonly
-from .transform import backward_pass, read, run_nodes, tangent_pass
+from ..trace.aliases import mark_readonly
+from .transform import backward_pass, read, run_nodes, tangent_pass, zeros
 
 
 def leaf_type(leaf, what):
@@ -117,5 +117,4 @@ def result(value):
 
 def zeros_of(type: TensorType):
     """A zero derivative, materialized only where the user asks for it."""
-    from .transform import zeros
     return result(zeros(type.strong()))

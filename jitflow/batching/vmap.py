@@ -15,7 +15,7 @@ from ..autodiff.transform import read
 from ..errors import at_user_line
 from ..trace import (GraphBuilder, bind, constant_type, read_stateful,
                      standing_for_many_runs)
-from ..writes import mark_readonly
+from ..trace.aliases import mark_readonly
 from .rules import batch_node, batched_to_front
 
 

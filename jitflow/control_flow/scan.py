@@ -13,6 +13,7 @@ scans too.
 """
 import numpy as np
 
+from .. import numpy as jnp
 from .. import ops, pytree
 from ..autodiff.transform import backward_pass, differentiable, jvp_graph, read, zeros
 from ..errors import at_user_line
@@ -316,6 +317,5 @@ def _eager_scan(f, init, x_leaves, x_structure, length, reverse):
 def _stack(rows):
     """Rows stacked as NumPy would, or by jitflow.numpy when a tape records them."""
     if any(isinstance(row, Tracer) for row in rows):
-        from .. import numpy as jnp
         return jnp.stack(rows)
     return np.stack([np.asarray(row) for row in rows])

@@ -5,6 +5,7 @@ inputs (their captured outer values shared).
 import numpy as np
 
 from .. import ops, pytree
+from ..autodiff.transform import read, run_nodes
 from ..errors import at_user_line
 from ..ir.graph import Graph, Var
 from ..trace import GraphBuilder, Tracer, constant_type
@@ -113,6 +114,5 @@ def described(paths):
 
 def run_graph(graph, args):
     """graph's outputs for `args`, through bind: recorded as nodes when tracing."""
-    from ..autodiff.transform import read, run_nodes
     env = run_nodes(graph, dict(zip(graph.inputs, args, strict=True)))
     return [read(env, v) for v in graph.outputs]

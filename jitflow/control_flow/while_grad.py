@@ -19,12 +19,14 @@ import functools
 
 import numpy as np
 
+from .. import ops
 from ..autodiff.transform import differentiable, vjp_graph, zeros
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
-from ..trace import bind, constant_type
-from .while_loop import TangentLoop, while_jvp
+from ..trace import bind, constant_type, make_graph
+from .subgraphs import run_graph
+from .while_loop import TangentLoop, while_jvp, while_p
 
 
 def _grad_type(*in_types, subgraphs, checkpoint_every):
@@ -145,14 +147,25 @@ while_grad_p = Primitive("while_grad", _grad_type, _grad_impl, multiple_results=
                          has_subgraphs=True, jvp=_grad_jvp, vjp=_grad_vjp)
 
 
+def _while_vjp(cts, *args, out, subgraphs, checkpoint_every):
+    body = subgraphs[1]
+    seeds = [ct if ct is not None else zeros(v.type.strong())
+             for ct, v in zip(cts, body.outputs) if differentiable(v.type)]
+    results = iter(bind(while_grad_p, *args, *seeds, subgraphs=subgraphs,
+                        checkpoint_every=checkpoint_every))
+    return [next(results) if differentiable(constant_type(x)) else None for x in args]
+
+
+# while's reverse mode is the loop above: this module gives while_p its vjp rule, so
+# while_loop.py (which this one builds on) does not import it.
+while_p.vjp = _while_vjp
+
+
 @functools.lru_cache(maxsize=64)
 def backward_step_graph(body):
     """One step back, as the native loop runs it: (carry, consts, carry cotangents,
     const cotangent sums) -> (the carry cotangents a step earlier, the sums with this
     step's added)."""
-    from .. import ops
-    from ..trace import make_graph
-    from .subgraphs import run_graph
     backward = backward_graph(body)
     carried, taken = len(body.outputs), len(body.inputs)
     cts = [v.type.strong() for v in body.outputs if differentiable(v.type)]

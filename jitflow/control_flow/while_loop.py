@@ -20,6 +20,7 @@ from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
 from ..trace import Tracer, bind, constant_type, innermost_builder
+from .scan import scan
 from .subgraphs import (Argument, check_types, described, regrouped, sharing_captures,
                         strong_leaves, trace, with_unused_inputs)
 
@@ -67,19 +68,11 @@ def while_jvp(tangents, *args, out, subgraphs, checkpoint_every):
     return [next(derivatives) if differentiable(v.type) else None for v in body.outputs]
 
 
-def _while_vjp(cts, *args, out, subgraphs, checkpoint_every):
-    from .while_grad import while_grad_p
-    body = subgraphs[1]
-    seeds = [ct if ct is not None else zeros(v.type.strong())
-             for ct, v in zip(cts, body.outputs) if differentiable(v.type)]
-    results = iter(bind(while_grad_p, *args, *seeds, subgraphs=subgraphs,
-                        checkpoint_every=checkpoint_every))
-    return [next(results) if differentiable(constant_type(x)) else None for x in args]
-
-
 # Not in the registry of ops (test_ops draws arrays for those): its operands are graphs.
+# Its reverse mode is the while_grad loop, built on this one: while_grad.py gives it its
+# vjp rule when it is imported (as the package's __init__ does).
 while_p = Primitive("while", _while_type, _while_impl, multiple_results=True,
-                    has_subgraphs=True, jvp=while_jvp, vjp=_while_vjp)
+                    has_subgraphs=True, jvp=while_jvp)
 
 
 class TangentLoop:
@@ -176,7 +169,6 @@ def fori_loop(lower, upper, body_fn, init, *, checkpoint_every=None):
         for i in range(_eager_bound(lower), _eager_bound(upper)):
             carry = body_fn(np.int64(i), carry)
         return carry
-    from .scan import scan
     if _concrete(lower) and _concrete(upper):
         start, stop = _eager_bound(lower), _eager_bound(upper)
 

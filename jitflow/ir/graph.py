@@ -105,10 +105,6 @@ class Graph:
     def out_types(self):
         return tuple(v.type for v in self.outputs)
 
-    def __str__(self):
-        from .printer import format_graph
-        return format_graph(self)
-
     def __repr__(self):
         return f"<Graph: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
 

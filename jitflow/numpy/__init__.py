@@ -10,7 +10,8 @@ import inspect as _inspect
 
 import numpy as _np
 
-from ..contract import dot, einsum, inner, matmul, outer, tensordot  # noqa: F401
+from ..contract import dot, inner, matmul, outer, tensordot  # noqa: F401
+from ..einsum import einsum  # noqa: F401
 from .creation import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403

@@ -8,7 +8,7 @@ import numpy as _np
 from .. import ops
 from ..errors import at_user_line
 from ..ir.types import as_dtype
-from ..trace import Tracer, is_tracing
+from ..trace import Tracer, aliases, is_tracing
 from ._common import _dtype_of, _ndim, _python_scalar, _shape, _static_shape, _strong
 from .elementwise import astype
 from .shapes import stack
@@ -18,10 +18,10 @@ def asarray(a, dtype=None):
     if isinstance(a, Tracer):
         if dtype is not None:
             return _an_array(astype(a, dtype))
-        if _writes().is_array(a):
+        if aliases.is_array(a):
             return a
         # a Python or NumPy scalar: a new 0-d array, strongly typed as NumPy's asarray
-        return _an_array(_writes().copy(_strong(a)))
+        return _an_array(aliases.copy(_strong(a)))
     if isinstance(a, (list, tuple)) and _holds_tracer(a):
         return stack([asarray(v, dtype) for v in a])
     result = _np.asarray(a, dtype=dtype)
@@ -29,16 +29,11 @@ def asarray(a, dtype=None):
     return result
 
 
-def _writes():
-    from .. import writes  # writes.py builds on jitflow.numpy
-    return writes
-
-
 def _an_array(result):
     """NumPy's creation functions give arrays, 0-d ones too (not NumPy scalars, which
     are immutable): writes into them are writes (writes.py)."""
     if isinstance(result, Tracer) and result.ndim == 0:
-        _writes().mark_array(result)
+        aliases.mark_array(result)
     return result
 
 
@@ -82,13 +77,13 @@ def full_like(a, fill_value, dtype=None, shape=None):
     shape, dtype = _like(a, dtype, shape)
     result = full(shape, fill_value, dtype)
     if same_shape and isinstance(result, Tracer) and _layout_may_differ(a):
-        _writes().mark_order_unknown(result)  # NumPy gives it a's memory order
+        aliases.mark_order_unknown(result)  # NumPy gives it a's memory order
     return result
 
 
 def _layout_may_differ(a):
     if isinstance(a, Tracer):
-        return _writes().unknown_layout(a)
+        return aliases.unknown_layout(a)
     return isinstance(a, _np.ndarray) and not a.flags.c_contiguous
 
 

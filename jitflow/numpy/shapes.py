@@ -7,7 +7,7 @@ import numpy as _np
 from .. import ops
 from ..errors import at_user_line
 from ..ir.types import normalize_axes, normalize_axis
-from ..trace import Tracer
+from ..trace import Tracer, aliases
 from ._common import _dtype_of, _ndim, _no_out, _python_scalar, _shape, _static_shape
 from .elementwise import astype
 
@@ -22,9 +22,9 @@ def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
     elif dims:
         raise TypeError(at_user_line("reshape: shape given twice"))
     shape = _resolve_shape(_static_shape(shape, "reshape"), _shape(a))
-    if isinstance(a, Tracer) and _writes().unknown_layout(a):
+    if isinstance(a, Tracer) and aliases.unknown_layout(a):
         # NumPy's reshape is a view only where the memory layout allows: unknown here
-        return _writes().mark_readonly(ops.reshape(a, shape), _RESHAPED)
+        return aliases.mark_readonly(ops.reshape(a, shape), _RESHAPED)
     return _reshaped(a, shape)
 
 
@@ -34,20 +34,15 @@ _RESHAPED = ("the reshape of an argument, a closed-over array, a view, or a valu
              "of the reshape, or into the array itself")
 
 
-def _writes():
-    from .. import writes  # writes.py builds on this module
-    return writes
-
-
 def _reshaped(a, shape):
     """reshape, squeeze, expand_dims: where NumPy gives a view, writes into the result
     reach `a` (writes.py)."""
     result = ops.reshape(a, shape)
     if not isinstance(a, Tracer):
         return result
-    return _writes().derived_view(a, result, lambda base: ops.reshape(base, shape),
-                                  lambda base, value: ops.reshape(value, base.shape),
-                                  contiguous=not _writes().unknown_layout(a))
+    return aliases.derived_view(a, result, lambda base: ops.reshape(base, shape),
+                                lambda base, value: ops.reshape(value, base.shape),
+                                contiguous=not aliases.unknown_layout(a))
 
 
 def _transposed(a, perm):
@@ -56,8 +51,8 @@ def _transposed(a, perm):
     if not isinstance(a, Tracer):
         return result
     inverse = tuple(int(i) for i in _np.argsort(perm))
-    return _writes().derived_view(a, result, lambda base: ops.transpose(base, perm),
-                                  lambda base, value: ops.transpose(value, inverse))
+    return aliases.derived_view(a, result, lambda base: ops.transpose(base, perm),
+                                lambda base, value: ops.transpose(value, inverse))
 
 
 def _resolve_shape(shape, old):
@@ -136,7 +131,7 @@ def expand_dims(a, axis):
 def broadcast_to(array, shape):
     result = ops.broadcast_to(array, _static_shape(shape, "broadcast_to"))
     if isinstance(result, Tracer):
-        _writes().mark_readonly(result, "numpy.broadcast_to gives a read-only view")
+        aliases.mark_readonly(result, "numpy.broadcast_to gives a read-only view")
     return result
 
 

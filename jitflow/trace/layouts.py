@@ -6,14 +6,15 @@ follows its inputs': ufuncs, casts, reductions, concatenate, `*_like` keep the o
 their operands ("K" order), so `np.exp(x.T)` is Fortran-ordered and its reshape a copy.
 A trace cannot know the layout of the arrays it will be called with, so a value computed
 from an argument, a closed-over array or a transposed view may not be in C order; only
-a value every one of whose sources is known to be C-ordered is. writes.py refuses
-writes through a reshape of the others, rather than guess NumPy's choice.
+a value every one of whose sources is known to be C-ordered is. Writes through a
+reshape of the others are refused (aliases.py, writes.py) rather than NumPy's choice
+guessed.
 """
 import weakref
 
 import numpy as np
 
-from .ir.graph import Lit
+from ..ir.graph import Lit
 
 # NumPy allocates these results in C order whatever their inputs' layouts
 _C_ORDER = frozenset({"matmul", "iota"})

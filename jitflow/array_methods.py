@@ -1,0 +1,152 @@
+"""The Tracer's operators and ndarray methods, given to it once, at import.
+
+The Tracer (jitflow/trace) knows what a traced value is; what `x + y`, `x[i] = v`,
+`x.sum()` or `np.sin(x)` do on one belongs to the layers built on it: ops, jitflow.numpy,
+indexing, writes and numpy_dispatch. This module installs those on the Tracer, as NumPy's
+ndarray has them, so the trace layer imports none of them (jitflow/__init__ imports this
+module). It also gives bind jitflow.numpy.asarray for its list arguments.
+"""
+from types import FunctionType
+
+from . import numpy as jnp
+from . import ops, writes
+from .indexing import basic_only, getitem
+from .ir.types import as_dtype
+from .numpy_dispatch import dispatch_function, dispatch_ufunc
+from .trace import Tracer, read_stateful
+from .trace.binding import convert_sequences_with
+
+
+def _binary(name, reflected=False):
+    fn = getattr(ops, name)
+
+    def method(self, other):
+        return fn(other, self) if reflected else fn(self, other)
+    method.__name__ = name
+    return method
+
+
+def _inplace(name):
+    ufunc = {"divide": "true_divide"}.get(name, name)
+    operation = getattr(ops, name)
+
+    def method(self, other):
+        return writes.inplace(self, operation, read_stateful(other), ufunc)
+    method.__name__ = name
+    return method
+
+
+def _method(name):
+    fn = getattr(jnp, name)
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+class ArrayMethods:
+    """What the Tracer does as an ndarray; every function and property here becomes the
+    Tracer's (install)."""
+
+    T = property(lambda self: jnp.transpose(self))
+    # --- operators ----------------------------------------------------------------
+    __add__, __radd__ = _binary("add"), _binary("add", True)
+    __sub__, __rsub__ = _binary("subtract"), _binary("subtract", True)
+    __mul__, __rmul__ = _binary("multiply"), _binary("multiply", True)
+    __truediv__, __rtruediv__ = _binary("divide"), _binary("divide", True)
+    __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
+    __mod__, __rmod__ = _binary("remainder"), _binary("remainder", True)
+    __pow__, __rpow__ = _binary("power"), _binary("power", True)
+    __matmul__ = _method("matmul")  # NumPy's matmul: 1-D operands are promoted
+
+    def __rmatmul__(self, other):
+        return jnp.matmul(other, self)
+
+    __and__, __rand__ = _binary("bitwise_and"), _binary("bitwise_and", True)
+    __or__, __ror__ = _binary("bitwise_or"), _binary("bitwise_or", True)
+    __xor__, __rxor__ = _binary("bitwise_xor"), _binary("bitwise_xor", True)
+    __lt__, __le__ = _binary("less"), _binary("less_equal")
+    __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
+    __eq__, __ne__ = _binary("equal"), _binary("not_equal")
+
+    def __neg__(self):
+        return ops.negative(self)
+
+    def __pos__(self):
+        # NumPy 2: a new array (writes into it leave self alone); a TypeError for bool
+        return writes.copy(jnp.positive(self))
+
+    def __abs__(self):
+        return ops.absolute(self)
+
+    def __invert__(self):
+        return ops.invert(self)
+
+    def __getitem__(self, index):
+        if basic_only(index):
+            return writes.view(self, index)
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        writes.setitem(self, index, read_stateful(value))
+
+    # --- in-place operators: NumPy's, functionalized (writes.py) ---------------------
+    __iadd__, __isub__ = _inplace("add"), _inplace("subtract")
+    __imul__, __itruediv__ = _inplace("multiply"), _inplace("divide")
+    __ifloordiv__, __imod__ = _inplace("floor_divide"), _inplace("remainder")
+    __ipow__, __iand__ = _inplace("power"), _inplace("bitwise_and")
+    __ior__, __ixor__ = _inplace("bitwise_or"), _inplace("bitwise_xor")
+
+    def __imatmul__(self, other):
+        return writes.inplace(self, jnp.matmul, read_stateful(other), "matmul")
+
+    def copy(self):
+        """A new array of the same value: later writes into either leave the other."""
+        return writes.copy(self)
+
+    def fill(self, value):
+        """ndarray.fill: every element set to `value` (cast as assignment casts)."""
+        self[...] = value
+
+    # --- methods ------------------------------------------------------------------
+    reshape = _method("reshape")
+
+    def transpose(self, *axes):
+        """ndarray.transpose: the axes as one sequence, or one by one (x.transpose(1, 0))."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return jnp.transpose(self, tuple(axes) if axes else None)
+
+    sum, mean, prod = _method("sum"), _method("mean"), _method("prod")
+    max, min = _method("max"), _method("min")
+    argmax, argmin = _method("argmax"), _method("argmin")
+    std, var = _method("std"), _method("var")
+    dot, ravel, squeeze = _method("dot"), _method("ravel"), _method("squeeze")
+    clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
+
+    def flatten(self):
+        """A copy, flat (ravel gives a view where it can)."""
+        return writes.copy(jnp.ravel(self))
+
+    def astype(self, dtype):
+        return ops.cast(self, as_dtype(dtype, what="astype"))
+
+    # --- NumPy's protocols ---------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return dispatch_function(func, args, kwargs)
+
+
+def install():
+    """Give the Tracer every method and property of ArrayMethods, and bind jitflow.numpy's
+    asarray."""
+    for name, value in vars(ArrayMethods).items():
+        if isinstance(value, (FunctionType, property)):
+            setattr(Tracer, name, value)
+    convert_sequences_with(jnp.asarray)
+
+
+install()
