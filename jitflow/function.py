@@ -301,8 +301,12 @@ class Function:
                 raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves
-        graph, state = trace_with_variables(flat_fn, leaves, types, paths,
-                                            self.__qualname__)
+        named = NamedArrays(self.fn)
+        try:
+            graph, state = trace_with_variables(flat_fn, leaves, types, paths,
+                                                self.__qualname__)
+        finally:
+            named.put_back()  # arrays the code rebound to traced results (`w += x`)
         return graph, out["structure"], state
 
     def _compile(self, bound, signature, leaves):
