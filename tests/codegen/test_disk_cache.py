@@ -27,8 +27,13 @@ def entries(folder):
 
 
 def test_second_compilation_loads_the_object_code(cache_dir):
+    # The shared libraries (the thread pool's, jitflow's sgemm), when this process has
+    # not built them yet, go into the same folder: build them first.
+    NativeGraph(jitflow.optimize(jitflow.function(lambda v: v + 1).trace(
+        np.ones(64, np.float32))), "f")
+    libraries = set(entries(cache_dir))
     first = compile_graph()
-    assert not first.compiled.from_cache and len(entries(cache_dir)) == 1
+    assert not first.compiled.from_cache and len(set(entries(cache_dir)) - libraries) == 1
     second = compile_graph()
     assert second.compiled.from_cache
     assert "<" in second.compiled.optimized_ir  # still there, recomputed on demand
