@@ -18,7 +18,8 @@ import numpy as np
 
 import jitflow
 import peers
-from jitflow.codegen import blas, target
+from jitflow.codegen import blas
+from jitflow.codegen.jit import target
 from jitflow.codegen.matmul import own_sgemm
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from jitflow.codegen import blas, gemm  # noqa: E402
-from jitflow.codegen.threads import thread_count  # noqa: E402
+from jitflow.codegen.jit.threads import thread_count  # noqa: E402
 
 # (m, n, k, op(A) transposed, op(B) transposed, what it is)
 SHAPES = [

@@ -31,17 +31,17 @@ import threading
 
 import llvmlite.binding as llvm
 
-from . import pool
-from .engine import CompiledModule, host
 from .emitter import I32, I64
 from .gemm_cblas import (
-    COLUMN_MAJOR, CONJUGATE_TRANSPOSE, NO_TRANSPOSE, ROW_MAJOR, TRANSPOSE, cblas_type)
+                         COLUMN_MAJOR, CONJUGATE_TRANSPOSE, NO_TRANSPOSE, ROW_MAJOR, TRANSPOSE, cblas_type)
 from .gemm_common import VOID, declare_function
 from .gemm_entry_points import SGEMM, SGEMM_SHARES, SGEMM_THREADS
 from .gemm_ir import build_module
 from .gemm_shares import MIN_PARALLEL_FLOPS
 from .gemm_tiles import AVX512_TILE, AVX_TILE, SSE_TILE, Tile, tile_for
-from .threads import thread_count
+from .jit import pool
+from .jit.engine import CompiledModule, host
+from .jit.threads import thread_count
 
 # The entry points, the CBLAS flags, the tiles and the threshold for threads are the
 # generator's (gemm_ir.py and its parts); they are part of this module's interface too.

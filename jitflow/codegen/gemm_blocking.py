@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from .emitter import F32, I64, PTR, Emitter, entry_alloca
 from .gemm_common import (
-    ALIGNMENT, NULL, VOID, ceil_div, element, minimum, new_function, round_up)
+                          ALIGNMENT, NULL, VOID, ceil_div, element, minimum, new_function, round_up)
 from .gemm_problem import load_problem
 
 

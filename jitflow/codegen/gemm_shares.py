@@ -11,10 +11,10 @@ solve and body functions.
 """
 from llvmlite import ir
 
-from . import pool
 from .emitter import F64, I32, I64, PTR, Emitter, entry_alloca
 from .gemm_common import ALIGNMENT, ceil_div, element, minimum, new_function, round_up
 from .gemm_problem import PROBLEM, SHARES, SPLIT_COLS, SPLIT_ROWS, load_problem, store_problem
+from .jit import pool
 
 # Below this many floating-point operations (2 m n k) a product runs on the calling
 # thread alone. Measured on 2 cores, two threads against one, calls back to back (the

@@ -13,21 +13,21 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.graph import Lit
-from ..ir.primitive import VIEW_OPS
 from ..ir.passes.fuse import REDUCTIONS
+from ..ir.primitive import VIEW_OPS
 from ..ir.types import ufunc_loop_dtypes
 from .aliasing import AliasScopes
 from .constants import global_for
 from .emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
-from .engine import SHORT_PIPELINE
-from .kernels import SharedKernels
 from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
+from .jit.engine import SHORT_PIPELINE
+from .jit.threads import thread_count
+from .kernels import SharedKernels
 from .memory import MemoryPlan
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
-from .threads import thread_count
 from .reductions import lower_region
-from .structural import STRUCTURAL
 from .scalar import RULES as SCALAR_RULES
+from .structural import STRUCTURAL
 from .vector_loops import vector_lanes, vector_loop
 from .views import View, collapse
 

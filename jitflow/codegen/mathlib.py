@@ -34,7 +34,7 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from jitflow.codegen import engine, target
+from .jit import engine, target
 from jitflow.codegen.emitter import I32, element_of
 from jitflow.codegen.math_inline import ARITY, F32, F64, declare, inline_function
 

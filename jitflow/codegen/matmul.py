@@ -20,10 +20,11 @@ import os
 
 import numpy as np
 
-from . import blas, gemm, target
+from . import blas, gemm
 from .emitter import I32, I64
-from .engine import host
 from .gemm_tiles import tile_for
+from .jit import target
+from .jit.engine import host
 from .scalar import RULES as SCALAR
 from .views import View, contiguous_strides
 

@@ -20,8 +20,8 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 
 from .emitter import I32, I64, PTR, Emitter, external_byte, module_global
-from .engine import CompiledModule
 from .errors import FALLBACK, OK, OUT_OF_MEMORY
+from .jit.engine import CompiledModule
 from .memory import ALIGNMENT
 
 GENERIC = "jitflow_python_call_with"

@@ -20,7 +20,7 @@ from llvmlite import ir
 
 from jitflow.codegen import gemm
 from jitflow.codegen.emitter import F32, I32, PTR
-from jitflow.codegen.engine import CompiledModule, optimize_module
+from jitflow.codegen.jit.engine import CompiledModule, optimize_module
 
 FLAGS = {False: gemm.NO_TRANSPOSE, True: gemm.TRANSPOSE}
 EPS = np.finfo(np.float32).eps

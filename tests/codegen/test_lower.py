@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import jitflow
 from jitflow.codegen import lower
-from jitflow.codegen.engine import SHORT_PIPELINE
+from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen.pool import WAIT
+from jitflow.codegen.jit.pool import WAIT
 from jitflow.codegen.runtime import NativeGraph
 
 WHOLE = 10 ** 9  # a budget no graph here reaches: one module

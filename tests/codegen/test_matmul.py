@@ -21,8 +21,9 @@ from hypothesis.extra import numpy as hnp
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import assert_same, numpy_outcome, products_underflow
-from jitflow.codegen import blas, gemm, target
-from jitflow.codegen.engine import host
+from jitflow.codegen import blas, gemm
+from jitflow.codegen.jit import target
+from jitflow.codegen.jit.engine import host
 from jitflow.codegen.runtime import NativeGraph
 from strategies import DTYPES, elements
 

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import jitflow
-from jitflow.codegen.engine import CompiledModule
+from jitflow.codegen.jit.engine import CompiledModule
 from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen.threads import thread_count
-from jitflow.codegen.pool import RUN
+from jitflow.codegen.jit.threads import thread_count
+from jitflow.codegen.jit.pool import RUN
 from jitflow.codegen.runtime import NativeGraph
 
 ROWS, COLUMNS = 300, 517  # more elements than MIN_PARALLEL_ELEMENTS, odd sizes

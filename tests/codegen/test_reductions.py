@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import NATIVE_SHARE, NATIVE_ULPS, assert_same, numpy_outcome
-from jitflow.codegen.engine import SHORT_PIPELINE
-from jitflow.codegen.threads import thread_count
+from jitflow.codegen.jit.engine import SHORT_PIPELINE
+from jitflow.codegen.jit.threads import thread_count
 from jitflow.codegen.regions import Region
 from jitflow.codegen.runtime import NativeGraph
 from jitflow.ir.passes.fuse import fuse

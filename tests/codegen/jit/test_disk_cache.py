@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import jitflow
-from jitflow.codegen import disk_cache
+from jitflow.codegen.jit import disk_cache
 from jitflow.codegen.runtime import NativeGraph
 
 

@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 
-from .._version import __version__
+from ..._version import __version__
 
 MAGIC = b"JITFLOW\x01"
 DIGEST = 32

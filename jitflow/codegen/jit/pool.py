@@ -37,7 +37,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from .emitter import I8, I32, I64, PTR, Emitter, define_function, entry_alloca
+from ..emitter import I8, I32, I64, PTR, Emitter, define_function, entry_alloca
 from .engine import CompiledModule, host
 
 RUN, WAIT, FORGET = "jitflow_pool_run", "jitflow_pool_wait", "jitflow_pool_forget"

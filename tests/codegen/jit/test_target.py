@@ -9,9 +9,9 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import pytest
 
-from jitflow.codegen import engine, target
+from jitflow.codegen.jit import engine, target
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/codegen, every folder of it
 # The levels the codegen tests run again under, where the host can run them:
 # JITFLOW_TEST_TARGETS="x86-64,x86-64-v2,x86-64-v3,x86-64-v4" adds the SSE levels.
 OTHER_TARGETS = os.environ.get("JITFLOW_TEST_TARGETS", "x86-64-v3,x86-64-v4").split(",")
@@ -75,7 +75,7 @@ def test_the_preferred_width_is_one_the_target_has():
 def test_a_level_generates_its_own_width(level, bits):
     if not _host_runs(level):
         pytest.skip(f"this CPU cannot run {level}")
-    code = ("from jitflow.codegen import engine, target\n"
+    code = ("from jitflow.codegen.jit import engine, target\n"
             "print(engine.host()[1], target.preferred_vector_bits())")
     result = _in_a_fresh_process(code, level)
     assert result.returncode == 0, result.stderr
