@@ -24,7 +24,7 @@ import numpy as np
 from llvmlite import ir
 
 from .emitter import I32, I64, Splat, ltype, masked_memory
-from .scalar import RULES as SCALAR
+from .math.scalar import RULES as SCALAR
 
 VECTOR_BYTES = 64
 ACCUMULATORS = 4

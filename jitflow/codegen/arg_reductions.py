@@ -14,8 +14,8 @@ from llvmlite import ir
 from ..ir.passes.fuse import rowwise
 from .accumulate import ACCUMULATORS, VectorWalk, halving, identity
 from .emitter import I32, I64
+from .math.scalar import compare_floats
 from .reduced_views import index_view, reduced_view
-from .scalar import compare_floats
 from .views import View, collapse, contiguous_strides
 
 

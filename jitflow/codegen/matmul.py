@@ -25,7 +25,7 @@ from .emitter import I32, I64
 from .gemm_tiles import tile_for
 from .jit import target
 from .jit.engine import host
-from .scalar import RULES as SCALAR
+from .math.scalar import RULES as SCALAR
 from .views import View, contiguous_strides
 
 SGEMM_VARIABLE = "JITFLOW_SGEMM"

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..ir.graph import Lit
 from .indexed import IndexedAxes
-from .scalar import RULES as SCALAR
+from .math.scalar import RULES as SCALAR
 
 
 def scatter_add(lo, node, inputs, outputs):

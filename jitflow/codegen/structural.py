@@ -13,10 +13,10 @@ from .branches import switch
 from .emitter import I64
 from .indexed import IndexedAxes
 from .loops import scan, while_loop
+from .math.scalar import RULES as SCALAR
 from .matmul import matmul
 from .reduced_views import index_view
 from .reductions import reduce
-from .scalar import RULES as SCALAR
 from .scatter import scatter, scatter_add
 from .views import contiguous_strides
 from .while_grad import while_grad

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import jitflow
 from fidelity import NATIVE_ULPS, assert_same
-from jitflow.codegen import mathlib
+from jitflow.codegen.math import mathlib
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.runtime import NativeGraph

@@ -6,9 +6,9 @@ use, and that dtype; it returns the result in the primitive's output dtype.
 import numpy as np
 from llvmlite import ir
 
+from ..emitter import I1, constant, element_of, scalar_constant, shaped_like
+from ..errors import NEGATIVE_POWER
 from . import mathlib
-from .emitter import I1, constant, element_of, scalar_constant, shaped_like
-from .errors import NEGATIVE_POWER
 
 
 def _is_float(dtype):

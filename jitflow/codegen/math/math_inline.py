@@ -14,9 +14,9 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from jitflow.codegen.emitter import (constant, element_of, intrinsic_suffix, module_global,
-                                     shaped_like)
-from jitflow.codegen.jit.engine import host
+from ..emitter import (constant, element_of, intrinsic_suffix, module_global,
+                       shaped_like)
+from ..jit.engine import host
 
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
          "sin": 1, "cos": 1, "tan": 1, "pow": 2}

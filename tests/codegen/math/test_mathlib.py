@@ -40,7 +40,7 @@ import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from jitflow.codegen import math_inline, mathlib
+from jitflow.codegen.math import math_inline, mathlib
 from jitflow.codegen.jit import engine
 from jitflow.codegen.jit.engine import CompiledModule
 

@@ -34,9 +34,9 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from .jit import engine, target
-from jitflow.codegen.emitter import I32, element_of
-from jitflow.codegen.math_inline import ARITY, F32, F64, declare, inline_function
+from ..emitter import I32, element_of
+from ..jit import engine, target
+from .math_inline import ARITY, F32, F64, declare, inline_function
 
 ROUTES = ("auto", "libmvec", "inline")
 
