@@ -12,10 +12,10 @@ A trip whose callee reports an error ends the loop; the error is raised at the c
 import numpy as np
 from llvmlite import ir
 
+from ..emitter import I1, I8, I64
+from ..errors import OK
 from .callees import (Callee, address, buffer, byte_pointer, contiguous_output, memcpy,
                       nbytes, shared_workspace)
-from .emitter import I1, I8, I64
-from .errors import OK
 
 
 class CarrySets:

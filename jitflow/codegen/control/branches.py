@@ -6,8 +6,8 @@ buffers.
 """
 import numpy as np
 
+from ..emitter import I64
 from .callees import Callee, address, buffer, contiguous_output, shared_workspace
-from .emitter import I64
 
 
 def switch(lo, node, inputs, outputs):

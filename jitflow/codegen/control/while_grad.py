@@ -11,13 +11,13 @@ consts' cotangents to their sums), whose state is double-buffered like a carry.
 import numpy as np
 from llvmlite import ir
 
-from ..control_flow.while_grad import backward_step_graph
+from ...control_flow.while_grad import backward_step_graph
+from ..emitter import I1, I8, I64, PTR, module_global
+from ..errors import OK, OUT_OF_MEMORY
+from ..memory import ALIGNMENT
+from ..views import View
 from .callees import Callee, buffer, byte_pointer, memcpy, shared_workspace
-from .emitter import I1, I8, I64, PTR, module_global
-from .errors import OK, OUT_OF_MEMORY
 from .loops import CarrySets
-from .memory import ALIGNMENT
-from .views import View
 
 
 class Record:
