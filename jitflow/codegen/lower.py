@@ -23,12 +23,12 @@ from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
 from .jit.engine import SHORT_PIPELINE
 from .jit.threads import thread_count
 from .kernels import SharedKernels
+from .loops.reductions import lower_region
+from .loops.vector_loops import vector_lanes, vector_loop
 from .math.scalar import RULES as SCALAR_RULES
 from .memory import MemoryPlan
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
-from .reductions import lower_region
 from .structural import STRUCTURAL
-from .vector_loops import vector_lanes, vector_loop
 from .views import View, collapse
 
 ENTRY = "jitflow_entry"

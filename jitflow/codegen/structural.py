@@ -8,17 +8,17 @@ along some axes), which is how bodies learn where they are.
 """
 import numpy as np
 
-from .arg_reductions import arg_reduce
 from .control.branches import switch
 from .control.loops import scan, while_loop
 from .control.while_grad import while_grad
 from .emitter import I64
-from .indexed import IndexedAxes
+from .loops.arg_reductions import arg_reduce
+from .loops.indexed import IndexedAxes
+from .loops.reduced_views import index_view
+from .loops.reductions import reduce
+from .loops.scatter import scatter, scatter_add
 from .math.scalar import RULES as SCALAR
 from .matmul import matmul
-from .reduced_views import index_view
-from .reductions import reduce
-from .scatter import scatter, scatter_add
 from .views import contiguous_strides
 
 

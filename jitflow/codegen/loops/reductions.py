@@ -4,8 +4,8 @@ column_loops.py emit the loops, and `_by_rows` picks between them.
 """
 import math
 
-from ..ir.graph import Graph, Lit, Var
-from ..ir.passes.fuse import REDUCTIONS, in_memory_order
+from ...ir.graph import Graph, Lit, Var
+from ...ir.passes.fuse import REDUCTIONS, in_memory_order
 from .accumulate import lanes
 from .column_loops import lower_columns
 from .regions import Region

@@ -1,7 +1,7 @@
 """Memoryless and stride-0 views that reductions and scans find their places with."""
 import numpy as np
 
-from .views import View, contiguous_strides
+from ..views import View, contiguous_strides
 
 
 def reduced_view(out, shape, axes):

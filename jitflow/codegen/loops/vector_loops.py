@@ -18,8 +18,8 @@ its divisor safe first (scalar.py), and errors are flagged only from existing la
 import numpy as np
 from llvmlite import ir
 
+from ..emitter import I1, I64, LaneOffset
 from .accumulate import VECTOR_BYTES  # a whole AVX-512 register; AVX2 splits it in two
-from .emitter import I1, I64, LaneOffset
 
 
 def vector_lanes(shape, views, stride_lists):

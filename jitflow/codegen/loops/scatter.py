@@ -2,9 +2,9 @@
 and scatter, item assignment (out = x, then out[..., idx, ...] = u)."""
 import numpy as np
 
-from ..ir.graph import Lit
+from ...ir.graph import Lit
+from ..math.scalar import RULES as SCALAR
 from .indexed import IndexedAxes
-from .math.scalar import RULES as SCALAR
 
 
 def scatter_add(lo, node, inputs, outputs):

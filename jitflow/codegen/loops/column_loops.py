@@ -13,10 +13,10 @@ either side propagates, and ties take the element (accumulate.fold_in_order).
 import math
 from collections import namedtuple
 
+from ..emitter import I64
+from ..views import View, collapse
 from .accumulate import VECTOR_BYTES, fold_in_order, identity
-from .emitter import I64
 from .reduced_views import reduced_view
-from .views import View, collapse
 
 
 # Reduced indices folded per pass over the output slots, when the innermost loop runs

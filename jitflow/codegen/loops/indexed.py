@@ -2,9 +2,9 @@
 scatter_add (which adds there): the bounds check and the element positions."""
 import numpy as np
 
-from .emitter import I64
-from .errors import INDEX_OUT_OF_BOUNDS
-from .views import View
+from ..emitter import I64
+from ..errors import INDEX_OUT_OF_BOUNDS
+from ..views import View
 
 
 class IndexedAxes:

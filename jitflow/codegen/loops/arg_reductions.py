@@ -11,12 +11,12 @@ inner axis.
 import numpy as np
 from llvmlite import ir
 
-from ..ir.passes.fuse import rowwise
+from ...ir.passes.fuse import rowwise
+from ..emitter import I32, I64
+from ..math.scalar import compare_floats
+from ..views import View, collapse, contiguous_strides
 from .accumulate import ACCUMULATORS, VectorWalk, halving, identity
-from .emitter import I32, I64
-from .math.scalar import compare_floats
 from .reduced_views import index_view, reduced_view
-from .views import View, collapse, contiguous_strides
 
 
 def arg_reduce(lo, node, inputs, outputs):

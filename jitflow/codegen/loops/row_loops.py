@@ -20,10 +20,10 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from ..ir.passes.fuse import REDUCTIONS
+from ...ir.passes.fuse import REDUCTIONS
+from ..emitter import I64, ltype, scalar_constant
+from ..views import View, collapse, contiguous_strides
 from .accumulate import CHUNK, VECTOR_BYTES, Accumulator, combine_tree, identity, widens
-from .emitter import I64, ltype, scalar_constant
-from .views import View, collapse, contiguous_strides
 
 
 def lower_rows(lo, region, operands, outputs, inline_checks):

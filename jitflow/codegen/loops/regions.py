@@ -18,8 +18,8 @@ costs less than a second evaluation. A cheap one (x - max) is recomputed from it
 operands instead: that costs about what a buffer's store and load would, and leaves
 the cache to the rows. A column region (reducing outer axes) has one phase only.
 """
-from ..ir.graph import Lit, Var
-from ..ir.passes.fuse import REDUCTIONS, reduced_shapes, rowwise
+from ...ir.graph import Lit, Var
+from ...ir.passes.fuse import REDUCTIONS, reduced_shapes, rowwise
 
 # Worth a buffer rather than a second evaluation: calls into the math library, divisions.
 EXPENSIVE = frozenset({"exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos",

@@ -23,8 +23,8 @@ and -0.0 keep the value met first in each lane (NumPy leaves that sign to its ow
 import numpy as np
 from llvmlite import ir
 
-from .emitter import I32, I64, Splat, ltype, masked_memory
-from .math.scalar import RULES as SCALAR
+from ..emitter import I32, I64, Splat, ltype, masked_memory
+from ..math.scalar import RULES as SCALAR
 
 VECTOR_BYTES = 64
 ACCUMULATORS = 4
