@@ -1,13 +1,13 @@
-"""cblas_sgemm's arguments, as jitflow's sgemm (gemm_ir.py) takes them: their type, the
+"""cblas_sgemm's arguments, as jitflow's sgemm (sgemm_ir.py) takes them: their type, the
 values CBLAS accepts, and the problem they describe, as strides. When C's rows are not
 contiguous (column-major), or when the product pads far fewer elements that way (n = 10
 fills a third of a 32-wide tile, m = 10 five-sixths of a 12-high one), the problem is
 the transposed product C^T = op(B)^T op(A)^T."""
 from llvmlite import ir
 
-from .emitter import F32, I32, I64, PTR
-from .gemm_common import VOID, round_up
-from .gemm_problem import select_problem, transposed
+from ..emitter import F32, I32, I64, PTR
+from .common import VOID, round_up
+from .problem import select_problem, transposed
 
 ROW_MAJOR, COLUMN_MAJOR = 101, 102
 NO_TRANSPOSE, TRANSPOSE, CONJUGATE_TRANSPOSE = 111, 112, 113

@@ -1,4 +1,4 @@
-"""The micro-kernel of jitflow's sgemm (gemm_ir.py), and the function that writes its
+"""The micro-kernel of jitflow's sgemm (sgemm_ir.py), and the function that writes its
 tile to C.
 
 The micro-kernel keeps an MR x NR tile of C in vector registers (MR rows of NR / lanes
@@ -11,8 +11,8 @@ fused multiply-add.
 """
 from llvmlite import ir
 
-from .emitter import F32, I32, I64, PTR, Emitter, entry_alloca
-from .gemm_common import ALIGNMENT, VOID, element, new_function
+from ..emitter import F32, I32, I64, PTR, Emitter, entry_alloca
+from .common import ALIGNMENT, VOID, element, new_function
 
 
 def _define_kernel(library):

@@ -1,9 +1,9 @@
-"""The product as jitflow's sgemm functions (gemm_ir.py) pass it to one another: a
+"""The product as jitflow's sgemm functions (sgemm_ir.py) pass it to one another: a
 problem described by strides, so that transposes and column-major order are only other
 strides, and a problem cut into shares for threads."""
 from llvmlite import ir
 
-from .emitter import F32, I32, I64, PTR
+from ..emitter import F32, I32, I64, PTR
 
 # op(A)[i, p] at a + i * a_rows + p * a_depth, op(B)[p, j] at b + p * b_depth + j * b_cols,
 # C[i, j] at c + i * c_rows + j * c_cols (in floats); C is m x n, the sum runs over k.

@@ -1,5 +1,5 @@
 """matmul in native code against NumPy, on both routes: BLAS's gemm for float results
-(codegen/blas.py), and the generated kernel, which integer and bool results always take
+(codegen/gemm/blas.py), and the generated kernel, which integer and bool results always take
 and every result takes with JITFLOW_BLAS=0.
 
 Float results are compared as fidelity.py says for contractions: within k roundings of
@@ -21,13 +21,14 @@ from hypothesis.extra import numpy as hnp
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import assert_same, numpy_outcome, products_underflow
-from jitflow.codegen import blas, gemm
+from jitflow.codegen.gemm import blas, sgemm
 from jitflow.codegen.jit import target
 from jitflow.codegen.jit.engine import host
 from jitflow.codegen.runtime import NativeGraph
 from strategies import DTYPES, elements
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
 SPECIALS = [np.nan, np.inf, -np.inf, -0.0]
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -378,7 +379,7 @@ def test_large_products_are_cut_into_a_share_per_worker_with_the_same_bits(monke
         results[threads], native = run(lambda a, b: jnp.maximum(a @ b, 0) * 2, x, y)
         assert ('"jitflow_sgemm_shares"' in native.llvm_ir) == (threads != "1")
     assert results["1"].tobytes() == results["2"].tobytes() == results["3"].tobytes()
-    alone = gemm.sgemm_threads_function()
+    alone = sgemm.sgemm_threads_function()
     for index in np.ndindex(*batch):
         product = np.empty((200, 150), np.float32)
         alone(1, 101, 111, 111, 200, 150, 130, 1.0, x[index].ctypes.data, 130,

@@ -1,8 +1,8 @@
-"""The product on one thread, in jitflow's sgemm (gemm_ir.py).
+"""The product on one thread, in jitflow's sgemm (sgemm_ir.py).
 
 K is cut into near-equal blocks of at most KC, N into blocks of NC columns, M into
-blocks of MC rows; op(B)'s block and op(A)'s are packed (gemm_packing.py), then the
-micro-kernel (gemm_kernel.py) walks the A micro-panels of a block (in L2) against one B
+blocks of MC rows; op(B)'s block and op(A)'s are packed (packing.py), then the
+micro-kernel (kernel.py) walks the A micro-panels of a block (in L2) against one B
 micro-panel, then the next. Each product packs into buffers of its own (aligned_alloc),
 so that any number of threads may call at once; if they cannot be allocated, an
 unpacked loop computes the same bits instead. Also here: the scaling of C alone, BLAS's
@@ -15,10 +15,10 @@ import contextlib
 
 from llvmlite import ir
 
-from .emitter import F32, I64, PTR, Emitter, entry_alloca
-from .gemm_common import (
-                          ALIGNMENT, NULL, VOID, ceil_div, element, minimum, new_function, round_up)
-from .gemm_problem import load_problem
+from ..emitter import F32, I64, PTR, Emitter, entry_alloca
+from .common import (
+                     ALIGNMENT, NULL, VOID, ceil_div, element, minimum, new_function, round_up)
+from .problem import load_problem
 
 
 def define_solve(library):

@@ -1,4 +1,4 @@
-"""Threads in jitflow's sgemm (gemm_ir.py): a product of at least MIN_PARALLEL_FLOPS is
+"""Threads in jitflow's sgemm (sgemm_ir.py): a product of at least MIN_PARALLEL_FLOPS is
 cut into one share per thread, a contiguous, disjoint part of C's rows (in whole
 MR-row panels) or of its columns (whole NR-column panels), whichever balances the work
 better; the pool's workers (pool.py) each compute theirs as a product of its own, and a
@@ -11,10 +11,10 @@ solve and body functions.
 """
 from llvmlite import ir
 
-from .emitter import F64, I32, I64, PTR, Emitter, entry_alloca
-from .gemm_common import ALIGNMENT, ceil_div, element, minimum, new_function, round_up
-from .gemm_problem import PROBLEM, SHARES, SPLIT_COLS, SPLIT_ROWS, load_problem, store_problem
-from .jit import pool
+from ..emitter import F64, I32, I64, PTR, Emitter, entry_alloca
+from ..jit import pool
+from .common import ALIGNMENT, ceil_div, element, minimum, new_function, round_up
+from .problem import PROBLEM, SHARES, SPLIT_COLS, SPLIT_ROWS, load_problem, store_problem
 
 # Below this many floating-point operations (2 m n k) a product runs on the calling
 # thread alone. Measured on 2 cores, two threads against one, calls back to back (the

@@ -1,4 +1,4 @@
-"""The entry points of jitflow's sgemm (gemm_ir.py; gemm.py tells what they do): each
+"""The entry points of jitflow's sgemm (sgemm_ir.py; sgemm.py tells what they do): each
 checks cblas_sgemm's arguments, describes the product as strides, then scales C alone
 or computes the product, whole or in shares.
 
@@ -7,11 +7,11 @@ and the solve, scale and body functions.
 """
 from llvmlite import ir
 
-from .emitter import F32, I32, I64, entry_alloca
-from .gemm_cblas import cblas_problem, cblas_type, valid_arguments
-from .gemm_common import ALIGNMENT, NULL, VOID, new_function
-from .gemm_problem import SHARES, store_problem
-from .gemm_shares import plan_shares, solve_on_threads, worth_splitting
+from ..emitter import F32, I32, I64, entry_alloca
+from .cblas import cblas_problem, cblas_type, valid_arguments
+from .common import ALIGNMENT, NULL, VOID, new_function
+from .problem import SHARES, store_problem
+from .shares import plan_shares, solve_on_threads, worth_splitting
 
 SGEMM = "jitflow_sgemm"
 SGEMM_THREADS = "jitflow_sgemm_threads"

@@ -2,7 +2,7 @@
 
 Float results go to a gemm routine, one call per batch element, from a loop nest over
 the batch axes (stride 0 on the axes an operand broadcasts): float32 to jitflow's own
-sgemm (gemm.py) or OpenBLAS's (blas.py), as JITFLOW_SGEMM says, float64 to OpenBLAS's
+sgemm (sgemm.py) or OpenBLAS's (blas.py), as JITFLOW_SGEMM says, float64 to OpenBLAS's
 dgemm when it is loaded. An operand of the result's dtype whose matrix has a unit stride
 on one axis is passed where it lies, described by a transpose flag and leading
 dimension, so transposes and slices still cost no copy. Any other operand (strided on
@@ -20,13 +20,13 @@ import os
 
 import numpy as np
 
-from . import blas, gemm
-from .emitter import I32, I64
-from .gemm_tiles import tile_for
-from .jit import target
-from .jit.engine import host
-from .math.scalar import RULES as SCALAR
-from .views import View, contiguous_strides
+from ..emitter import I32, I64
+from ..jit import target
+from ..jit.engine import host
+from ..math.scalar import RULES as SCALAR
+from ..views import View, contiguous_strides
+from . import blas, sgemm
+from .tiles import tile_for
 
 SGEMM_VARIABLE = "JITFLOW_SGEMM"
 SGEMM_ROUTES = ("auto", "jitflow", "blas")
@@ -121,11 +121,11 @@ def _own_sgemm_per_batch(lo, x, y, out):
     cut into a share per worker; anything else runs on one thread."""
     flops = 2 * np.prod(out.shape, dtype=np.float64) * x.shape[-1]
     emit = _gemm_per_batch(lo, x, y, out)
-    if lo.workers is None or flops < gemm.MIN_PARALLEL_FLOPS:
-        routine = gemm.declare_threads(lo.module)
+    if lo.workers is None or flops < sgemm.MIN_PARALLEL_FLOPS:
+        routine = sgemm.declare_threads(lo.module)
         emit(lambda arguments: lo.builder.call(routine, [I32(1), *arguments]))
         return
-    routine, count = gemm.declare_shares(lo.module), I64(lo.threads)
+    routine, count = sgemm.declare_shares(lo.module), I64(lo.threads)
 
     def shares(first, number):
         end = lo.builder.add(first, number)

@@ -21,7 +21,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from .emitter import F32, F64, I32, PTR
+from ..emitter import F32, F64, I32, PTR
 
 # The CBLAS enumerations (cblas.h), passed as C ints.
 ROW_MAJOR = 101

@@ -1,4 +1,4 @@
-"""The packing of jitflow's sgemm (gemm_ir.py): op(B)'s block into micro-panels of NR
+"""The packing of jitflow's sgemm (sgemm_ir.py): op(B)'s block into micro-panels of NR
 columns, each KC x NR, stored k-major (one row of NR floats per k); op(A)'s block into
 micro-panels of MR rows (MR floats per k). Panels past the matrix edge are padded with
 zeros, so the micro-kernel always computes whole tiles.
@@ -7,8 +7,8 @@ zeros, so the micro-kernel always computes whole tiles.
 """
 from llvmlite import ir
 
-from .emitter import F32, I32, I64, PTR, Emitter
-from .gemm_common import VOID, element, minimum, new_function
+from ..emitter import F32, I32, I64, PTR, Emitter
+from .common import VOID, element, minimum, new_function
 
 
 def define_pack(library, width, name):

@@ -1,34 +1,34 @@
-"""The IR of jitflow's sgemm (gemm.py loads it and declares its entry points).
+"""The IR of jitflow's sgemm (sgemm.py loads it and declares its entry points).
 
 The design is BLIS's, in these parts:
- - gemm_problem.py: the problem described by strides (op(A)[i, p] at a + i * a_rows +
+ - problem.py: the problem described by strides (op(A)[i, p] at a + i * a_rows +
    p * a_depth, and so on), so transposes and column-major order are only other
-   strides; gemm_cblas.py turns cblas_sgemm's arguments into one, transposed when that
+   strides; cblas.py turns cblas_sgemm's arguments into one, transposed when that
    pads far fewer elements.
- - gemm_tiles.py: the micro-kernel's tile (MR x NR) and the cache blocks (KC, MC, NC)
+ - tiles.py: the micro-kernel's tile (MR x NR) and the cache blocks (KC, MC, NC)
    for the host's CPU.
- - gemm_packing.py: the blocks of op(A) and op(B), packed into micro-panels padded with
+ - packing.py: the blocks of op(A) and op(B), packed into micro-panels padded with
    zeros, so the micro-kernel always computes whole tiles.
- - gemm_kernel.py: the micro-kernel, an MR x NR tile of C in vector registers, and the
+ - kernel.py: the micro-kernel, an MR x NR tile of C in vector registers, and the
    writing of its tile to C.
- - gemm_blocking.py: the product on one thread, through the cache blocks, with packing
+ - blocking.py: the product on one thread, through the cache blocks, with packing
    buffers of its own (an unpacked loop computes the same bits without them).
- - gemm_shares.py: a large product cut into one share per thread, run on the pool
+ - shares.py: a large product cut into one share per thread, run on the pool
    (pool.py); any split gives the same bits.
- - gemm_entry_points.py: the entry points, which check the arguments as CBLAS does.
- - gemm_common.py: what all of them build with.
+ - entry_points.py: the entry points, which check the arguments as CBLAS does.
+ - common.py: what all of them build with.
 Nothing outside the matrices (as CBLAS defines them through m, n, k and the leading
 dimensions) is read or written.
 """
 from llvmlite import ir
 
-from .emitter import F32, I64, PTR
-from .gemm_blocking import define_scale, define_solve
-from .gemm_common import VOID, declare_function
-from .gemm_entry_points import define_entry_points
-from .gemm_kernel import define_tile
-from .gemm_packing import define_pack
-from .gemm_shares import define_body
+from ..emitter import F32, I64, PTR
+from .blocking import define_scale, define_solve
+from .common import VOID, declare_function
+from .entry_points import define_entry_points
+from .kernel import define_tile
+from .packing import define_pack
+from .shares import define_body
 
 
 def build_module(tile, threads):

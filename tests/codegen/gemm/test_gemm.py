@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from llvmlite import ir
 
-from jitflow.codegen import gemm
 from jitflow.codegen.emitter import F32, I32, PTR
+from jitflow.codegen.gemm import sgemm as gemm  # `sgemm` is the function under test here
 from jitflow.codegen.jit.engine import CompiledModule, optimize_module
 
 FLAGS = {False: gemm.NO_TRANSPOSE, True: gemm.TRANSPOSE}
@@ -234,7 +234,7 @@ def test_jitflow_threads_sets_the_split_of_jitflow_sgemm(sgemm):
               f"print(hashlib.sha256(product_bits(gemm.sgemm_function(), *{shape})).hexdigest())")
     here = Path(__file__).resolve().parent
     environment = {**os.environ, "JITFLOW_THREADS": "1"}
-    printed = subprocess.run([sys.executable, "-c", script, str(here), str(here.parents[1])],
+    printed = subprocess.run([sys.executable, "-c", script, str(here), str(here.parents[2])],
                              env=environment, check=True, capture_output=True, text=True)
     assert hashlib.sha256(product_bits(sgemm, *shape)).hexdigest() == printed.stdout.split()[-1]
 

@@ -1,4 +1,4 @@
-"""The shapes jitflow's sgemm (gemm_ir.py) is built for: the micro-kernel's tile of C and
+"""The shapes jitflow's sgemm (sgemm_ir.py) is built for: the micro-kernel's tile of C and
 the cache blocks around it, and which of them suits the host's CPU."""
 import collections
 

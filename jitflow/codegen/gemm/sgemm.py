@@ -23,7 +23,7 @@ the module was built. Results are the same bits for any number of threads.
 computes shares first..end-1 of the product cut into `count`, on the calling thread: for
 generated code whose own workers each compute a share (matmul.py).
 
-How it is built is told in gemm_ir.py.
+How it is built is told in sgemm_ir.py.
 """
 import ctypes
 import functools
@@ -31,20 +31,20 @@ import threading
 
 import llvmlite.binding as llvm
 
-from .emitter import I32, I64
-from .gemm_cblas import (
-                         COLUMN_MAJOR, CONJUGATE_TRANSPOSE, NO_TRANSPOSE, ROW_MAJOR, TRANSPOSE, cblas_type)
-from .gemm_common import VOID, declare_function
-from .gemm_entry_points import SGEMM, SGEMM_SHARES, SGEMM_THREADS
-from .gemm_ir import build_module
-from .gemm_shares import MIN_PARALLEL_FLOPS
-from .gemm_tiles import AVX512_TILE, AVX_TILE, SSE_TILE, Tile, tile_for
-from .jit import pool
-from .jit.engine import CompiledModule, host
-from .jit.threads import thread_count
+from ..emitter import I32, I64
+from ..jit import pool
+from ..jit.engine import CompiledModule, host
+from ..jit.threads import thread_count
+from .cblas import (
+                    COLUMN_MAJOR, CONJUGATE_TRANSPOSE, NO_TRANSPOSE, ROW_MAJOR, TRANSPOSE, cblas_type)
+from .common import VOID, declare_function
+from .entry_points import SGEMM, SGEMM_SHARES, SGEMM_THREADS
+from .sgemm_ir import build_module
+from .shares import MIN_PARALLEL_FLOPS
+from .tiles import AVX512_TILE, AVX_TILE, SSE_TILE, Tile, tile_for
 
 # The entry points, the CBLAS flags, the tiles and the threshold for threads are the
-# generator's (gemm_ir.py and its parts); they are part of this module's interface too.
+# generator's (sgemm_ir.py and its parts); they are part of this module's interface too.
 __all__ = ["AVX512_TILE", "AVX_TILE", "COLUMN_MAJOR", "CONJUGATE_TRANSPOSE",
            "MIN_PARALLEL_FLOPS", "NO_TRANSPOSE", "ROW_MAJOR", "SGEMM", "SGEMM_SHARES",
            "SGEMM_THREADS", "SSE_TILE", "TRANSPOSE", "Tile", "build_module", "tile_for",

@@ -1,9 +1,9 @@
-"""What every part of jitflow's sgemm IR (gemm_ir.py) is built with: how its functions
+"""What every part of jitflow's sgemm IR (sgemm_ir.py) is built with: how its functions
 are declared and defined, the alignment of its buffers, float addresses, and the
 arithmetic on sizes."""
 from llvmlite import ir
 
-from .emitter import F32, I64, PTR, define_function
+from ..emitter import F32, I64, PTR, define_function
 
 ALIGNMENT = 64  # bytes, of the packed panels: one cache line, one AVX-512 vector
 
