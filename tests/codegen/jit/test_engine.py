@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jitflow
-from jitflow.codegen import lower
+from jitflow.codegen.lowering import lower
 from jitflow.codegen.jit import disk_cache
 from jitflow.codegen.jit.engine import Compilation, CompiledModule
 from jitflow.codegen.runtime import NativeGraph

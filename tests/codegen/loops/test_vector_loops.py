@@ -10,7 +10,7 @@ import jitflow
 from fidelity import NATIVE_ULPS, assert_same
 from jitflow.codegen.math import mathlib
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
-from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
+from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.runtime import NativeGraph
 from strategies import DTYPES, FLOAT_DTYPES, INT_DTYPES
 

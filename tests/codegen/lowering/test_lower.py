@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
-from jitflow.codegen import lower
+from jitflow.codegen.lowering import lower
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
-from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
+from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.jit.pool import WAIT
 from jitflow.codegen.runtime import NativeGraph
 

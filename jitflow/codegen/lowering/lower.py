@@ -12,24 +12,24 @@ from dataclasses import replace
 import numpy as np
 from llvmlite import ir
 
-from ..ir.graph import Lit
-from ..ir.passes.fuse import REDUCTIONS
-from ..ir.primitive import VIEW_OPS
-from ..ir.types import ufunc_loop_dtypes
+from ...ir.graph import Lit
+from ...ir.passes.fuse import REDUCTIONS
+from ...ir.primitive import VIEW_OPS
+from ...ir.types import ufunc_loop_dtypes
+from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
+from ..errors import OK, PYTHON_INT_OVERFLOW, ErrorState
+from ..jit.engine import SHORT_PIPELINE
+from ..jit.threads import thread_count
+from ..loops.reductions import lower_region
+from ..loops.vector_loops import vector_lanes, vector_loop
+from ..math.scalar import RULES as SCALAR_RULES
+from ..memory import MemoryPlan
+from ..views import View, collapse
 from .aliasing import AliasScopes
 from .constants import global_for
-from .emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
-from .errors import OK, PYTHON_INT_OVERFLOW, ErrorState
-from .jit.engine import SHORT_PIPELINE
-from .jit.threads import thread_count
 from .kernels import SharedKernels
-from .loops.reductions import lower_region
-from .loops.vector_loops import vector_lanes, vector_loop
-from .math.scalar import RULES as SCALAR_RULES
-from .memory import MemoryPlan
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
 from .structural import STRUCTURAL
-from .views import View, collapse
 
 ENTRY = "jitflow_entry"
 # Instructions in a segment's function before a new segment starts (see _open_segment).

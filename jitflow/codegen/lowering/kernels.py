@@ -27,10 +27,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from llvmlite import ir
 
-from ..ir.graph import Lit
-from ..ir.printer import format_graph
-from .emitter import I64, PTR, declared_in
-from .views import View
+from ...ir.graph import Lit
+from ...ir.printer import format_graph
+from ..emitter import I64, PTR, declared_in
+from ..views import View
 
 KERNEL = "jitflow_kernel"
 

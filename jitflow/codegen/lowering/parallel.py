@@ -32,8 +32,8 @@ flags errors into its own status; the lowest worker's error wins.
 """
 from llvmlite import ir
 
-from .emitter import I32, I64, PTR, Emitter
-from .jit.pool import BODY_TYPE, declare_run, declare_wait
+from ..emitter import I32, I64, PTR, Emitter
+from ..jit.pool import BODY_TYPE, declare_run, declare_wait
 
 # Below this many elements, handing chunks to the pool costs more than the second core
 # saves. Measured on 2 cores, two threads against one: with calls back to back (the

@@ -8,18 +8,18 @@ along some axes), which is how bodies learn where they are.
 """
 import numpy as np
 
-from .control.branches import switch
-from .control.loops import scan, while_loop
-from .control.while_grad import while_grad
-from .emitter import I64
-from .gemm.matmul import matmul
-from .loops.arg_reductions import arg_reduce
-from .loops.indexed import IndexedAxes
-from .loops.reduced_views import index_view
-from .loops.reductions import reduce
-from .loops.scatter import scatter, scatter_add
-from .math.scalar import RULES as SCALAR
-from .views import contiguous_strides
+from ..control.branches import switch
+from ..control.loops import scan, while_loop
+from ..control.while_grad import while_grad
+from ..emitter import I64
+from ..gemm.matmul import matmul
+from ..loops.arg_reductions import arg_reduce
+from ..loops.indexed import IndexedAxes
+from ..loops.reduced_views import index_view
+from ..loops.reductions import reduce
+from ..loops.scatter import scatter, scatter_add
+from ..math.scalar import RULES as SCALAR
+from ..views import contiguous_strides
 
 
 def cumsum(lo, node, inputs, outputs):

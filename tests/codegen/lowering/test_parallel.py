@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import jitflow
 from jitflow.codegen.jit.engine import CompiledModule
-from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
+from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.jit.threads import thread_count
 from jitflow.codegen.jit.pool import RUN
 from jitflow.codegen.runtime import NativeGraph

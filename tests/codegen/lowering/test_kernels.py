@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
-from jitflow.codegen import kernels, lower
-from jitflow.codegen.parallel import MIN_PARALLEL_ELEMENTS
+from jitflow.codegen.lowering import kernels, lower
+from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.runtime import NativeGraph
 
 WHOLE = 10 ** 9  # a segment budget no graph here reaches: one module
