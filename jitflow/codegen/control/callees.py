@@ -25,7 +25,7 @@ class Callee:
     """One graph compiled apart, with a pointer array in the caller's frame."""
 
     def __init__(self, lo, graph, name):
-        from ..runtime import NativeGraph  # runtime lowers through this module
+        from ..runtime.native import NativeGraph  # runtime lowers through this module
         self.native = NativeGraph(graph, f"{lo.name}.{name}", threads=1,
                                   python_entry=False)
         lo.callees.append(self.native)  # its machine code lives as long as the caller's

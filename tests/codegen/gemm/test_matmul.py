@@ -24,7 +24,7 @@ from fidelity import assert_same, numpy_outcome, products_underflow
 from jitflow.codegen.gemm import blas, sgemm
 from jitflow.codegen.jit import target
 from jitflow.codegen.jit.engine import host
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 from strategies import DTYPES, elements
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -402,7 +402,7 @@ def test_small_products_run_on_one_worker(monkeypatch):
 FRESH_PROCESS = textwrap.dedent("""
     import numpy as np
     import jitflow
-    from jitflow.codegen.runtime import NativeGraph
+    from jitflow.codegen import NativeGraph
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     graph = jitflow.optimize(jitflow.function(lambda a, b: a @ b.T).trace(x, x))
     native = NativeGraph(graph, "f")

@@ -6,7 +6,7 @@ import pytest
 
 import jitflow
 from jitflow.codegen.jit import disk_cache
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 
 
 @pytest.fixture

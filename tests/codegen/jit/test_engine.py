@@ -10,7 +10,7 @@ import jitflow
 from jitflow.codegen.lowering import lower
 from jitflow.codegen.jit import disk_cache
 from jitflow.codegen.jit.engine import Compilation, CompiledModule
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 
 CALLER = """
 declare i64 @"triple_plus"(i64)

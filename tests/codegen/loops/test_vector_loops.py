@@ -11,7 +11,7 @@ from fidelity import NATIVE_ULPS, assert_same
 from jitflow.codegen.math import mathlib
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 from strategies import DTYPES, FLOAT_DTYPES, INT_DTYPES
 
 # Around one vector of every dtype: 64 bytes are 8 to 64 lanes.

@@ -13,7 +13,7 @@ from jitflow.codegen.lowering import lower
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.jit.pool import WAIT
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 
 WHOLE = 10 ** 9  # a budget no graph here reaches: one module
 

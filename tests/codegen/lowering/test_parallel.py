@@ -18,7 +18,7 @@ from jitflow.codegen.jit.engine import CompiledModule
 from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 from jitflow.codegen.jit.threads import thread_count
 from jitflow.codegen.jit.pool import RUN
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 
 ROWS, COLUMNS = 300, 517  # more elements than MIN_PARALLEL_ELEMENTS, odd sizes
 LENGTH = MIN_PARALLEL_ELEMENTS + 1037
@@ -203,7 +203,7 @@ def test_a_gather_with_a_bad_index_still_raises(monkeypatch):
 # A fresh process's split function, `native`: f(x) runs it.
 PROLOGUE = (
     "import os, numpy as np, jitflow\n"
-    "from jitflow.codegen.runtime import NativeGraph\n"
+    "from jitflow.codegen import NativeGraph\n"
     f"x = np.linspace(-3, 3, {LENGTH}, dtype=np.float32)\n"
     "trace = jitflow.function(lambda x: np.exp(-x * x) * np.sin(x)).trace(x)\n"
     "native = NativeGraph(jitflow.optimize(trace), 'f')\n"

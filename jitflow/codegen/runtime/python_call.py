@@ -19,10 +19,10 @@ import threading
 from llvmlite import binding as llvm
 from llvmlite import ir
 
-from .emitter import I32, I64, PTR, Emitter, external_byte, module_global
-from .errors import FALLBACK, OK, OUT_OF_MEMORY
-from .jit.engine import CompiledModule
-from .memory import ALIGNMENT
+from ..emitter import I32, I64, PTR, Emitter, external_byte, module_global
+from ..errors import FALLBACK, OK, OUT_OF_MEMORY
+from ..jit.engine import CompiledModule
+from ..memory import ALIGNMENT
 
 GENERIC = "jitflow_python_call_with"
 RELEASE = "jitflow_release_objects"

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
-from jitflow.codegen.errors import FALLBACK
-from jitflow.codegen.python_entry import RELEASE_GIL_BYTES
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import FALLBACK
+from jitflow.codegen.runtime.python_entry import RELEASE_GIL_BYTES
+from jitflow.codegen import NativeGraph
 from strategies import DTYPES, arrays, shapes
 
 

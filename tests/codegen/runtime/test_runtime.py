@@ -4,7 +4,7 @@ import pytest
 
 import jitflow
 from jitflow.codegen.memory import ALIGNMENT, aligned_bytes
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 
 
 def test_the_workspace_starts_where_the_code_assumes():

@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
-from jitflow.codegen.runtime import NativeGraph
+from jitflow.codegen import NativeGraph
 from jitflow.codegen.views import collapse
 from jitflow.ir.interpret import eval_graph
 from strategies import arrays, shapes

@@ -30,8 +30,8 @@ import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 
-from .emitter import I64, PTR, external_byte
-from .memory import ALIGNMENT
+from ..emitter import I64, PTR, external_byte
+from ..memory import ALIGNMENT
 from .python_call import (ARRAY_TYPE, C_CONTIGUOUS_AND_ALIGNED, DATA, DESCR, DIMENSIONS,
                           EMPTY_SYMBOL, FLAGS, NDARRAY_SYMBOL, NDIM, RETURN_SYMBOL, TYPE,
                           generic_entry, signature_type)

@@ -8,11 +8,11 @@ import ctypes
 
 import numpy as np
 
-from ..ir.passes.fuse import fuse
-from .errors import FALLBACK, OK, raise_for
-from .jit.engine import CompiledModule, Compilation, quick_thread_switches
-from .lowering.lower import ENTRY, Lowering
-from .memory import aligned_bytes
+from ...ir.passes.fuse import fuse
+from ..errors import FALLBACK, OK, raise_for
+from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
+from ..lowering.lower import ENTRY, Lowering
+from ..memory import aligned_bytes
 from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
