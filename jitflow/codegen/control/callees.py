@@ -1,10 +1,11 @@
 """Graphs compiled apart and called from generated code: the branches of a switch, the
 condition and body of a loop.
 
-Each is a NativeGraph of its own on ONE thread: it runs on worker 0 inside the caller's
-serial code, and a callee using the pool while the other workers wait at the caller's
-barrier could deadlock. The caller calls its entry with a pointer array like the one
-Python's calls pass: input buffers, output buffers, a workspace carved from the
+Each is compiled by the Lowering's `compile_graph` (a NativeGraph, handed in by the
+runtime that lowers through this module) on ONE thread: it runs on worker 0 inside the
+caller's serial code, and a callee using the pool while the other workers wait at the
+caller's barrier could deadlock. The caller calls its entry with a pointer array like
+the one Python's calls pass: input buffers, output buffers, a workspace carved from the
 caller's. Its status joins the caller's.
 
 The entry is a symbol named by a hash of the callee's code, registered with the linker,
@@ -25,9 +26,8 @@ class Callee:
     """One graph compiled apart, with a pointer array in the caller's frame."""
 
     def __init__(self, lo, graph, name):
-        from ..runtime.native import NativeGraph  # runtime lowers through this module
-        self.native = NativeGraph(graph, f"{lo.name}.{name}", threads=1,
-                                  python_entry=False)
+        self.native = lo.compile_graph(graph, f"{lo.name}.{name}", threads=1,
+                                       python_entry=False)
         lo.callees.append(self.native)  # its machine code lives as long as the caller's
         self.lo = lo
         self.slots = lo.entry_alloca(

@@ -41,14 +41,20 @@ class Lowering:
     workspace it needs. With several threads the graph goes into body functions that
     each worker runs (parallel.py), and ENTRY starts them."""
 
-    def __init__(self, graph, name="jitflow", on_segment=None, threads=None):
+    def __init__(self, graph, name="jitflow", on_segment=None, threads=None,
+                 compile_graph=None):
         """on_segment(module, speed_level) is called with each segment's module as soon
         as it is complete, except the last: entry_module, which holds the entry points
-        and may take more (the Python entry) before it is compiled."""
+        and may take more (the Python entry) before it is compiled.
+
+        The layer above hands in what lowering control flow needs from it:
+        compile_graph(graph, name, threads=, python_entry=) compiles a subgraph the
+        generated code calls (control/callees.py)."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
         self.threads = threads or thread_count()
+        self.compile_graph = compile_graph or _not_given("compile_graph", "subgraphs")
         self.callees = []  # graphs compiled apart that this one calls (branches.py)
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
@@ -572,3 +578,10 @@ def _loop_dtypes(node):
         # x < 2**40 is True): in int64, which holds both, so do we.
         dtypes = [np.dtype(np.int64)] * len(dtypes)
     return dtypes
+
+
+def _not_given(what, needed_by):
+    def missing(*args, **kwargs):
+        raise NotImplementedError(f"lowering {needed_by} needs the {what} the Lowering "
+                                  f"was not given")
+    return missing

@@ -52,7 +52,8 @@ class NativeGraph:
         try:
             lowering = Lowering(self.graph, self.name,
                                 on_segment=lambda module, level: compilation.add(
-                                    str(module), speed_level=level), threads=self.threads)
+                                    str(module), speed_level=level), threads=self.threads,
+                                compile_graph=NativeGraph)
             self.workspace_size = lowering.memory.size
             self.callees = lowering.callees  # kept alive: this code calls theirs
             entry = lowering.entry_module
