@@ -17,6 +17,7 @@ import numpy as np
 
 from . import codegen, pytree
 from .codegen import FALLBACK
+from .control_flow.while_grad import backward_step_graph
 from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
 
@@ -188,7 +189,7 @@ class _NativeBuild:
 
 
 def _native_graph(graph, name):
-    return codegen.NativeGraph(graph, name)
+    return codegen.NativeGraph(graph, name, backward_step=backward_step_graph)
 
 
 def _result(value, type):

@@ -14,6 +14,9 @@ into the exception. Inside, each layer uses only those listed before it:
     control/   switch, while, scan and while_grad: subgraphs compiled apart and called
     lowering/  Graph -> LLVM modules (Lowering, the structural primitives' table)
     runtime/   NativeGraph: the compiled graph and its call boundary
+
+codegen imports jitflow.ir (and small leaf modules), never the layers that trace or
+differentiate: what it needs from them (a while_grad's backward step) is handed in.
 """
 from .errors import FALLBACK, OK, raise_for
 

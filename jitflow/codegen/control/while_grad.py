@@ -1,6 +1,10 @@
 """Lowering of while_grad nodes: reverse mode of a loop whose trip count is only known
 when it runs (control_flow/while_grad.py says what it computes).
 
+The backward step is a graph built from the body by autodiff, a layer above codegen:
+the Lowering's `backward_step(body)` builds it, handed in by whoever compiles the graph
+(jitflow's executables pass control_flow's backward_step_graph).
+
 Forward, the loop runs as while_loop's does, its carry in two records (every leaf of
 the carry at a fixed offset), and every k-th trip copies the record it starts from into
 a buffer that grows by realloc as the loop runs. Backward, for each stored record from
@@ -11,7 +15,6 @@ consts' cotangents to their sums), whose state is double-buffered like a carry.
 import numpy as np
 from llvmlite import ir
 
-from ...control_flow.while_grad import backward_step_graph
 from ..emitter import I1, I8, I64, PTR, module_global
 from ..errors import OK, OUT_OF_MEMORY
 from ..memory import ALIGNMENT
@@ -62,7 +65,7 @@ class _Loop:
         self.every = node.params["checkpoint_every"]
         self.cond = Callee(lo, cond_graph, "cond")
         self.body = Callee(lo, body_graph, "body")
-        self.step = Callee(lo, backward_step_graph(body_graph), "backward")
+        self.step = Callee(lo, lo.backward_step(body_graph), "backward")
         self.workspace = shared_workspace(lo, [self.cond, self.body, self.step])
         self.record = Record([v.type for v in body_graph.outputs])
         self.records = self._scratch(2 * self.record.size)       # the forward carry

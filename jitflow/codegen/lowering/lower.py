@@ -42,19 +42,21 @@ class Lowering:
     each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow", on_segment=None, threads=None,
-                 compile_graph=None):
+                 compile_graph=None, backward_step=None):
         """on_segment(module, speed_level) is called with each segment's module as soon
         as it is complete, except the last: entry_module, which holds the entry points
         and may take more (the Python entry) before it is compiled.
 
-        The layer above hands in what lowering control flow needs from it:
+        The layers above hand in what lowering control flow needs from them:
         compile_graph(graph, name, threads=, python_entry=) compiles a subgraph the
-        generated code calls (control/callees.py)."""
+        generated code calls (control/callees.py), and backward_step(body) builds a
+        while_grad's backward step (control/while_grad.py)."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
         self.threads = threads or thread_count()
         self.compile_graph = compile_graph or _not_given("compile_graph", "subgraphs")
+        self.backward_step = backward_step or _not_given("backward_step", "while_grad")
         self.callees = []  # graphs compiled apart that this one calls (branches.py)
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)

@@ -21,11 +21,15 @@ _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 class NativeGraph:
     """One graph compiled to native code, callable on a flat list of argument values."""
 
-    def __init__(self, graph, name="function", threads=None, python_entry=True):
+    def __init__(self, graph, name="function", threads=None, python_entry=True,
+                 backward_step=None):
         """threads: how many threads its kernels split between (default: the
-        machine's); python_entry: whether Python calls it directly (python_entry.py)."""
+        machine's); python_entry: whether Python calls it directly (python_entry.py);
+        backward_step(body): a while_grad body's backward step graph, built by the layer
+        that differentiates graphs (needed only when the graph has a while_grad)."""
         self.name = name
         self.threads = threads
+        self._backward_step = backward_step
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
@@ -53,7 +57,8 @@ class NativeGraph:
             lowering = Lowering(self.graph, self.name,
                                 on_segment=lambda module, level: compilation.add(
                                     str(module), speed_level=level), threads=self.threads,
-                                compile_graph=NativeGraph)
+                                compile_graph=self._compile_callee,
+                                backward_step=self._backward_step)
             self.workspace_size = lowering.memory.size
             self.callees = lowering.callees  # kept alive: this code calls theirs
             entry = lowering.entry_module
@@ -69,6 +74,10 @@ class NativeGraph:
         self.llvm_irs = compilation.sources()  # the segments in the order they run
         self.llvm_ir = "\n".join(self.llvm_irs)
         return compiled
+
+    def _compile_callee(self, graph, name, **options):
+        """A subgraph the generated code calls (control/callees.py), compiled alike."""
+        return NativeGraph(graph, name, backward_step=self._backward_step, **options)
 
     def entry_address(self):
         """Where the entry point is: i32 entry(ptr slots), slots the inputs', outputs'
