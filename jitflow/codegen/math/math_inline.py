@@ -14,31 +14,19 @@ from collections import namedtuple
 
 import llvmlite.ir as ir
 
-from ..emitter import (constant, element_of, intrinsic_suffix, module_global,
-                       shaped_like)
+from ..emitter import element_of
 from ..jit.engine import host
+from .arithmetic import (F32, F64, FORMATS, V, clamp, fast_two_sum, poly, two_prod, two_sum,
+                         where)
 
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
          "sin": 1, "cos": 1, "tan": 1, "pow": 2}
-F32, F64 = ir.FloatType(), ir.DoubleType()
-
-
-def declare(module, name, vtype, arity):
-    """The module's function `name` of type vtype(vtype, ...), declared on first use."""
-    ftype = ir.FunctionType(vtype, [vtype] * arity)
-    existing = module.globals.get(name)
-    if existing is None:
-        return ir.Function(module, ftype, name)
-    if getattr(existing, "function_type", None) != ftype:
-        raise TypeError(f"mathlib needs '{name}' to be a function {ftype}, but the module "
-                        f"already has a global of that name of type {existing.type}")
-    return existing
 
 
 def inline_function(module, name, ftype):
     """The module's `jitflow.math.<name>.<f32|f64>` (`.<f32|f64>x<lanes>` on vectors),
     defined on first use."""
-    symbol = f"jitflow.math.{name}.{_FORMATS[element_of(ftype)].name}"
+    symbol = f"jitflow.math.{name}.{FORMATS[element_of(ftype)].name}"
     if isinstance(ftype, ir.VectorType):
         symbol += f"x{ftype.count}"
     existing = module.globals.get(symbol)
@@ -52,180 +40,6 @@ def inline_function(module, name, ftype):
     result = _BODIES[name](*(V(builder, arg) for arg in function.args))
     builder.ret(result.ir)
     return function
-
-
-# Per floating type: its name, same-width integer, mantissa bits, exponent bias.
-_Format = namedtuple("_Format", "name itype mant bias")
-_FORMATS = {F32: _Format("f32", ir.IntType(32), 23, 127),
-            F64: _Format("f64", ir.IntType(64), 52, 1023)}
-I32 = ir.IntType(32)
-
-
-class V:
-    """An SSA value whose Python operators emit instructions, so that the algorithms
-    below read like their formulas (`r = x - n * LN2_HI`). A Python number on the other
-    side becomes a constant of this value's type. Float comparisons are ordered (false
-    when either side is NaN); `>>` is a logical shift. A vector value computes the same
-    lane by lane: the types it converts to are vectors of as many lanes."""
-    __slots__ = ("b", "ir")
-
-    def __init__(self, builder, value):
-        self.b, self.ir = builder, value
-
-    @property
-    def type(self):
-        return self.ir.type
-
-    @property
-    def fmt(self):
-        return _FORMATS[element_of(self.ir.type)]
-
-    @property
-    def is_float(self):
-        return element_of(self.ir.type) in _FORMATS
-
-    @property
-    def is_double(self):
-        return element_of(self.ir.type) == F64
-
-    def _shaped(self, element):
-        """`element`, as a vector when this value is one."""
-        return shaped_like(self.ir.type, element)
-
-    def _wrap(self, value):
-        return V(self.b, value)
-
-    def const(self, value):
-        return self._wrap(constant(self.ir.type, value))
-
-    def _operand(self, other):
-        return other.ir if isinstance(other, V) else constant(self.ir.type, other)
-
-    def _binary(self, other, float_op, int_op, swap=False):
-        a, b = self.ir, self._operand(other)
-        if swap:
-            a, b = b, a
-        emit = getattr(self.b, float_op if self.is_float else int_op)
-        return self._wrap(emit(a, b))
-
-    def __add__(self, o): return self._binary(o, "fadd", "add")
-    def __radd__(self, o): return self._binary(o, "fadd", "add", swap=True)
-    def __sub__(self, o): return self._binary(o, "fsub", "sub")
-    def __rsub__(self, o): return self._binary(o, "fsub", "sub", swap=True)
-    def __mul__(self, o): return self._binary(o, "fmul", "mul")
-    def __rmul__(self, o): return self._binary(o, "fmul", "mul", swap=True)
-    def __truediv__(self, o): return self._binary(o, "fdiv", "sdiv")
-    def __rtruediv__(self, o): return self._binary(o, "fdiv", "sdiv", swap=True)
-    def __neg__(self): return self._wrap(self.b.fneg(self.ir))
-    def __and__(self, o): return self._wrap(self.b.and_(self.ir, self._operand(o)))
-    def __or__(self, o): return self._wrap(self.b.or_(self.ir, self._operand(o)))
-    def __invert__(self): return self._wrap(self.b.not_(self.ir))
-    def __lshift__(self, o): return self._wrap(self.b.shl(self.ir, self._operand(o)))
-    def __rshift__(self, o): return self._wrap(self.b.lshr(self.ir, self._operand(o)))
-
-    def _compare(self, op, other):
-        if self.is_float:
-            return self._wrap(self.b.fcmp_ordered(op, self.ir, self._operand(other)))
-        return self._wrap(self.b.icmp_signed(op, self.ir, self._operand(other)))
-
-    def __lt__(self, o): return self._compare("<", o)
-    def __gt__(self, o): return self._compare(">", o)
-    def __ge__(self, o): return self._compare(">=", o)
-    def eq(self, o): return self._compare("==", o)
-
-    def isnan(self):
-        return self._wrap(self.b.fcmp_unordered("uno", self.ir, self.ir))
-
-    def _intrinsic(self, name, *others):
-        args = [self.ir] + [self._operand(o) for o in others]
-        function = declare(self.b.module, f"llvm.{name}.{intrinsic_suffix(self.ir.type)}",
-                            self.ir.type, len(args))
-        return self._wrap(self.b.call(function, args))
-
-    def abs(self): return self._intrinsic("fabs")
-    def floor(self): return self._intrinsic("floor")
-    def rint(self): return self._intrinsic("rint")          # round half to even
-    def copysign(self, sign): return self._intrinsic("copysign", sign)
-    def fma(self, b, c): return self._intrinsic("fma", b, c)  # self * b + c, one rounding
-    # self * b + c, rounded once or twice: LLVM fuses it where the host has FMA.
-    def muladd(self, b, c): return self._intrinsic("fmuladd", b, c)
-
-    def ldexp(self, n):
-        """self * 2^n for integral float n, rounded once (see _scale)."""
-        exponent = n.to_int().ir
-        name = f"llvm.ldexp.{intrinsic_suffix(self.ir.type)}.{intrinsic_suffix(exponent.type)}"
-        module = self.b.module
-        function = module_global(module, name, lambda: ir.Function(
-            module, ir.FunctionType(self.ir.type, [self.ir.type, exponent.type]), name))
-        return self._wrap(self.b.call(function, [self.ir, exponent]))
-
-    def bits(self):
-        return self._wrap(self.b.bitcast(self.ir, self._shaped(self.fmt.itype)))
-
-    def as_float(self, ftype):
-        return self._wrap(self.b.bitcast(self.ir, self._shaped(element_of(ftype))))
-
-    def to_int(self):
-        """Integral float -> i32: unlike i64, vector conversions exist on AVX2 too."""
-        return self._wrap(self.b.fptosi(self.ir, self._shaped(I32)))
-
-    def to_float(self, ftype):
-        """Signed integer -> float, through i32 for the same reason."""
-        narrow = self._shaped(I32)
-        value = self.ir if self.ir.type == narrow else self.b.trunc(self.ir, narrow)
-        return self._wrap(self.b.sitofp(value, self._shaped(element_of(ftype))))
-
-    def widen(self, itype):
-        itype = self._shaped(itype)
-        return self._wrap(self.b.sext(self.ir, itype) if itype != self.ir.type else self.ir)
-
-    def ext(self):
-        return self._wrap(self.b.fpext(self.ir, self._shaped(F64)))
-
-    def trunc(self):
-        return self._wrap(self.b.fptrunc(self.ir, self._shaped(F32)))
-
-
-def where(condition, a, b):
-    """select(condition, a, b); either of a, b may be a Python number."""
-    like = a if isinstance(a, V) else b
-    return like._wrap(like.b.select(condition.ir, like._operand(a), like._operand(b)))
-
-
-def _clamp(x, lo, hi):
-    """x limited to [lo, hi]; NaN becomes lo, so that later integer conversions stay
-    defined (callers restore NaN at the end)."""
-    return where(x > lo, where(x < hi, x, hi), lo)
-
-
-def _poly(x, coefficients):
-    """c0 + c1 x + c2 x^2 + ... by Horner's rule, each step a multiply-add."""
-    result = x.const(coefficients[-1])
-    for c in reversed(coefficients[:-1]):
-        result = result.muladd(x, c)
-    return result
-
-
-# Error-free transformations: the rounding error of a sum or product as a second float,
-# where one rounding would cost too much accuracy.
-
-def _two_prod(a, b):
-    """(p, e) with p + e = a b exactly."""
-    p = a * b
-    return p, a.fma(b, -p)
-
-
-def _two_sum(a, b):
-    """(s, e) with s + e = a + b exactly (Knuth)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _fast_two_sum(a, b):
-    """(s, e) with s + e = a + b exactly, for |a| >= |b| (Dekker)."""
-    s = a + b
-    return s, b - (s - a)
 
 
 def _h(*hex_floats):
@@ -265,7 +79,7 @@ def _exp_reduce(x):
     of r (unused by exp, and then deleted); x must be finite and clamped."""
     k = _EXP[x.fmt.name]  # ln2 in pieces: the same for "f32_in_f64"
     n = (x * LOG2E).rint()
-    r, t = _two_sum(x - n * k.ln2_hi, -(n * k.ln2_lo))  # x - n ln2_hi is exact
+    r, t = two_sum(x - n * k.ln2_hi, -(n * k.ln2_lo))  # x - n ln2_hi is exact
     return n, r, t
 
 
@@ -301,8 +115,8 @@ def scale_in_one_step():
 def _exp_finite(x, consts=None):
     """e^x for x that is not NaN (overflow gives inf, underflow 0)."""
     k = _EXP[consts or x.fmt.name]
-    n, r, _ = _exp_reduce(_clamp(x, k.lo, k.hi))
-    return _scale(1 + (r + r * r * _poly(r, k.q)), n)
+    n, r, _ = _exp_reduce(clamp(x, k.lo, k.hi))
+    return _scale(1 + (r + r * r * poly(r, k.q)), n)
 
 
 def _exp(x):
@@ -313,8 +127,8 @@ def _expm1(x):
     """2^n e^r - 1 = 2^n expm1(r) + (2^n - 1): both terms exact while 2^n has fewer bits
     than the mantissa; past that, (1 + expm1(r)) 2^n - 1."""
     k, fmt = _EXP[x.fmt.name], x.fmt
-    n, r, t = _exp_reduce(_clamp(x, k.m1_lo, k.hi))
-    p = r + (r * r * _poly(r, k.q) + t * (1 + r))  # expm1(r + t)
+    n, r, t = _exp_reduce(clamp(x, k.m1_lo, k.hi))
+    p = r + (r * r * poly(r, k.q) + t * (1 + r))  # expm1(r + t)
     power = _pow2(where(n > fmt.mant, fmt.mant, n))
     small = power * p + (power - 1)
     large = _scale(1 + p, n) - 1
@@ -360,7 +174,7 @@ def _log_of_parts(k, f, c=None, consts=None):
     consts = _LOG[consts or f.fmt.name]
     s = f / (2 + f)
     z = s * s
-    r = z * _poly(z, consts.g)
+    r = z * poly(z, consts.g)
     half_f2 = 0.5 * f * f
     low = k * consts.ln2_lo if c is None else k * consts.ln2_lo + c
     return k * consts.ln2_hi - ((half_f2 - (s * (half_f2 + r) + low)) - f)
@@ -406,7 +220,7 @@ def _tanh(x):
     to 1; e + 2 is taken exactly, as d + d_err, so that only e's error remains."""
     a = x.abs()
     e = _expm1(2 * where(a > 20, 20.0, a))  # NaN stays NaN
-    return _divide(e, *_two_sum(e, 2.0)).copysign(x)
+    return _divide(e, *two_sum(e, 2.0)).copysign(x)
 
 
 def _logistic(x):
@@ -414,7 +228,7 @@ def _logistic(x):
     so that tiny results keep their relative accuracy down to the subnormals. As in tanh,
     1 + e is taken exactly."""
     e = _exp_finite(-x.abs())
-    result = _divide(where(x < 0, e, 1.0), *_fast_two_sum(e.const(1.0), e))
+    result = _divide(where(x < 0, e, 1.0), *fast_two_sum(e.const(1.0), e))
     return where(x.isnan(), x, result)
 
 
@@ -462,10 +276,10 @@ def _reduce_pio2(x, consts):
     first, *middle, last = _TRIG[consts].pio2
     r = x - n * first  # exact
     if not middle:
-        return _clamp(r - n * last, -0.8, 0.8), None, q
-    r, t = _two_sum(r, -(n * middle[0]))  # n * middle[0] is exact too
-    r, t2 = _two_sum(r, -(n * last))
-    return _clamp(r, -0.8, 0.8), where(n.abs() < 2.0 ** 20, t + t2, 0.0), q
+        return clamp(r - n * last, -0.8, 0.8), None, q
+    r, t = two_sum(r, -(n * middle[0]))  # n * middle[0] is exact too
+    r, t2 = two_sum(r, -(n * last))
+    return clamp(r, -0.8, 0.8), where(n.abs() < 2.0 ** 20, t + t2, 0.0), q
 
 
 def _sin_cos_of(r, t, consts):
@@ -475,8 +289,8 @@ def _sin_cos_of(r, t, consts):
     c = _TRIG[consts]
     z = r * r
     half_z = 0.5 * z
-    sin_tail = r * z * _poly(z, c.sin)
-    cos_tail = z * z * _poly(z, c.cos)
+    sin_tail = r * z * poly(z, c.sin)
+    cos_tail = z * z * poly(z, c.cos)
     if t is not None:
         sin_tail = sin_tail + t * (1 - half_z)
         cos_tail = cos_tail - r * t
@@ -541,39 +355,39 @@ def _log_dd(x):
     d_lo = f - (d - 2)
     s = f / d
     s_lo = ((-s).fma(d, f) - s * d_lo) / d
-    s2, s2_lo = _two_prod(s, s)
+    s2, s2_lo = two_prod(s, s)
     s2_lo = s2_lo + 2 * s * s_lo
-    s3, s3_lo = _two_prod(s2, s)
+    s3, s3_lo = two_prod(s2, s)
     s3_lo = s3_lo + (s2_lo * s + s2 * s_lo)
-    t3, t3_lo = _two_prod(s3, TWO_THIRDS[0])
+    t3, t3_lo = two_prod(s3, TWO_THIRDS[0])
     t3_lo = t3_lo + (s3 * TWO_THIRDS[1] + s3_lo * TWO_THIRDS[0])
-    tail = s3 * s2 * _poly(s2, _POW_TAIL)
-    t, t_lo = _fast_two_sum(t3, tail)
-    hi, lo = _fast_two_sum(2 * s, t)
+    tail = s3 * s2 * poly(s2, _POW_TAIL)
+    t, t_lo = fast_two_sum(t3, tail)
+    hi, lo = fast_two_sum(2 * s, t)
     lo = lo + (t_lo + t3_lo + 2 * s_lo)
-    kh, kl = _two_prod(k, LN2[0])
+    kh, kl = two_prod(k, LN2[0])
     kl = kl + k * LN2[1]
-    hi, lo2 = _two_sum(kh, hi)
-    return _fast_two_sum(hi, lo2 + (kl + lo))
+    hi, lo2 = two_sum(kh, hi)
+    return fast_two_sum(hi, lo2 + (kl + lo))
 
 
 def _exp_dd(hi, lo):
     """e^(hi + lo) for |lo| <= ulp(hi), not NaN; overflow gives inf, underflow 0."""
     k = _EXP["f64"]
-    clamped = _clamp(hi, k.lo, k.hi)
+    clamped = clamp(hi, k.lo, k.hi)
     lo = where(clamped.eq(hi), lo, 0.0)
     n = (clamped * LOG2E).rint()
     r_hi = clamped - n * k.ln2_hi  # exact
-    r, r_lo = _two_sum(r_hi, lo - n * k.ln2_lo)
+    r, r_lo = two_sum(r_hi, lo - n * k.ln2_lo)
     # e^(r + r_lo) = e^r (1 + r_lo) to well below an ulp; e^r r_lo ~ (1 + r) r_lo
-    return _scale(1 + (r + (r * r * _poly(r, k.q) + (1 + r) * r_lo)), n)
+    return _scale(1 + (r + (r * r * poly(r, k.q) + (1 + r) * r_lo)), n)
 
 
 def _pow_magnitude(ax, y):
     """|x|^y for finite positive |x| and finite y."""
     if ax.is_double:
         hi, lo = _log_dd(ax)
-        p, p_lo = _two_prod(y, hi)
+        p, p_lo = two_prod(y, hi)
         return _exp_dd(p, p_lo + y * lo)
     log = _log_finite(ax.ext(), "f32_in_f64")
     return _exp_finite(y.ext() * log, "f32_in_f64").trunc()

@@ -36,7 +36,8 @@ import llvmlite.ir as ir
 
 from ..emitter import I32, element_of
 from ..jit import engine, target
-from .math_inline import ARITY, F32, F64, declare, inline_function
+from .arithmetic import F32, F64, declare
+from .math_inline import ARITY, inline_function
 
 ROUTES = ("auto", "libmvec", "inline")
 
