@@ -9,8 +9,8 @@ dimension, so transposes and slices still cost no copy. Any other operand (strid
 both axes, broadcast inside the matrix, a uniform constant, another dtype) is first
 copied, converted, into a contiguous scratch buffer.
 
-When the graph's code runs on several workers (parallel.py), a large float32 product is
-cut into one share per worker, and each worker computes its own.
+When the graph's code runs on several workers (lowering/parallel.py), a large float32
+product is cut into one share per worker, and each worker computes its own.
 
 Integer and bool results, empty products and runs without a gemm use a generated loop
 nest instead.

@@ -110,7 +110,7 @@ def declare_shares(module):
 
     computes shares first..end-1 of the product cut into `count` (a product too small to
     cut is computed whole by the caller with first 0), on the calling thread: for code
-    whose own workers (parallel.py) each compute a share."""
+    whose own workers (lowering/parallel.py) each compute a share."""
     ensure_loaded()
     return (module.globals.get(SGEMM_SHARES)
             or declare_function(module, SGEMM_SHARES, VOID, cblas_type(I64, I64, I64).args))

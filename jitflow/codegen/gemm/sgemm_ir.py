@@ -14,7 +14,7 @@ The design is BLIS's, in these parts:
  - blocking.py: the product on one thread, through the cache blocks, with packing
    buffers of its own (an unpacked loop computes the same bits without them).
  - shares.py: a large product cut into one share per thread, run on the pool
-   (pool.py); any split gives the same bits.
+   (jit/pool.py); any split gives the same bits.
  - entry_points.py: the entry points, which check the arguments as CBLAS does.
  - common.py: what all of them build with.
 Nothing outside the matrices (as CBLAS defines them through m, n, k and the leading

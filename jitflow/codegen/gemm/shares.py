@@ -1,7 +1,7 @@
 """Threads in jitflow's sgemm (sgemm_ir.py): a product of at least MIN_PARALLEL_FLOPS is
 cut into one share per thread, a contiguous, disjoint part of C's rows (in whole
 MR-row panels) or of its columns (whole NR-column panels), whichever balances the work
-better; the pool's workers (pool.py) each compute theirs as a product of its own, and a
+better; the pool's workers (jit/pool.py) each compute theirs as a product of its own, and a
 caller that finds the pool busy computes every share itself. An element's sum runs
 over the same K blocks in the same order whoever computes it, so any split gives the
 same bits.

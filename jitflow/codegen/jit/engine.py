@@ -88,10 +88,11 @@ def target_machine(opt):
     return target.machine(opt)
 
 
-# The speed level of a module whose loops are vector code already (vector_loops.py): it
-# gets a short pipeline of clean-up passes instead of LLVM's, whose loop passes and
-# vectorizer would find nothing to do. On a training step's modules (a 3-layer MLP):
-# 25 ms of optimizer time against 77 for LLVM's pipeline on the scalar loops.
+# The speed level of a module whose loops are vector code already
+# (loops/vector_loops.py): it gets a short pipeline of clean-up passes instead of LLVM's,
+# whose loop passes and vectorizer would find nothing to do. On a training step's
+# modules (a 3-layer MLP): 25 ms of optimizer time against 77 for LLVM's pipeline on the
+# scalar loops.
 SHORT_PIPELINE = 1
 
 
@@ -103,7 +104,7 @@ def optimize_module(module, machine, speed_level=3):
 
 def module_passes(builder, speed_level):
     """The module pass manager of `speed_level`: LLVM's pipeline from pass_builder, or
-    at SHORT_PIPELINE: inlining of the math functions (math_inline.py), scalars out of
+    at SHORT_PIPELINE: inlining of the math functions (math/math_inline.py), scalars out of
     stack slots (the reductions' accumulators), then redundancy and dead code removal."""
     if speed_level != SHORT_PIPELINE:
         return builder.getModulePassManager()
@@ -222,9 +223,10 @@ class CompiledModule:
 # LLVM's global context. A module parsed into a context of its own, optimized and turned
 # into object code by a TargetMachine of its own, shares nothing with other threads, as
 # LLVM allows; so those long calls go to LLVM directly, without the lock, and a graph
-# lowered into several modules (lower.py) compiles on several cores at once. Measured
-# here: two copies of the MLP training step's module compiled in two threads in 1.0-1.4
-# times the time of one, and one after the other through the lock in 1.8-2.4 times.
+# lowered into several modules (lowering/lower.py) compiles on several cores at once.
+# Measured here: two copies of the MLP training step's module compiled in two threads in
+# 1.0-1.4 times the time of one, and one after the other through the lock in 1.8-2.4
+# times.
 
 class Compilation:
     """The object code of modules handed in one by one (`add`): taken from the disk

@@ -1,5 +1,5 @@
 """One pool of worker threads per process, shared by every compiled function that splits
-loop nests between threads (parallel.py). Generated code calls, by name:
+loop nests between threads (lowering/parallel.py). Generated code calls, by name:
 
     i32 jitflow_pool_run(ptr body, ptr args, i64 count)
         body(args, worker, worker + 1, barrier) on workers 0..count-1, worker 0 being the

@@ -1,5 +1,5 @@
-"""How many threads jitflow uses: for split loop nests (parallel.py) and for compiling
-a graph's modules (engine.py)."""
+"""How many threads jitflow uses: for split loop nests (lowering/parallel.py) and for
+compiling a graph's modules (engine.py)."""
 import os
 
 THREADS_VARIABLE = "JITFLOW_THREADS"

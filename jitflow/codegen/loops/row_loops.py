@@ -9,10 +9,10 @@ is in L1. A reduction of a value already in memory, contiguous along the chunk (
 input, say), folds it in place.
 
 Rows are independent and each owns its result: the row loop may be split between
-threads (parallel.py), each with row buffers and partial results of its own. A region
-of one row (a reduction over everything) and one phase splits its chunks instead: each
-chunk owns its partial result, in memory all workers share, and worker 0 combines the
-partials in the same tree whoever computed them (4M float32: a sum in 0.08-0.12 ms on
+threads (lowering/parallel.py), each with row buffers and partial results of its own. A
+region of one row (a reduction over everything) and one phase splits its chunks instead:
+each chunk owns its partial result, in memory all workers share, and worker 0 combines
+the partials in the same tree whoever computed them (4M float32: a sum in 0.08-0.12 ms on
 two threads against 0.17 on one, a sum of squares in 0.11 against 0.27-0.34).
 """
 import math

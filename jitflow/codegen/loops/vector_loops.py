@@ -10,10 +10,10 @@ Why not leave it to LLVM: its loop vectorizer and the clean-up passes around it 
 most of the optimizer's time on a training step (a scalar loop came back as a vector
 loop, a vector epilogue, a scalar remainder and their checks), and rows shorter than
 a vector (10 classes) stayed scalar. Written out here, a short row is one masked vector
-and a module needs only a short pass pipeline (engine.py).
+and a module needs only a short pass pipeline (jit/engine.py).
 
 Masked-off lanes compute on zeros: float operations do not trap, integer division makes
-its divisor safe first (scalar.py), and errors are flagged only from existing lanes.
+its divisor safe first (math/scalar.py), and errors are flagged only from existing lanes.
 """
 import numpy as np
 from llvmlite import ir

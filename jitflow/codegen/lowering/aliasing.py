@@ -4,7 +4,7 @@ Without this, LLVM's loop vectorizer cannot prove that a loop's stores miss the 
 its loads read, so it emits a runtime check of every store against every load before
 each vectorized loop (on a training step's fused regions, blocks of ~280 compares), and
 a scalar copy of the loop for when the check fails. Both cost compile time for nothing.
-Nodes whose loops are all vector code already (vector_loops.py) go without: the
+Nodes whose loops are all vector code already (loops/vector_loops.py) go without: the
 scopes cost time to build, print and parse, and no vectorizer reads them.
 
 What makes the claim true: while one node is lowered, every buffer it touches is a

@@ -57,7 +57,7 @@ class Lowering:
         self.threads = threads or thread_count()
         self.compile_graph = compile_graph or _not_given("compile_graph", "subgraphs")
         self.backward_step = backward_step or _not_given("backward_step", "while_grad")
-        self.callees = []  # graphs compiled apart that this one calls (branches.py)
+        self.callees = []  # graphs compiled apart that this one calls (control/branches.py)
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
         self.values = {}
@@ -363,7 +363,7 @@ class Lowering:
         work: the elements the nest handles in all, when each iteration runs a loop.
         vector: the body touches memory only through `read`, `em.load` and `em.store`
         at the offsets it is given, and stores only to views the innermost loop walks;
-        it may then be run on vectors (vector_loops.py)."""
+        it may then be run on vectors (loops/vector_loops.py)."""
         stride_lists = [v.broadcast_to(shape).strides for v in views]
         loop_shape, stride_lists = collapse(shape, *stride_lists)
         lanes = vector_lanes(loop_shape, views, stride_lists) if vector else None
@@ -420,7 +420,7 @@ class Lowering:
             moved = self.em.all_moved(offsets, index, [s[axis] for s in stride_lists])
             self._nest(shape, stride_lists, moved, axis + 1, body, rolled, lanes, chunk)
         if rolled and axis == len(shape) - 1:
-            # With unrolling on (engine.py turns it off), LLVM fully unrolls short
+            # With unrolling on (jit/engine.py turns it off), LLVM fully unrolls short
             # loops before its loop vectorizer runs, and the straight-line code left
             # behind calls the scalar math functions one by one
             # (16 expf calls for a row of 16); kept as a loop, it gets the vector ones.
@@ -485,7 +485,7 @@ class Lowering:
     def _fused(self, node, inputs, outputs):
         """A fused node: one loop nest evaluating the whole body per element, so its
         intermediates live in registers, never in memory. A body with reductions is a
-        region (reductions.py)."""
+        region (loops/reductions.py)."""
         (body,) = node.subgraphs
         if any(member.op in REDUCTIONS for member in body.nodes):
             lower_region(self, body, inputs, outputs)

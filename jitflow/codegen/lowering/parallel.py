@@ -21,7 +21,7 @@ boundary on the innermost loop falls on a multiple of GRANULE elements, so the
 vectorized loop and its scalar remainder cover the same elements as in one thread
 (a libmvec vector function and its scalar twin may round differently).
 
-jitflow_entry hands the body to the process's worker pool (pool.py), whose threads
+jitflow_entry hands the body to the process's worker pool (jit/pool.py), whose threads
 are started once and serve every compiled function: worker 0 is the calling thread.
 When the pool is busy (another Python thread is running a split function) or its
 threads cannot be created, the calling thread runs every chunk alone (barrier null).
@@ -135,7 +135,7 @@ def body_type():
 
 def define_entry(module, body, count, used, name):
     """i32 name(ptr args): runs `body` on `count` workers of the process's pool
-    (pool.py) when it split a nest (`used`), else on the calling thread alone."""
+    (jit/pool.py) when it split a nest (`used`), else on the calling thread alone."""
     entry = ir.Function(module, ir.FunctionType(I32, [PTR]), name)
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     (args,) = entry.args

@@ -11,7 +11,7 @@ the vector code itself. Either way by one of two routes:
   variant for this host's widest vector unit (`_ZGVeN16v_expf` on AVX-512). The vector
   declaration is listed in `@llvm.compiler.used`, or the optimizer deletes it before the
   vectorizer looks for it. A vector argument calls the variant directly, in pieces of
-  its width. engine.py loads libmvec into the process for the JIT.
+  its width. jit/engine.py loads libmvec into the process for the JIT.
 - "inline", our own implementations (math_inline.py), emitted once per
   module as internal alwaysinline functions named `jitflow.math.<name>.<f32|f64>`. They
   have neither branches (selects only) nor tables, so once inlined into a loop they
@@ -121,7 +121,7 @@ def _host_isas():
 
 def vector_bits():
     """The vector width, in bits, LLVM vectorizes loops to on this target (512 on AMD's
-    AVX-512 cores, 256 on Intel's and on AVX2 machines; target.py), or None on a host
+    AVX-512 cores, 256 on Intel's and on AVX2 machines; jit/target.py), or None on a host
     outside the x86 vector function ABI."""
     return target.preferred_vector_bits() if _host_isas() else None
 

@@ -1,6 +1,6 @@
 """matmul in native code against NumPy, on both routes: BLAS's gemm for float results
-(codegen/gemm/blas.py), and the generated kernel, which integer and bool results always take
-and every result takes with JITFLOW_BLAS=0.
+(codegen/gemm/blas.py), and the generated kernel, which integer and bool results always
+take and every result takes with JITFLOW_BLAS=0.
 
 Float results are compared as fidelity.py says for contractions: within k roundings of
 sum |x| |y| where finite, NaN and infinities exactly. The operands' values are moderate
@@ -21,10 +21,10 @@ from hypothesis.extra import numpy as hnp
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import assert_same, numpy_outcome, products_underflow
+from jitflow.codegen import NativeGraph
 from jitflow.codegen.gemm import blas, sgemm
 from jitflow.codegen.jit import target
 from jitflow.codegen.jit.engine import host
-from jitflow.codegen import NativeGraph
 from strategies import DTYPES, elements
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import jitflow
-from jitflow.codegen.jit import disk_cache
 from jitflow.codegen import NativeGraph
+from jitflow.codegen.jit import disk_cache
 
 
 @pytest.fixture

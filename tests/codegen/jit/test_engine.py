@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import jitflow
-from jitflow.codegen.lowering import lower
+from jitflow.codegen import NativeGraph
 from jitflow.codegen.jit import disk_cache
 from jitflow.codegen.jit.engine import Compilation, CompiledModule
-from jitflow.codegen import NativeGraph
+from jitflow.codegen.lowering import lower
 
 CALLER = """
 declare i64 @"triple_plus"(i64)

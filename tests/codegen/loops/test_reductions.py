@@ -11,10 +11,10 @@ from hypothesis import given, settings, strategies as st
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import NATIVE_SHARE, NATIVE_ULPS, assert_same, numpy_outcome
+from jitflow.codegen import NativeGraph
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.jit.threads import thread_count
 from jitflow.codegen.loops.regions import Region
-from jitflow.codegen import NativeGraph
 from jitflow.ir.passes.fuse import fuse
 from strategies import FLOAT_DTYPES, INT_DTYPES
 

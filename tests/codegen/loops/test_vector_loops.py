@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 import jitflow
 from fidelity import NATIVE_ULPS, assert_same
-from jitflow.codegen.math import mathlib
+from jitflow.codegen import NativeGraph
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen import NativeGraph
+from jitflow.codegen.math import mathlib
 from strategies import DTYPES, FLOAT_DTYPES, INT_DTYPES
 
 # Around one vector of every dtype: 64 bytes are 8 to 64 lanes.

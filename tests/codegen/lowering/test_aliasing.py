@@ -5,8 +5,8 @@ from llvmlite import ir
 
 import jitflow
 import jitflow.numpy as jnp
-from jitflow.codegen.lowering.aliasing import AliasScopes
 from jitflow.codegen import NativeGraph
+from jitflow.codegen.lowering.aliasing import AliasScopes
 from jitflow.ir.interpret import eval_graph
 from strategies import arrays, shapes
 

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
+from jitflow.codegen import NativeGraph
 from jitflow.codegen.lowering import kernels, lower
 from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen import NativeGraph
 
 WHOLE = 10 ** 9  # a segment budget no graph here reaches: one module
 WIDTH = 16

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
-from jitflow.codegen.lowering import lower
-from jitflow.codegen.jit.engine import SHORT_PIPELINE
-from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen.jit.pool import WAIT
 from jitflow.codegen import NativeGraph
+from jitflow.codegen.jit.engine import SHORT_PIPELINE
+from jitflow.codegen.jit.pool import WAIT
+from jitflow.codegen.lowering import lower
+from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 
 WHOLE = 10 ** 9  # a budget no graph here reaches: one module
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import jitflow
-from jitflow.codegen.jit.engine import CompiledModule
-from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
-from jitflow.codegen.jit.threads import thread_count
-from jitflow.codegen.jit.pool import RUN
 from jitflow.codegen import NativeGraph
+from jitflow.codegen.jit.engine import CompiledModule
+from jitflow.codegen.jit.pool import RUN
+from jitflow.codegen.jit.threads import thread_count
+from jitflow.codegen.lowering.parallel import MIN_PARALLEL_ELEMENTS
 
 ROWS, COLUMNS = 300, 517  # more elements than MIN_PARALLEL_ELEMENTS, odd sizes
 LENGTH = MIN_PARALLEL_ELEMENTS + 1037

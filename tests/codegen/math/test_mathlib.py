@@ -40,9 +40,9 @@ import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
-from jitflow.codegen.math import math_inline, mathlib
 from jitflow.codegen.jit import engine
 from jitflow.codegen.jit.engine import CompiledModule
+from jitflow.codegen.math import math_inline, mathlib
 
 NAMES = tuple(mathlib.ARITY)
 DTYPES = (np.float32, np.float64)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import jitflow
 from jitflow.codegen import FALLBACK
-from jitflow.codegen.runtime.python_entry import RELEASE_GIL_BYTES
 from jitflow.codegen import NativeGraph
+from jitflow.codegen.runtime.python_entry import RELEASE_GIL_BYTES
 from strategies import DTYPES, arrays, shapes
 
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import jitflow
-from jitflow.codegen.memory import ALIGNMENT, aligned_bytes
 from jitflow.codegen import NativeGraph
+from jitflow.codegen.memory import ALIGNMENT, aligned_bytes
 
 
 def test_the_workspace_starts_where_the_code_assumes():
