@@ -23,7 +23,7 @@ where the platform has the function and inline code elsewhere; "libmvec" insists
 library (an error where there is none); logistic has no libmvec variant and is always
 inline.
 
-Accuracy, measured by tests/codegen/test_mathlib.py (which has the table): the inline
+Accuracy, measured by tests/codegen/math/test_mathlib.py (which has the table): the inline
 code stays within 1.6 ulp of the exact result (float64 tan: 2.3), libmvec within 4, on
 float32 and float64, with NumPy's special values (NaN, +-inf, signed zeros, the C99
 cases of pow). float32 sin, cos, tan and pow are computed in float64 and rounded once.

@@ -1,4 +1,4 @@
-"""The checked call path of compiled code (runtime.NativeGraph.__call__)."""
+"""The checked call path of compiled code (runtime/native.py: NativeGraph.__call__)."""
 import numpy as np
 import pytest
 
