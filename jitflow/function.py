@@ -18,7 +18,7 @@ from . import pytree
 from .config import config
 from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
                      with_user_line)
-from .codegen.errors import FALLBACK, raise_for
+from .codegen import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
 from .pickling import found_by_name
