@@ -205,9 +205,6 @@ def test_no_module_imports_from_a_layer_above_its_own(graph):
     assert upward_imports(graph, LAYERS, lambda module: not _in_codegen(module)) == []
 
 
-@pytest.mark.xfail(strict=False, reason="codegen's imports of control_flow (the while-loop "
-                   "gradient's step graph) are being moved out of codegen, and its modules "
-                   "into subpackages without circles")
 def test_codegen_imports_only_the_ir_and_the_leaves_in_no_circle(graph):
     assert upward_imports(graph, LAYERS, _in_codegen) == []
     assert [c for c in circles(graph) if all(map(_in_codegen, c))] == []
