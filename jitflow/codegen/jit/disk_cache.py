@@ -3,16 +3,19 @@
 The key hashes the module's LLVM IR with everything else the machine code depends on:
 the host CPU and its features, llvmlite's version and jitflow's. An entry is
     MAGIC | sha256(payload) | payload
-so a corrupt or truncated file is detected, removed and rebuilt, never loaded.
+so a corrupt or truncated file is detected, removed and rebuilt (with a
+CacheWarning saying so), never loaded.
 JITFLOW_CACHE_DIR sets the directory (default: $XDG_CACHE_HOME/jitflow or
 ~/.cache/jitflow); JITFLOW_CACHE=0 turns the cache off.
 """
 import hashlib
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass
 
 from ..._version import __version__
+from ...errors import CacheWarning
 
 MAGIC = b"JITFLOW\x01"
 DIGEST = 32
@@ -65,6 +68,9 @@ def load(entry_key):
             blob[len(MAGIC):len(MAGIC) + DIGEST] or not payload:
         stats.rejected += 1
         _remove(_path(entry_key))
+        warnings.warn(f"jitflow's disk cache entry {_path(entry_key)} was damaged "
+                      f"({len(blob)} bytes, checksum mismatch); it was removed and the "
+                      f"code is compiled again", CacheWarning, stacklevel=2)
         return None
     stats.hits += 1
     return payload

@@ -52,7 +52,8 @@ def test_a_damaged_entry_is_detected_removed_and_rebuilt(cache_dir, damage):
                       "empty": b"",
                       "garbage": b"not an object file at all"}[damage])
     rejected = disk_cache.stats.rejected
-    rebuilt = compile_graph()
+    with pytest.warns(jitflow.errors.CacheWarning, match="damaged"):
+        rebuilt = compile_graph()
     assert not rebuilt.compiled.from_cache
     assert disk_cache.stats.rejected == rejected + 1
     assert path.read_bytes() == blob  # written again, whole

@@ -2,7 +2,9 @@
 bit; a decline (FALLBACK) for any argument it was not compiled for; errors raised; no
 references leaked."""
 import re
+import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -194,3 +196,27 @@ def test_a_container_of_one_result_is_rebuilt_around_it(fn, x):
                         strict=True):
             assert same_bits(g, e)
     assert f.cache_info().hits == 2
+
+
+def test_an_output_too_large_for_memory_raises_memory_error_and_jitflow_goes_on():
+    # in a process of its own, whose address space is limited below the output's size
+    script = textwrap.dedent("""
+        import resource
+        import numpy as np
+        import jitflow
+        import jitflow.numpy as jnp
+        jitflow.config.background_compile = False
+        big = jitflow.function(lambda x: jnp.broadcast_to(x, (60000, 60000)) * 2)
+        big.lower(np.ones(1, np.float32))  # compiled before the limit
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, hard))
+        try:
+            big(np.ones(1, np.float32))
+        except MemoryError:
+            print("MemoryError")
+        print(jitflow.function(lambda x: x + 1)(np.ones(2)).tolist())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["MemoryError", "[2.0,", "2.0]"]
