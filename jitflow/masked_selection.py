@@ -17,17 +17,18 @@ import operator
 import numpy as np
 
 from . import ops, writes
-from .errors import BooleanIndexError, at_user_line
+from .errors import BooleanIndexError, at_user_line, user_location
 from .ir.graph import Lit
 from .trace import Tracer, constant_type
 
 
 class MaskedSelection:
-    """x[mask]: `values` has x's shape and dtype, `mask` the leading axes of x."""
-    __slots__ = ("values", "mask")
+    """x[mask]: `values` has x's shape and dtype, `mask` the leading axes of x;
+    `made_at` the user's line that selected."""
+    __slots__ = ("values", "mask", "made_at")
 
-    def __init__(self, values, mask):
-        self.values, self.mask = values, mask
+    def __init__(self, values, mask, made_at):
+        self.values, self.mask, self.made_at = values, mask, made_at
 
     def same_positions(self, mask, shape):
         """Whether x[mask] = self assigns each element where it was taken from."""
@@ -41,23 +42,24 @@ class MaskedSelection:
     def _inplace(self, operation, other, ufunc):
         other = _operand(self, other, ufunc)
         target = writes.mark_array(writes.copy(self.values))
-        return MaskedSelection(writes.inplace(target, operation, other, ufunc), self.mask)
+        return MaskedSelection(writes.inplace(target, operation, other, ufunc), self.mask,
+                               self.made_at)
 
     def _elementwise(self, fn, name, *operands):
         """fn(*operands) of selections at this mask and values that broadcast to any
         selection: each element from the elements at its position, a selection too."""
         result = fn(*[_operand(self, o, name) for o in operands])
         if tuple(result.shape) != tuple(self.values.shape):
-            raise selection_error(self.mask)
-        return MaskedSelection(result, self.mask)
+            raise selection_error(self.mask, self.made_at)
+        return MaskedSelection(result, self.mask, self.made_at)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or kwargs or ufunc.nout != 1:
-            raise selection_error(self.mask)
+            raise selection_error(self.mask, self.made_at)
         return self._elementwise(lambda *args: ufunc(*args), ufunc.__name__, *inputs)
 
     def _refuse(self, *args, **kwargs):
-        raise selection_error(self.mask)
+        raise selection_error(self.mask, self.made_at)
 
 
 def select(x, mask):
@@ -66,13 +68,13 @@ def select(x, mask):
         raise IndexError(at_user_line(
             f"boolean index of shape {mask.shape} does not match the indexed array of "
             f"shape {x.shape}"))
-    return MaskedSelection(writes.copy(x), mask)
+    return MaskedSelection(writes.copy(x), mask, user_location())
 
 
 def _assigned(x, mask, selection):
     """x with x[mask] = selection, as NumPy assigns: cast to x's dtype."""
     if not selection.same_positions(mask, x.shape):
-        raise selection_error(mask)
+        raise selection_error(mask, selection.made_at)
     mask = ops.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     value = selection.values
     if value.dtype != x.dtype:
@@ -87,7 +89,7 @@ def _operand(selection, other, ufunc):
         return selection.values
     if isinstance(other, MaskedSelection):
         if not other.same_positions(selection.mask, selection.values.shape):
-            raise selection_error(selection.mask)
+            raise selection_error(selection.mask, selection.made_at)
         return other.values
     shape = constant_type(other).shape
     kept = selection.values.ndim - selection.mask.ndim  # the axes after the mask's
@@ -123,9 +125,10 @@ def _same_operand(u, v):
     return u is v
 
 
-def selection_error(mask):
+def selection_error(mask, made_at=None):
+    where = f" (selected at {made_at})" if made_at else ""
     return BooleanIndexError(at_user_line(
-        f"boolean mask indexing of a traced value (mask {mask.type}) has a shape that "
+        f"boolean mask indexing of a traced value (mask {mask.type}){where} has a shape that "
         f"depends on the data, which tracing cannot know. The selection can be written "
         f"to (x[mask] = v, x[mask] += v, x[mask] = y[mask] with the same mask, or an "
         f"elementwise expression of such selections), not used as an array; use "
