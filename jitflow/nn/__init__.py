@@ -12,17 +12,20 @@ from . import activations, initializers, losses
 from .activations import (elu, gelu, leaky_relu, linear, log_softmax, relu, selu, sigmoid,
                           silu, softmax, softplus, swish, tanh)
 from .convolution import conv2d
+from .input_layer import InputLayer
 from .layer import Layer
 from .layers import (AveragePooling2D, AvgPool2D, Conv2D, Dense, Flatten, MaxPool2D,
                      MaxPooling2D)
 from .normalization import BatchNorm, BatchNormalization, LayerNorm, LayerNormalization
 from .pooling import avg_pool2d, max_pool2d
 from .regularization import Dropout
+from .model import Model
 from .sequential import Sequential
+from .symbolic import Input, SymbolicTensor
 
 __all__ = ["activations", "initializers", "losses", "elu", "gelu", "leaky_relu", "linear",
            "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",
            "tanh", "conv2d", "max_pool2d", "avg_pool2d", "Layer", "Dense", "Conv2D",
            "MaxPool2D", "AvgPool2D", "MaxPooling2D", "AveragePooling2D", "Flatten",
            "Dropout", "LayerNorm", "LayerNormalization", "BatchNorm", "BatchNormalization",
-           "Sequential"]
+           "Sequential", "Input", "InputLayer", "SymbolicTensor", "Model"]
