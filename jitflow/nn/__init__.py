@@ -8,7 +8,7 @@ initializers make weights' starting values (NumPy arrays); activations and losse
 functions of arrays that work eagerly and traced by jitflow.function, and differentiate.
 The activation functions are also here at top level (nn.relu, nn.gelu, ...).
 """
-from . import activations, initializers, losses
+from . import activations, callbacks, initializers, losses, metrics
 from .activations import (elu, gelu, leaky_relu, linear, log_softmax, relu, selu, sigmoid,
                           silu, softmax, softplus, swish, tanh)
 from .convolution import conv2d
@@ -23,7 +23,7 @@ from .model import Model
 from .sequential import Sequential
 from .symbolic import Input, SymbolicTensor
 
-__all__ = ["activations", "initializers", "losses", "elu", "gelu", "leaky_relu", "linear",
+__all__ = ["activations", "callbacks", "initializers", "losses", "metrics", "elu", "gelu", "leaky_relu", "linear",
            "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",
            "tanh", "conv2d", "max_pool2d", "avg_pool2d", "Layer", "Dense", "Conv2D",
            "MaxPool2D", "AvgPool2D", "MaxPooling2D", "AveragePooling2D", "Flatten",

@@ -16,6 +16,8 @@ _counts = {}
 
 
 class Layer:
+    uses_batch_statistics = False  # whether training outputs depend on the whole batch
+
     def __init__(self, name=None):
         self.name = name or _unique_name(type(self).__name__.lower())
         self.built = False

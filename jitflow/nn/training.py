@@ -1,13 +1,214 @@
-"""Training: what a Model adds for training and inference."""
+"""Training: compile, fit, evaluate, predict, train_on_batch and test_on_batch, as
+Keras' Model has them.
+
+Each training step is one jitflow.function: forward, losses, gradients, the optimizer's
+update and the metrics' batch totals, traced and compiled once. Batches have one size:
+the last, smaller batch of an epoch is padded up to it by repeating its own examples, and
+a mask (1 on the real rows, 0 on the repeats) multiplies every example's loss and metric
+weight, while the loss divides by the number of real rows. The padded rows thus add
+exact zeros to every sum, so the step computes the smaller batch's loss and gradients
+without a second compile. Layers whose training output depends on the whole batch
+(BatchNormalization's statistics) would see the repeats, so a model with one trains its
+last batch unpadded, at the cost of one more compile.
+"""
 import numpy as np
+
+from .. import pytree
+from ..errors import at_user_line
+from ..function import function
+from ..tape import GradientTape
+from .callbacks import CallbackList, History
+from .data import ArrayData, batch_starts, padded
+from .data import validation_data as validation_data_of
+from .progress import ProgressBar, _logs_text
+from .training_config import TrainingConfig
 
 
 class Training:
-    def predict(self, x, batch_size=None):
-        """The model's outputs for x as a NumPy array, in batches of `batch_size` rows
-        (all at once by default), in inference mode."""
-        x = np.asarray(x)
-        if batch_size is None or len(x) <= batch_size:
-            return np.asarray(self(x, training=False))
-        return np.concatenate([np.asarray(self(x[i:i + batch_size], training=False))
-                               for i in range(0, len(x), batch_size)])
+    _config = None
+    stop_training = False
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None):
+        """Set what fit trains with: an optimizer (or its name: 'sgd', 'adam', 'adamw',
+        'rmsprop'), a loss (a nn.losses.Loss, a name such as 'mse' or
+        'sparse_categorical_crossentropy', or a function giving one loss per example;
+        a list or dict of them for several outputs), metrics ('accuracy', ...) and the
+        weights of each output's loss."""
+        self._config = TrainingConfig(self, optimizer, loss, metrics, loss_weights)
+        self.optimizer = self._config.optimizer
+        self._make_step_functions()
+
+    def _make_step_functions(self):
+        self._train_function = function(lambda x, y, w, m: self._train_step(x, y, w, m))
+        self._test_function = function(lambda x, y, w, m: self._test_step(x, y, w, m))
+        self._predict_function = function(lambda x: self(x, training=False))
+
+    # --- the compiled steps -------------------------------------------------------------
+    def _train_step(self, x, y, sample_weight, mask):
+        with GradientTape() as tape:
+            predictions = self(x, training=True)
+            loss, parts, totals = self._config.losses_and_totals(y, predictions,
+                                                                 sample_weight, mask)
+        variables = self.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss, parts, totals
+
+    def _test_step(self, x, y, sample_weight, mask):
+        predictions = self(x, training=False)
+        return self._config.losses_and_totals(y, predictions, sample_weight, mask)
+
+    # --- fit ------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, sample_weight=None,
+            initial_epoch=0):
+        """Train for `epochs` epochs (counted from `initial_epoch`) on batches of
+        `batch_size` (32) examples, shuffled each epoch; return the History."""
+        self._check_compiled("fit")
+        data = ArrayData(x, y, sample_weight, "fit")
+        validation = None
+        if validation_data is not None:
+            validation = validation_data_of(validation_data)
+        elif validation_split:
+            data, validation = data.split(validation_split)
+        batch_size = min(_batch_size(batch_size, "fit"), data.size)
+        steps = len(batch_starts(data.size, batch_size))
+        history = History()
+        callback_list = self._callbacks(callbacks, history, verbose, epochs=epochs,
+                                        steps=steps)
+        self.stop_training = False
+        callback_list.on_train_begin()
+        for epoch in range(initial_epoch, epochs):
+            callback_list.on_epoch_begin(epoch)
+            logs = self._train_epoch(data, batch_size, shuffle, epoch, callback_list)
+            if validation is not None:
+                logs.update({f"val_{name}": value for name, value in
+                             self._evaluate_data(validation, batch_size, None).items()})
+            callback_list.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        callback_list.on_train_end(logs=history.history)
+        return history
+
+    def _train_epoch(self, data, batch_size, shuffle, epoch, callback_list):
+        order = (np.random.default_rng([self._config.shuffle_seed, epoch]).permutation(
+            data.size) if shuffle else np.arange(data.size))
+        trackers = self._config.trackers()
+        pad = not self._config.batch_dependent
+        for step, start in enumerate(batch_starts(data.size, batch_size)):
+            callback_list.on_train_batch_begin(step)
+            self._run_batch(self._train_function, data, order[start:start + batch_size],
+                            batch_size if pad else None, trackers)
+            callback_list.on_train_batch_end(step, trackers.results())
+        return trackers.results()
+
+    def _run_batch(self, step, data, indices, batch_size, trackers):
+        """Run `step` on the examples at `indices`, padded to `batch_size` (None: not
+        padded), and add its results to `trackers`."""
+        rows, mask = padded(indices, batch_size or len(indices))
+        x, y, weights = data.take(rows)
+        loss, parts, totals = step(x, y, weights * mask, mask)
+        trackers.add(len(indices), loss, parts, totals)
+
+    # --- evaluate, predict --------------------------------------------------------------
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 return_dict=False, callbacks=None):
+        """The loss and metrics over the examples, in inference mode: the loss alone
+        when there are no metrics, [loss, *metrics] otherwise, or a dict by name."""
+        self._check_compiled("evaluate")
+        data = ArrayData(x, y, sample_weight, "evaluate")
+        batch_size = min(_batch_size(batch_size, "evaluate"), data.size)
+        results = self._evaluate_data(data, batch_size, None)
+        if _verbosity(verbose):
+            steps = len(batch_starts(data.size, batch_size))
+            print(f"{steps}/{steps} [{'=' * 30}]{_logs_text(results)}")
+        return results if return_dict else _as_keras_result(results)
+
+    def _evaluate_data(self, data, batch_size, callback_list):
+        trackers = self._config.trackers()
+        for start in batch_starts(data.size, batch_size):
+            indices = np.arange(start, min(start + batch_size, data.size))
+            self._run_batch(self._test_function, data, indices, batch_size, trackers)
+        return trackers.results()
+
+    def predict(self, x, batch_size=None, verbose="auto"):
+        """The model's outputs for x as NumPy arrays, computed by one compiled function
+        in batches of `batch_size` (32) rows, in inference mode (the last batch padded)."""
+        data = ArrayData(x, what="predict")
+        batch_size = min(_batch_size(batch_size, "predict"), data.size)
+        predict = getattr(self, "_predict_function", None) or function(
+            lambda x: self(x, training=False))
+        pieces, structure = [], None
+        for start in batch_starts(data.size, batch_size):
+            indices = np.arange(start, min(start + batch_size, data.size))
+            rows, _ = padded(indices, batch_size)
+            leaves, _, structure = pytree.flatten(predict(data.take(rows)[0]))
+            pieces.append([np.asarray(leaf)[:len(indices)] for leaf in leaves])
+        if _verbosity(verbose):
+            print(f"{len(pieces)}/{len(pieces)} [{'=' * 30}]")
+        return pytree.unflatten(structure, [np.concatenate(parts) for parts in zip(*pieces)])
+
+    # --- one batch ------------------------------------------------------------------------
+    def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """One training step on exactly this batch; its loss (and metrics)."""
+        return self._on_batch(self._train_function, "train_on_batch", x, y, sample_weight,
+                              return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss (and metrics) of this batch, in inference mode."""
+        return self._on_batch(self._test_function, "test_on_batch", x, y, sample_weight,
+                              return_dict)
+
+    def _on_batch(self, step, what, x, y, sample_weight, return_dict):
+        self._check_compiled(what)
+        data = ArrayData(x, y, sample_weight, what)
+        trackers = self._config.trackers()
+        self._run_batch(step, data, np.arange(data.size), None, trackers)
+        results = trackers.results()
+        return results if return_dict else _as_keras_result(results)
+
+    # --- copies ----------------------------------------------------------------------------
+    def __getstate__(self):
+        """Pickled and copied without the compiled steps; the copy compiles its own."""
+        state = dict(self.__dict__)
+        for name in ("_train_function", "_test_function", "_predict_function"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if self._config is not None:
+            self._make_step_functions()
+
+    # --- helpers ----------------------------------------------------------------------------
+    def _check_compiled(self, what):
+        if self._config is None:
+            raise RuntimeError(at_user_line(
+                f"Model {self.name!r}: call compile(optimizer, loss, metrics) before "
+                f"{what}"))
+
+    def _callbacks(self, callbacks, history, verbose, **params):
+        verbose = _verbosity(verbose)
+        params = dict(params, verbose=verbose)
+        extra = [ProgressBar(verbose)] if verbose else []
+        return CallbackList([history, *(callbacks or []), *extra], self, params)
+
+
+def _batch_size(batch_size, what):
+    if batch_size is None:
+        return 32
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(at_user_line(
+            f"{what}: batch_size must be a positive int, got {batch_size!r}"))
+    return int(batch_size)
+
+
+def _verbosity(verbose):
+    return 1 if verbose == "auto" else int(verbose)
+
+
+def _as_keras_result(results):
+    values = list(results.values())
+    return values[0] if len(values) == 1 else values
+
+
+__all__ = ["Training"]
