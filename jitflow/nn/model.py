@@ -15,6 +15,7 @@ from .layer import Layer
 from .summary import summary_text
 from .symbolic import SymbolicTensor
 from .training import Training
+from . import weights_io
 
 
 class Model(Training, Layer):
@@ -116,6 +117,21 @@ class Model(Training, Layer):
     @property
     def non_trainable_variables(self):
         return [w for w in self.weights if not w.trainable]
+
+    def get_weights(self):
+        """The weights' values, as NumPy arrays in the order of `weights`."""
+        return weights_io.get_weights(self)
+
+    def set_weights(self, arrays):
+        weights_io.set_weights(self, arrays)
+
+    def save_weights(self, path):
+        """Write the weights to an .npz file, each under its name ("layer/variable")."""
+        weights_io.save_weights(self, path)
+
+    def load_weights(self, path):
+        """Read weights save_weights wrote, matched by name."""
+        weights_io.load_weights(self, path)
 
     def summary(self, print_fn=print):
         """Print the layers as Keras does: name (type), output shape, parameters and,

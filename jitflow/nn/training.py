@@ -20,6 +20,7 @@ from ..tape import GradientTape
 from .callbacks import CallbackList, History
 from .data import ArrayData, batch_starts, padded
 from .data import validation_data as validation_data_of
+from .learning_rate import make_adjustable
 from .progress import ProgressBar, _logs_text
 from .training_config import TrainingConfig
 
@@ -36,6 +37,7 @@ class Training:
         weights of each output's loss."""
         self._config = TrainingConfig(self, optimizer, loss, metrics, loss_weights)
         self.optimizer = self._config.optimizer
+        make_adjustable(self.optimizer)  # for callbacks that change it
         self._make_step_functions()
 
     def _make_step_functions(self):
@@ -82,7 +84,8 @@ class Training:
             logs = self._train_epoch(data, batch_size, shuffle, epoch, callback_list)
             if validation is not None:
                 logs.update({f"val_{name}": value for name, value in
-                             self._evaluate_data(validation, batch_size, None).items()})
+                             self._evaluate_data(validation, batch_size,
+                                                 callback_list).items()})
             callback_list.on_epoch_end(epoch, logs)
             if self.stop_training:
                 break
@@ -117,7 +120,8 @@ class Training:
         self._check_compiled("evaluate")
         data = ArrayData(x, y, sample_weight, "evaluate")
         batch_size = min(_batch_size(batch_size, "evaluate"), data.size)
-        results = self._evaluate_data(data, batch_size, None)
+        callback_list = CallbackList(callbacks or [], self, {"verbose": _verbosity(verbose)})
+        results = self._evaluate_data(data, batch_size, callback_list)
         if _verbosity(verbose):
             steps = len(batch_starts(data.size, batch_size))
             print(f"{steps}/{steps} [{'=' * 30}]{_logs_text(results)}")
@@ -125,10 +129,15 @@ class Training:
 
     def _evaluate_data(self, data, batch_size, callback_list):
         trackers = self._config.trackers()
-        for start in batch_starts(data.size, batch_size):
+        callback_list.on_test_begin()
+        for step, start in enumerate(batch_starts(data.size, batch_size)):
+            callback_list.on_test_batch_begin(step)
             indices = np.arange(start, min(start + batch_size, data.size))
             self._run_batch(self._test_function, data, indices, batch_size, trackers)
-        return trackers.results()
+            callback_list.on_test_batch_end(step, trackers.results())
+        results = trackers.results()
+        callback_list.on_test_end(logs=results)
+        return results
 
     def predict(self, x, batch_size=None, verbose="auto"):
         """The model's outputs for x as NumPy arrays, computed by one compiled function
@@ -190,7 +199,8 @@ class Training:
         verbose = _verbosity(verbose)
         params = dict(params, verbose=verbose)
         extra = [ProgressBar(verbose)] if verbose else []
-        return CallbackList([history, *(callbacks or []), *extra], self, params)
+        # History and the progress line come last, to see what callbacks add to the logs.
+        return CallbackList([*(callbacks or []), history, *extra], self, params)
 
 
 def _batch_size(batch_size, what):
