@@ -46,6 +46,20 @@ class ArrayData:
         return ArrayData(x, y, weights)
 
 
+def class_weights(class_weight, y, what="fit"):
+    """One weight per example: class_weight[its class], the class being an integer
+    label, or the argmax of a one-hot row (Keras' rule); single-output models only."""
+    if not isinstance(y, np.ndarray):
+        raise ValueError(at_user_line(
+            f"{what}: class_weight needs y to be one array (a model with one output)"))
+    labels = y.argmax(-1) if y.ndim == 2 and y.shape[1] > 1 else y.reshape(len(y))
+    missing = sorted(set(np.unique(labels).tolist()) - set(class_weight))
+    if missing:
+        raise ValueError(at_user_line(
+            f"{what}: class_weight has no weight for class(es) {missing}"))
+    return np.array([class_weight[label] for label in labels.tolist()], np.float64)
+
+
 def validation_data(data, what="fit"):
     """ArrayData from fit's validation_data: (x, y) or (x, y, sample_weight)."""
     if isinstance(data, ArrayData):

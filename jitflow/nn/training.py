@@ -18,7 +18,7 @@ from ..errors import at_user_line
 from ..function import function
 from ..tape import GradientTape
 from .callbacks import CallbackList, History
-from .data import ArrayData, batch_starts, padded
+from .data import ArrayData, batch_starts, class_weights, padded
 from .data import validation_data as validation_data_of
 from .learning_rate import make_adjustable
 from .progress import ProgressBar, _logs_text
@@ -61,12 +61,15 @@ class Training:
 
     # --- fit ------------------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
-            validation_split=0.0, validation_data=None, shuffle=True, sample_weight=None,
-            initial_epoch=0):
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0):
         """Train for `epochs` epochs (counted from `initial_epoch`) on batches of
-        `batch_size` (32) examples, shuffled each epoch; return the History."""
+        `batch_size` (32) examples, shuffled each epoch; return the History. Each
+        example's loss is weighted by its sample_weight times its class_weight."""
         self._check_compiled("fit")
         data = ArrayData(x, y, sample_weight, "fit")
+        if class_weight is not None:
+            data.sample_weight = data.sample_weight * class_weights(class_weight, data.y)
         validation = None
         if validation_data is not None:
             validation = validation_data_of(validation_data)

@@ -223,3 +223,41 @@ def test_a_copy_of_a_compiled_model_trains_like_the_original():
     expected = model.fit(X, LABELS, epochs=2, verbose=0).history
     for twin in twins:
         assert twin.fit(X, LABELS, epochs=2, verbose=0).history == expected
+
+
+def test_class_weight_weights_each_example_by_its_class():
+    weighted, plain = make_mlp(), make_mlp()
+    for model in (weighted, plain):
+        model.compile(SGD(0.1), nn.losses.SparseCategoricalCrossentropy(from_logits=True))
+    class_weight = {0: 0.25, 1: 3.0}
+    a = weighted.fit(X, LABELS, epochs=2, shuffle=False, verbose=0,
+                     class_weight=class_weight)
+    b = plain.fit(X, LABELS, epochs=2, shuffle=False, verbose=0,
+                  sample_weight=np.where(LABELS == 0, 0.25, 3.0))
+    assert a.history == b.history
+    with pytest.raises(ValueError, match=r"class_weight has no weight for class\(es\) \[1\]"):
+        weighted.fit(X, LABELS, verbose=0, class_weight={0: 1.0})
+
+
+def test_subclassed_and_sequential_models_build_inside_their_first_step():
+    class TwoLayers(nn.Model):
+        def __init__(self):
+            super().__init__()
+            rng = np.random.default_rng(1)
+            self.hidden = nn.Dense(6, activation="tanh", rng=rng)
+            self.out = nn.Dense(2, rng=rng)
+
+        def call(self, x, training=False):
+            return self.out(self.hidden(x))
+    rng = np.random.default_rng(1)
+    sequential = nn.Sequential([nn.Dense(6, activation="tanh", rng=rng),
+                                nn.Dense(2, rng=rng)])
+    histories = []
+    for model in (TwoLayers(), sequential):
+        model.compile(SGD(0.1), nn.losses.SparseCategoricalCrossentropy(from_logits=True))
+        histories.append(model.fit(X, LABELS, batch_size=16, epochs=3, shuffle=False,
+                                   verbose=0).history)
+        assert model.count_params() == 3 * 6 + 6 + 6 * 2 + 2
+    expected, _ = reference_fit(make_mlp(), X, LABELS, 16, 3, 0.1)
+    assert histories[0]["loss"] == histories[1]["loss"] == expected
+    assert sequential.output_shape == (None, 2)
