@@ -41,9 +41,13 @@ class Sequential(Model):
         return x
 
     def _build_once(self, x):
-        if self._input is None and not isinstance(x, SymbolicTensor):
+        """The first input, symbolic or an array, gives the model its nn.Input; a
+        symbolic one builds the layers on it (with an unknown batch size) at once."""
+        if self._input is None:
             self._input = Input(tuple(x.shape[1:]), np.dtype(x.dtype),
                                 name=f"{self.name}_input")
+            if isinstance(x, SymbolicTensor):
+                self._functional_or_none()
         super()._build_once(x)
 
     def _functional_or_none(self):

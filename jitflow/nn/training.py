@@ -147,8 +147,7 @@ class Training:
         in batches of `batch_size` (32) rows, in inference mode (the last batch padded)."""
         data = ArrayData(x, what="predict")
         batch_size = min(_batch_size(batch_size, "predict"), data.size)
-        predict = getattr(self, "_predict_function", None) or function(
-            lambda x: self(x, training=False))
+        predict = self._predictor()
         pieces, structure = [], None
         for start in batch_starts(data.size, batch_size):
             indices = np.arange(start, min(start + batch_size, data.size))
@@ -158,6 +157,12 @@ class Training:
         if _verbosity(verbose):
             print(f"{len(pieces)}/{len(pieces)} [{'=' * 30}]")
         return pytree.unflatten(structure, [np.concatenate(parts) for parts in zip(*pieces)])
+
+    def _predictor(self):
+        """The compiled forward pass, made once (compile makes it too)."""
+        if getattr(self, "_predict_function", None) is None:
+            self._predict_function = function(lambda x: self(x, training=False))
+        return self._predict_function
 
     # --- one batch ------------------------------------------------------------------------
     def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False):

@@ -207,3 +207,15 @@ def test_a_model_checks_the_arrays_it_is_called_on():
         model(np.ones((5, 4)))
     with pytest.raises(ValueError, match=r"no layer named 'nope'; its layers are \['a'"):
         model.get_layer("nope")
+
+
+def test_a_sequential_called_on_a_symbolic_tensor_builds_its_layers_for_any_batch():
+    inner = nn.Sequential([nn.Dense(3), nn.Dense(2)], name="inner")
+    inputs = nn.Input((5,))
+    outer = nn.Model(inputs, inner(inputs))
+    assert [layer.input_shape for layer in inner.layers] == [(None, 5), (None, 3)]
+    assert inner.output_shape == outer.output_shape == (None, 2)
+    lines = []
+    outer.summary(print_fn=lines.append)
+    assert ["inner", "(Sequential)", "(None,", "2)", "26"] in \
+        [line.split()[:5] for line in lines[0].splitlines()]
