@@ -5,11 +5,14 @@ Each training step is one jitflow.function: forward, losses, gradients, the opti
 update and the metrics' batch totals, traced and compiled once. Batches have one size:
 the last, smaller batch of an epoch is padded up to it by repeating its own examples, and
 a mask (1 on the real rows, 0 on the repeats) multiplies every example's loss and metric
-weight, while the loss divides by the number of real rows. The padded rows thus add
-exact zeros to every sum, so the step computes the smaller batch's loss and gradients
-without a second compile. Layers whose training output depends on the whole batch
-(BatchNormalization's statistics) would see the repeats, so a model with one trains its
-last batch unpadded, at the cost of one more compile.
+weight, while the loss divides by the number of real rows. The repeats thus add exact
+zeros to every sum (they are real examples, so their values are finite), and the step
+computes the smaller batch's loss and gradients without a second compile. (The losses
+are those of the unpadded batch; a native sum over the longer batch may group its terms
+differently, so a gradient can differ from the unpadded one in its last bit.) Layers
+whose training output depends on the whole batch (BatchNormalization's statistics) would
+see the repeats, so a model with one trains its last batch unpadded, at the cost of one
+more compile.
 """
 import numpy as np
 
