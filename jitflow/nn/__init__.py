@@ -7,6 +7,15 @@
 initializers make weights' starting values (NumPy arrays); activations and losses are
 functions of arrays that work eagerly and traced by jitflow.function, and differentiate.
 The activation functions are also here at top level (nn.relu, nn.gelu, ...).
+
+Models as in Keras: layers called on nn.Input's symbolic tensors build a graph that
+nn.Model(inputs, outputs) runs; compile and fit train it with one compiled step.
+
+    inputs = nn.Input((4,))
+    hidden = nn.Dense(16, activation="relu")(inputs)
+    model = nn.Model(inputs, nn.Dense(3, activation="softmax")(hidden))
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    history = model.fit(x, labels, batch_size=32, epochs=10, validation_split=0.2)
 """
 from . import activations, callbacks, initializers, losses, metrics
 from .activations import (elu, gelu, leaky_relu, linear, log_softmax, relu, selu, sigmoid,
