@@ -22,6 +22,20 @@ class ArrayData:
                     f"{what}: sample_weight has shape {self.sample_weight.shape}; it needs "
                     f"one weight per example, shape ({self.size},)"))
 
+    def steps(self, batch_size):
+        return len(batch_starts(self.size, batch_size))
+
+    def batches(self, batch_size, order=None, pad=True):
+        """Each batch of `batch_size` examples taken in `order` (by default in order):
+        (x, y, sample_weight * mask, mask, the number of real examples), the last batch
+        padded to `batch_size` unless `pad` is False."""
+        order = np.arange(self.size) if order is None else order
+        for start in batch_starts(self.size, batch_size):
+            indices = order[start:start + batch_size]
+            rows, mask = padded(indices, batch_size if pad else len(indices))
+            x, y, weights = self.take(rows)
+            yield x, y, weights * mask, mask, len(indices)
+
     def take(self, indices):
         """(x, y, sample_weight) of the examples at `indices`."""
         return (_map(self.x, lambda a: a[indices]),
@@ -44,6 +58,44 @@ class ArrayData:
     def _subset(self, indices):
         x, y, weights = self.take(indices)
         return ArrayData(x, y, weights)
+
+
+class BatchStream:
+    """Batches a user's iterable gives: (x, y) or (x, y, sample_weight) tuples of arrays
+    (or dicts and lists of arrays); iterated anew each epoch. A batch smaller than the
+    first is padded up to the first's size, so it needs no new compile."""
+
+    def __init__(self, source, what):
+        self.source, self.what = source, what
+        self.size = None  # unknown before it is iterated
+
+    def steps(self, batch_size=None):
+        return len(self.source) if hasattr(self.source, "__len__") else None
+
+    def batches(self, batch_size=None, order=None, pad=True):
+        first = None
+        for item in self.source:
+            data = ArrayData(*_unpacked(item, self.what), what=self.what)
+            first = first or data.size
+            size = first if pad and data.size < first else data.size
+            rows, mask = padded(np.arange(data.size), size)
+            x, y, weights = data.take(rows)
+            yield x, y, weights * mask, mask, data.size
+
+
+def is_batch_stream(x):
+    """Whether fit's x is an iterable of batches rather than arrays: an iterable that is
+    not an array, list, tuple or dict (a generator, or a dataset object)."""
+    return x is not None and hasattr(x, "__iter__") and not isinstance(
+        x, (np.ndarray, np.generic, list, tuple, dict, str))
+
+
+def _unpacked(item, what):
+    if not isinstance(item, tuple) or len(item) not in (2, 3):
+        raise ValueError(at_user_line(
+            f"{what}: each batch the iterable gives must be a tuple (x, y) or (x, y, "
+            f"sample_weight), got a {type(item).__name__}"))
+    return item
 
 
 def class_weights(class_weight, y, what="fit"):

@@ -22,11 +22,12 @@ class ProgressBar(Callback):
         self._begin()
 
     def on_train_batch_end(self, batch, logs=None):
+        self.done = batch + 1
         if self.verbose == 1 and time.perf_counter() - self.drawn > _REDRAW_SECONDS:
             self._draw(batch + 1, logs, final=False)
 
     def on_epoch_end(self, epoch, logs=None):
-        steps = self.params["steps"]
+        steps = self.done
         if self.verbose == 1:
             self._draw(steps, logs, final=True)
         elif self.verbose == 2:
@@ -37,19 +38,22 @@ class ProgressBar(Callback):
         self.start = time.perf_counter()
         self.drawn = 0.0
         self.drawn_width = 0
+        self.done = 0
 
     def _draw(self, done, logs, final):
-        steps = self.params["steps"]
-        filled = _BAR * done // max(steps, 1)
-        bar = "=" * filled + (">" if filled < _BAR else "") + "." * (_BAR - filled - 1)
-        bar = bar[:_BAR]
+        known = self.params["steps"]  # None for an iterable of batches without len()
+        steps = done if final or known is None else known
         elapsed = time.perf_counter() - self.start
         if final:
-            timing = self._timing(steps)
+            progress = f"{done}/{done} [{'=' * _BAR}] - {self._timing(done)}"
+        elif known is None:
+            progress = f"{done}/? - {elapsed:.0f}s"
         else:
-            timing = f"ETA: {elapsed / done * (steps - done):.0f}s"
-        width = len(str(steps))
-        line = f"{done:{width}d}/{steps} [{bar}] - {timing}{_logs_text(logs)}"
+            filled = _BAR * done // max(steps, 1)
+            bar = ("=" * filled + ">" + "." * _BAR)[:_BAR]
+            eta = elapsed / done * (steps - done)
+            progress = f"{done:{len(str(steps))}d}/{steps} [{bar}] - ETA: {eta:.0f}s"
+        line = progress + _logs_text(logs)
         # Spaces cover what is left of a longer line drawn before.
         self._write("\r" + line.ljust(self.drawn_width) + ("\n" if final else ""))
         self.drawn_width = len(line)

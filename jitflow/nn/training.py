@@ -21,7 +21,8 @@ from ..errors import at_user_line
 from ..function import function
 from ..tape import GradientTape
 from .callbacks import CallbackList, History
-from .data import ArrayData, batch_starts, class_weights, padded
+from .data import (ArrayData, BatchStream, batch_starts, class_weights, is_batch_stream,
+                   padded)
 from .data import validation_data as validation_data_of
 from .learning_rate import make_adjustable
 from .progress import ProgressBar, _logs_text
@@ -70,7 +71,11 @@ class Training:
         `batch_size` (32) examples, shuffled each epoch; return the History. Each
         example's loss is weighted by its sample_weight times its class_weight."""
         self._check_compiled("fit")
-        data = ArrayData(x, y, sample_weight, "fit")
+        data = self._data(x, y, sample_weight, "fit", epochs - initial_epoch)
+        if isinstance(data, BatchStream) and (class_weight is not None or validation_split):
+            raise ValueError(at_user_line(
+                "fit: class_weight and validation_split need x and y as arrays; with "
+                "batches, weight them in the batches and give validation_data"))
         if class_weight is not None:
             data.sample_weight = data.sample_weight * class_weights(class_weight, data.y)
         validation = None
@@ -78,8 +83,8 @@ class Training:
             validation = validation_data_of(validation_data)
         elif validation_split:
             data, validation = data.split(validation_split)
-        batch_size = min(_batch_size(batch_size, "fit"), data.size)
-        steps = len(batch_starts(data.size, batch_size))
+        batch_size = _batch_size(batch_size, "fit", data.size)
+        steps = data.steps(batch_size)
         history = History()
         callback_list = self._callbacks(callbacks, history, verbose, epochs=epochs,
                                         steps=steps)
@@ -99,24 +104,37 @@ class Training:
         return history
 
     def _train_epoch(self, data, batch_size, shuffle, epoch, callback_list):
-        order = (np.random.default_rng([self._config.shuffle_seed, epoch]).permutation(
-            data.size) if shuffle else np.arange(data.size))
+        order = None
+        if shuffle and data.size is not None:
+            order = np.random.default_rng([self._config.shuffle_seed, epoch]).permutation(
+                data.size)
         trackers = self._config.trackers()
-        pad = not self._config.batch_dependent
-        for step, start in enumerate(batch_starts(data.size, batch_size)):
+        batches = data.batches(batch_size, order, pad=not self._config.batch_dependent)
+        for step, batch in enumerate(batches):
             callback_list.on_train_batch_begin(step)
-            self._run_batch(self._train_function, data, order[start:start + batch_size],
-                            batch_size if pad else None, trackers)
+            self._run_batch(self._train_function, batch, trackers)
             callback_list.on_train_batch_end(step, trackers.results())
         return trackers.results()
 
-    def _run_batch(self, step, data, indices, batch_size, trackers):
-        """Run `step` on the examples at `indices`, padded to `batch_size` (None: not
-        padded), and add its results to `trackers`."""
-        rows, mask = padded(indices, batch_size or len(indices))
-        x, y, weights = data.take(rows)
-        loss, parts, totals = step(x, y, weights * mask, mask)
-        trackers.add(len(indices), loss, parts, totals)
+    def _run_batch(self, step, batch, trackers):
+        """Run `step` on a batch of data.batches and add its results to `trackers`."""
+        x, y, weights, mask, examples = batch
+        loss, parts, totals = step(x, y, weights, mask)
+        trackers.add(examples, loss, parts, totals)
+
+    def _data(self, x, y, sample_weight, what, epochs=1):
+        if not is_batch_stream(x):
+            return ArrayData(x, y, sample_weight, what)
+        if y is not None or sample_weight is not None:
+            raise ValueError(at_user_line(
+                f"{what}: x gives batches (x, y[, sample_weight]); y and sample_weight "
+                f"must then be None"))
+        if iter(x) is x and epochs > 1:
+            raise ValueError(at_user_line(
+                f"{what}: x is an iterator, which runs out after one epoch; for "
+                f"{epochs} epochs give an iterable that starts again when iterated "
+                f"(an object with __iter__)"))
+        return BatchStream(x, what)
 
     # --- evaluate, predict --------------------------------------------------------------
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
@@ -124,22 +142,20 @@ class Training:
         """The loss and metrics over the examples, in inference mode: the loss alone
         when there are no metrics, [loss, *metrics] otherwise, or a dict by name."""
         self._check_compiled("evaluate")
-        data = ArrayData(x, y, sample_weight, "evaluate")
-        batch_size = min(_batch_size(batch_size, "evaluate"), data.size)
+        data = self._data(x, y, sample_weight, "evaluate")
+        batch_size = _batch_size(batch_size, "evaluate", data.size)
         callback_list = CallbackList(callbacks or [], self, {"verbose": _verbosity(verbose)})
         results = self._evaluate_data(data, batch_size, callback_list)
         if _verbosity(verbose):
-            steps = len(batch_starts(data.size, batch_size))
-            print(f"{steps}/{steps} [{'=' * 30}]{_logs_text(results)}")
+            print(f"evaluate [{'=' * 30}]{_logs_text(results)}")
         return results if return_dict else _as_keras_result(results)
 
     def _evaluate_data(self, data, batch_size, callback_list):
         trackers = self._config.trackers()
         callback_list.on_test_begin()
-        for step, start in enumerate(batch_starts(data.size, batch_size)):
+        for step, batch in enumerate(data.batches(batch_size)):
             callback_list.on_test_batch_begin(step)
-            indices = np.arange(start, min(start + batch_size, data.size))
-            self._run_batch(self._test_function, data, indices, batch_size, trackers)
+            self._run_batch(self._test_function, batch, trackers)
             callback_list.on_test_batch_end(step, trackers.results())
         results = trackers.results()
         callback_list.on_test_end(logs=results)
@@ -149,7 +165,7 @@ class Training:
         """The model's outputs for x as NumPy arrays, computed by one compiled function
         in batches of `batch_size` (32) rows, in inference mode (the last batch padded)."""
         data = ArrayData(x, what="predict")
-        batch_size = min(_batch_size(batch_size, "predict"), data.size)
+        batch_size = _batch_size(batch_size, "predict", data.size)
         predict = self._predictor()
         pieces, structure = [], None
         for start in batch_starts(data.size, batch_size):
@@ -182,7 +198,7 @@ class Training:
         self._check_compiled(what)
         data = ArrayData(x, y, sample_weight, what)
         trackers = self._config.trackers()
-        self._run_batch(step, data, np.arange(data.size), None, trackers)
+        self._run_batch(step, next(data.batches(data.size)), trackers)
         results = trackers.results()
         return results if return_dict else _as_keras_result(results)
 
@@ -214,13 +230,14 @@ class Training:
         return CallbackList([*(callbacks or []), history, *extra], self, params)
 
 
-def _batch_size(batch_size, what):
+def _batch_size(batch_size, what, examples):
+    """The batch size: 32 by default, never more than the examples (when known)."""
     if batch_size is None:
-        return 32
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        batch_size = 32
+    elif not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise ValueError(at_user_line(
             f"{what}: batch_size must be a positive int, got {batch_size!r}"))
-    return int(batch_size)
+    return int(batch_size) if examples is None else min(int(batch_size), examples)
 
 
 def _verbosity(verbose):

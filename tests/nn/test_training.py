@@ -261,3 +261,36 @@ def test_subclassed_and_sequential_models_build_inside_their_first_step():
     expected, _ = reference_fit(make_mlp(), X, LABELS, 16, 3, 0.1)
     assert histories[0]["loss"] == histories[1]["loss"] == expected
     assert sequential.output_shape == (None, 2)
+
+
+class Batches:
+    """An iterable of (x, y) batches that starts again each time it is iterated."""
+
+    def __init__(self, x, labels, size):
+        self.x, self.labels, self.size = x, labels, size
+
+    def __iter__(self):
+        for start in range(0, len(self.x), self.size):
+            yield self.x[start:start + self.size], self.labels[start:start + self.size]
+
+
+def test_fit_and_evaluate_take_an_iterable_of_batches(capsys):
+    from_arrays, from_batches = make_mlp(), make_mlp()
+    for model in (from_arrays, from_batches):
+        model.compile(SGD(0.1), nn.losses.SparseCategoricalCrossentropy(from_logits=True))
+    expected = from_arrays.fit(X, LABELS, batch_size=16, epochs=3, shuffle=False,
+                               verbose=0).history
+    got = from_batches.fit(Batches(X, LABELS, 16), epochs=3, verbose=1).history
+    assert got == expected
+    assert from_batches._train_function.cache_info().traces == 1  # 16, 16, then 8 padded
+    out = capsys.readouterr().out
+    assert "3/3 [==============================] - " in out
+    assert from_batches.evaluate(Batches(X, LABELS, 16), verbose=0) == \
+        from_arrays.evaluate(X, LABELS, batch_size=16, verbose=0)
+    with pytest.raises(ValueError, match="x is an iterator, which runs out after one epoch"):
+        from_batches.fit(iter(Batches(X, LABELS, 16)), epochs=2, verbose=0)
+    with pytest.raises(ValueError, match=r"must be a tuple \(x, y\) or \(x, y, "
+                                         r"sample_weight\), got a ndarray"):
+        from_batches.fit(iter([X]), verbose=0)
+    with pytest.raises(ValueError, match="class_weight and validation_split need x and y"):
+        from_batches.fit(Batches(X, LABELS, 16), validation_split=0.5, verbose=0)
