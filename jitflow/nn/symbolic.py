@@ -87,7 +87,7 @@ def apply(layer, inputs, training=False):
     node = Node(layer, inputs)
     outputs, out_structure = [], out_types[0][1]
     for index, types in enumerate(zip(*(t[0] for t in out_types))):
-        shape = _merged_shape(types)
+        shape = _merged_shape(layer, types)
         name = layer.name if len(out_types[0][0]) == 1 else f"{layer.name}:{index}"
         outputs.append(SymbolicTensor(shape, types[0].dtype, node, index, name))
     node.set_outputs(pytree.unflatten(out_structure, outputs))
@@ -133,11 +133,14 @@ def _trace_types(layer, structure, leaves, batch, training):
     return graph.out_types, out["structure"]
 
 
-def _merged_shape(types):
+def _merged_shape(layer, types):
     """A dimension that changes with the stand-in batch size is the batch dimension."""
     shapes = [t.shape for t in types]
     if len({len(s) for s in shapes}) != 1:
-        return (None,)  # the rank itself follows the batch size: not expressible
+        raise ValueError(at_user_line(
+            f"{layer.name} ({type(layer).__name__}): the rank of its output depends on "
+            f"the batch size (shapes {shapes} for batches of {_PROBE_BATCHES}); a "
+            f"symbolic tensor cannot describe it"))
     return tuple(dims[0] if len(set(dims)) == 1 else None for dims in zip(*shapes))
 
 

@@ -219,3 +219,20 @@ def test_a_sequential_called_on_a_symbolic_tensor_builds_its_layers_for_any_batc
     outer.summary(print_fn=lines.append)
     assert ["inner", "(Sequential)", "(None,", "2)", "26"] in \
         [line.split()[:5] for line in lines[0].splitlines()]
+
+
+def test_an_output_whose_rank_follows_the_batch_size_is_refused():
+    class Odd(nn.Layer):
+        def call(self, x, training=False):
+            return x.reshape((2,) * (x.shape[0] - 1) + (-1,))
+    with pytest.raises(ValueError, match=r"odd \(Odd\): the rank of its output depends "
+                                         r"on the batch size"):
+        Odd(name="odd")(nn.Input((4,)))
+
+
+def test_a_dimension_that_follows_the_batch_size_is_unknown():
+    class Pairs(nn.Layer):
+        def call(self, x, training=False):
+            return x.reshape((-1, 2))
+    assert Pairs()(nn.Input((4,))).shape == (None, 2)
+    assert Pairs()(nn.Input((4,), batch_size=3)).shape == (6, 2)
