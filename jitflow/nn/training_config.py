@@ -2,7 +2,6 @@
 and the computation of a batch's losses and metric totals that the compiled steps share."""
 import copy
 
-
 from .. import numpy as jnp
 from .. import optim, pytree
 from ..errors import at_user_line
@@ -25,15 +24,20 @@ class TrainingConfig:
         self.batch_dependent = any(layer.uses_batch_statistics
                                    for layer in _all_layers(model))
         self._resolved = None
+        # Unknown names are errors now, not at the first step (a subclassed model's
+        # outputs are counted at its first step).
+        per_output = (list, tuple, dict)
+        if self.output_names or not (isinstance(loss, per_output) or
+                                     isinstance(loss_weights, per_output)):
+            self.resolved(len(self.output_names) if self.output_names else 1)
 
     # --- per output -----------------------------------------------------------------------
     def resolved(self, count):
         """[(output name, Loss, loss weight, [Metric])] for `count` outputs."""
         if self._resolved is None or len(self._resolved) != count:
-            names = self.output_names or (["output"] if count == 1 else
-                                          [f"output_{i}" for i in range(count)])
-            if len(names) != count:
-                names = [f"output_{i}" for i in range(count)]
+            names = self.output_names
+            if names is None or len(names) != count:
+                names = ["output"] if count == 1 else [f"output_{i}" for i in range(count)]
             losses = _per_output(self.loss, names, "loss")
             weights = _per_output(1.0 if self.loss_weights is None else self.loss_weights,
                                   names, "loss_weights")

@@ -200,7 +200,11 @@ def test_training_errors_are_clear():
         model.compile("adamx", "mse")
     with pytest.raises(ValueError, match="unknown loss 'msx'"):
         model.compile("adam", "msx")
-        model.fit(X, LABELS, verbose=0)
+    with pytest.raises(ValueError, match="unknown metric 'f1'"):
+        model.compile("adam", "mse", metrics=["f1"])
+    with pytest.raises(ValueError, match=r"compile: loss has no entry for output\(s\) "
+                                         r"\['dense_\d+'\]"):
+        model.compile("adam", {"nope": "mse"})
     model.compile("adam", nn.losses.SparseCategoricalCrossentropy(from_logits=True))
     with pytest.raises(ValueError, match=r"different numbers of examples \(first axes\): "
                                          r"x \(40, 3\), y \(39,\)"):
@@ -294,3 +298,24 @@ def test_fit_and_evaluate_take_an_iterable_of_batches(capsys):
         from_batches.fit(iter([X]), verbose=0)
     with pytest.raises(ValueError, match="class_weight and validation_split need x and y"):
         from_batches.fit(Batches(X, LABELS, 16), validation_split=0.5, verbose=0)
+
+
+def test_a_subclassed_model_with_two_outputs_takes_a_loss_per_output():
+    class TwoHeads(nn.Model):
+        def __init__(self):
+            super().__init__()
+            rng = np.random.default_rng(5)
+            self.a, self.b = nn.Dense(1, rng=rng), nn.Dense(2, rng=rng)
+
+        def call(self, x, training=False):
+            return self.a(x), self.b(x)
+    model = TwoHeads()
+    model.compile("sgd", ["mse", nn.losses.SparseCategoricalCrossentropy(True)],
+                  loss_weights=[1.0, 0.5])
+    target = RNG.standard_normal((40, 1))
+    results = model.evaluate(X, [target, LABELS], verbose=0, return_dict=True)
+    value, logits = model.predict(X, verbose=0)
+    mse = np.mean((value - target) ** 2)
+    crossentropy = numpy_sparse_crossentropy(LABELS, logits).mean()
+    assert results["output_0_loss"] == pytest.approx(mse, rel=1e-12)
+    assert results["loss"] == pytest.approx(mse + 0.5 * crossentropy, rel=1e-12)
