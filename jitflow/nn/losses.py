@@ -118,5 +118,12 @@ def _reduce(function, losses, reduction):
         f"{function}: reduction {reduction!r} is not one of {', '.join(REDUCTIONS)}"))
 
 
+# Keras' loss classes (loss_classes.py builds them on the functions above).
+from .loss_classes import (BinaryCrossentropy, CategoricalCrossentropy,  # noqa: E402
+                           Huber, Loss, MeanAbsoluteError, MeanSquaredError,
+                           SparseCategoricalCrossentropy, get)
+
 __all__ = ["REDUCTIONS", "binary_crossentropy_from_logits", "mean_squared_error",
-           "softmax_cross_entropy_from_logits", "sparse_softmax_cross_entropy_from_logits"]
+           "softmax_cross_entropy_from_logits", "sparse_softmax_cross_entropy_from_logits",
+           "Loss", "MeanSquaredError", "MeanAbsoluteError", "Huber", "BinaryCrossentropy",
+           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "get"]
