@@ -30,7 +30,8 @@ from .pooling import avg_pool2d, max_pool2d
 from .regularization import Dropout
 from .model import Model
 from .sequential import Sequential
-from .symbolic import Input, SymbolicTensor
+from .input_layer import Input
+from .symbolic import SymbolicTensor
 
 __all__ = ["activations", "callbacks", "initializers", "losses", "metrics", "elu", "gelu", "leaky_relu", "linear",
            "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",

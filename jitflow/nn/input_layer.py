@@ -20,3 +20,8 @@ class InputLayer(Layer):
     def call(self, x, training=False):
         return x
 
+
+def Input(shape, dtype="float32", name=None, batch_size=None):
+    """A symbolic tensor of `shape` (without the batch axis) and `dtype`, the input of a
+    model: shape (batch_size, *shape), batch_size None unless given."""
+    return InputLayer(shape, dtype, name, batch_size).output

@@ -11,7 +11,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..errors import at_user_line
 from ._erf import as_float
-from .losses import (_check_sparse, _same_shape_floats, binary_crossentropy_from_logits,
+from .loss_functions import (_check_sparse, _same_shape_floats, binary_crossentropy_from_logits,
                      mean_squared_error, softmax_cross_entropy_from_logits,
                      sparse_softmax_cross_entropy_from_logits)
 

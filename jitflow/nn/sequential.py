@@ -9,7 +9,8 @@ import numpy as np
 from .functional_graph import FunctionalGraph
 from .input_layer import InputLayer
 from .model import Model
-from .symbolic import Input, SymbolicTensor
+from .input_layer import Input
+from .symbolic import SymbolicTensor
 
 
 class Sequential(Model):

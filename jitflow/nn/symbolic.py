@@ -144,14 +144,7 @@ def _merged_shape(layer, types):
     return tuple(dims[0] if len(set(dims)) == 1 else None for dims in zip(*shapes))
 
 
-# --- Input ----------------------------------------------------------------------------
-
-def Input(shape, dtype="float32", name=None, batch_size=None):
-    """A symbolic tensor of `shape` (without the batch axis) and `dtype`, the input of a
-    model: shape (batch_size, *shape), batch_size None unless given."""
-    from .input_layer import InputLayer
-    return InputLayer(shape, dtype, name, batch_size).output
-
+# --- the checks of an Input (input_layer.py) -------------------------------------
 
 def checked_input_shape(shape, batch_size, name):
     if isinstance(shape, (int, np.integer)):
@@ -177,4 +170,4 @@ def checked_input_dtype(dtype, name):
         raise TypeError(at_user_line(str(error))) from None
 
 
-__all__ = ["SymbolicTensor", "Node", "Input", "is_symbolic", "apply"]
+__all__ = ["SymbolicTensor", "Node", "is_symbolic", "apply"]
