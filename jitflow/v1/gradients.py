@@ -10,6 +10,7 @@ from .. import numpy as jnp
 from ..autodiff import vjp
 from ..errors import at_user_line
 from .replay import Replay
+from .state import convert_to_tensor
 from .tensor import Operation, Tensor
 
 
@@ -28,6 +29,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None):
     reached = [x for x in xs if x.dtype.kind == "f" and _reaches(x, ys, path)]
     if not reached:
         return [None] * len(xs)
+    grad_ys = [g if g is None else convert_to_tensor(g, dtype=None if isinstance(
+        g, Tensor) else y.dtype) for g, y in zip(grad_ys, ys)]
     weights = [g for g in grad_ys if g is not None]
     graph = ys[0].graph
     op = Operation(graph, "Gradients", graph.unique_name(name), reached + ys + weights,
