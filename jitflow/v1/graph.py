@@ -30,6 +30,7 @@ class Graph:
         self._finalized = False
         self._collections = {}
         self._plans = {}  # what Sessions compiled for this graph (session.py)
+        self._branches = []  # the op lists of the cond/while bodies being built
 
     # --- building --------------------------------------------------------------------
     def as_default(self):
@@ -74,6 +75,17 @@ class Graph:
         finally:
             self._scope = old
 
+    @contextlib.contextmanager
+    def capturing(self):
+        """Collect the operations made inside into a list: the body of a cond branch
+        or a while loop (control_flow.py), which runs only inside its operation."""
+        operations = []
+        self._branches.append(operations)
+        try:
+            yield operations
+        finally:
+            self._branches.pop()
+
     def _add(self, operation):
         if self._finalized:
             raise RuntimeError(at_user_line(
@@ -81,6 +93,8 @@ class Graph:
                 f"'{operation.name}')"))
         operation.index = len(self._operations)  # creation order is topological
         self._operations.append(operation)
+        if self._branches:  # it runs only when its cond branch or loop body does
+            self._branches[-1].append(operation)
         self._by_name[operation.name] = operation
 
     def finalize(self):

@@ -68,6 +68,10 @@ def prune(elements, fed):
 
 def _check_fed(operations, fed):
     for op in operations:
+        if op.type == "LoopVar" and op.outputs[0] not in fed:
+            raise ValueError(at_user_line(
+                f"{op.outputs[0].name!r} is a loop variable of a while_loop: its values "
+                f"exist only inside the loop; fetch the loop's outputs"))
         if op.type == "Placeholder" and op.outputs[0] not in fed:
             tensor = op.outputs[0]
             raise ValueError(at_user_line(
