@@ -44,12 +44,18 @@ BINARY = {
 
 
 def run_graph(build, *values):
-    """build(*placeholders) run in a Session, fed `values`."""
+    """build(*placeholders) run in a Session, fed `values`; the placeholders leave the
+    first dimension open, and each result's static shape must fit the value it has."""
     tf.reset_default_graph()
-    holders = [tf.placeholder(v.dtype, v.shape) for v in values]
+    holders = [tf.placeholder(v.dtype, (None,) + v.shape[1:]) for v in values]
     result = build(*holders)
     with tf.Session() as sess:
-        return sess.run(result, dict(zip(holders, values)))
+        got = sess.run(result, dict(zip(holders, values)))
+    for tensor, value in zip(result if isinstance(result, list) else [result],
+                             got if isinstance(result, list) else [got]):
+        assert tensor.shape.is_compatible_with(np.shape(value)), (tensor, np.shape(value))
+        assert tensor.dtype == np.asarray(value).dtype, (tensor, np.asarray(value).dtype)
+    return got
 
 
 def check(name, got, expected, exact=True):
@@ -116,7 +122,7 @@ def test_binary_ops(name, backend):
     ("cast", lambda x: tf.cast(x * 100, tf.int32), lambda x: (x * 100).astype(np.int32)),
     ("where", lambda x: tf.where(x > 0, x, -x), lambda x: np.where(x > 0, x, -x)),
     ("split", lambda x: tf.split(x, [1, 3], axis=1), lambda x: np.split(x, [1], axis=1)),
-    ("unstack", tf.unstack, list),
+    ("unstack", lambda x: tf.unstack(x, axis=1), lambda x: list(x.T)),
     ("slice", lambda x: x[1:, ::2], lambda x: x[1:, ::2]),
     ("expand_dims", lambda x: tf.expand_dims(x, 1), lambda x: x[:, None]),
     ("softmax", tf.nn.softmax, lambda x: np.exp(x - x.max(-1, keepdims=True)) / np.exp(
