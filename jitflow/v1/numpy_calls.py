@@ -127,3 +127,11 @@ def function_operation(func, args, kwargs):
         raise TypeError(at_user_line(f"numpy.{func.__name__} is not supported by jitflow "
                                      f"on graph tensors (jitflow.numpy lists what is)"))
     return operation(type_name(func.__name__), func, args, kwargs)
+
+
+def _jitflow_numpy_call(function, args, kwargs):
+    """jnp.exp(t), jitflow.nn.relu(t): jitflow.numpy's own function, as an operation."""
+    return operation(type_name(function.__name__), function, args, kwargs)
+
+
+jnp.register_deferred(Tensor, _jitflow_numpy_call)

@@ -200,3 +200,23 @@ def test_a_closed_session_refuses_to_run():
 def test_the_seeds_first_program():
     import v1_graph_basics
     assert v1_graph_basics.main() == 3.75
+
+
+def test_jitflow_numpy_and_nn_functions_on_graph_tensors_add_operations():
+    x = tf.placeholder(tf.float64, (None, 3), name="x")
+    v = tf.Variable(np.array([1.0, -1.0, 2.0]), name="v")
+    made = [jitflow.numpy.exp(x), jitflow.nn.relu(x - 1),
+            jitflow.numpy.concatenate([x, x], axis=1), jitflow.numpy.mean(x, axis=0),
+            jitflow.nn.softmax(x), jitflow.numpy.dot(x, v)]
+    assert all(isinstance(t, tf.Tensor) for t in made)
+    assert [t.shape.as_list() for t in made] == [[None, 3], [None, 3], [None, 6], [3],
+                                                [None, 3], [None]]
+    value = np.arange(6.0).reshape(2, 3)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run(made, {x: value})
+    e = np.exp(value - value.max(1, keepdims=True))
+    expected = [np.exp(value), np.maximum(value - 1, 0), np.concatenate([value, value], 1),
+                value.mean(0), e / e.sum(1, keepdims=True), value @ np.array([1.0, -1.0, 2.0])]
+    for g, want in zip(got, expected):
+        assert_same(g, want, rtol=1e-14)
