@@ -20,6 +20,7 @@ from .gradients import gradients
 from .graph import Graph, get_default_graph, name_scope, reset_default_graph
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _op_names
+from .random_ops import random_normal, random_uniform
 from .session import FailedPreconditionError, InteractiveSession, Session
 from .state import (Constant, Variable, constant, convert_to_tensor, global_variables,
                     global_variables_initializer, group, initialize_all_variables,
@@ -36,4 +37,4 @@ __all__ = ["Graph", "Operation", "Tensor", "TensorShape", "Session", "Interactiv
            "reset_default_graph", "name_scope", "group", "no_op", "global_variables",
            "trainable_variables", "global_variables_initializer",
            "initialize_all_variables", "variables_initializer", "nn", "train",
-           "float32", "float64", "int32", "int64", "bool"] + list(_op_names)
+           "random_normal", "random_uniform", "float32", "float64", "int32", "int64", "bool"] + list(_op_names)

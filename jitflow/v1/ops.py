@@ -101,6 +101,13 @@ def _gather(params, indices, axis=None):
     return jnp.take(params, indices, axis=0 if axis is None else axis)
 
 
+def _value_dtype(value):
+    """A Python number's dtype as TensorFlow gives it (float32, int32); None keeps an
+    array's own."""
+    from .state import python_default
+    return python_default(value) if isinstance(value, (bool, int, float)) else None
+
+
 def _fill_like(fill):
     def like(tensor, dtype=None):
         return fill(tensor, dtype=None if dtype is None else as_dtype(dtype))
@@ -177,6 +184,10 @@ TABLE = [
     ("split", "Split", _split),
     ("gather", "GatherV2", _gather),
     ("add_n", "AddN", lambda inputs: sum(inputs[1:], inputs[0])),
+    ("zeros", "Zeros", lambda shape, dtype=np.float32: jnp.zeros(
+        tuple(shape), as_dtype(dtype))),
+    ("ones", "Ones", lambda shape, dtype=np.float32: jnp.ones(tuple(shape), as_dtype(dtype))),
+    ("fill", "Fill", lambda dims, value: jnp.full(tuple(dims), value, _value_dtype(value))),
     ("zeros_like", "ZerosLike", _fill_like(jnp.zeros_like)),
     ("ones_like", "OnesLike", _fill_like(jnp.ones_like)),
     ("shape", "Shape", lambda input, out_type=np.int32: jnp.asarray(

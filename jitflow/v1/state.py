@@ -20,7 +20,7 @@ VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
 
 
-def _python_default(value):
+def python_default(value):
     """TensorFlow's dtype for a value without one: Python floats are float32 and
     Python ints int32; NumPy values keep theirs."""
     array = np.asarray(value)
@@ -35,7 +35,7 @@ def _python_default(value):
 
 def constant(value, dtype=None, shape=None, name="Const"):
     """A Tensor holding `value` (cast to `dtype`; broadcast to `shape` if given)."""
-    dtype = _python_default(value) if dtype is None else as_dtype(dtype, what="dtype")
+    dtype = python_default(value) if dtype is None else as_dtype(dtype, what="dtype")
     array = np.array(value, dtype=dtype)
     if shape is not None:
         array = np.array(np.broadcast_to(array, tuple(shape)))
