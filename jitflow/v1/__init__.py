@@ -16,6 +16,7 @@ import numpy as _np
 
 from . import nn, train
 from .control_flow import cond, while_loop
+from .custom_gradients import RegisterGradient
 from .gradients import gradients
 from .graph import Graph, get_default_graph, name_scope, reset_default_graph
 from .ops import *  # noqa: F401,F403
@@ -32,7 +33,7 @@ float32, float64 = _np.dtype(_np.float32), _np.dtype(_np.float64)
 int32, int64, bool = _np.dtype(_np.int32), _np.dtype(_np.int64), _np.dtype(_np.bool_)
 
 __all__ = ["Graph", "Operation", "Tensor", "TensorShape", "Session", "InteractiveSession",
-           "FailedPreconditionError", "gradients", "cond", "while_loop", "Variable", "Constant", "constant", "placeholder",
+           "FailedPreconditionError", "gradients", "RegisterGradient", "cond", "while_loop", "Variable", "Constant", "constant", "placeholder",
            "placeholder_with_default", "convert_to_tensor", "get_default_graph",
            "reset_default_graph", "name_scope", "group", "no_op", "global_variables",
            "trainable_variables", "global_variables_initializer",

@@ -9,6 +9,7 @@ derivative of a derivative is a vjp of a function that calls vjp, to any order.
 from .. import numpy as jnp
 from ..autodiff import vjp
 from ..errors import at_user_line
+from .custom_gradients import CustomGradient
 from .replay import Replay
 from .state import convert_to_tensor
 from .tensor import Operation, Tensor
@@ -26,6 +27,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None):
             raise TypeError(at_user_line(f"gradients: {tensor!r} is not a graph Tensor"))
     blocked = set(_listed(stop_gradients or []))
     path = _path(ys, xs, blocked)
+    for op in path:
+        if op.gradient_name is not None and op.custom_gradient is None:
+            op.custom_gradient = CustomGradient(op)
     reached = [x for x in xs if x.dtype.kind == "f" and _reaches(x, ys, path)]
     if not reached:
         return [None] * len(xs)

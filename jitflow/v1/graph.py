@@ -31,6 +31,7 @@ class Graph:
         self._collections = {}
         self._plans = {}  # what Sessions compiled for this graph (session.py)
         self._branches = []  # the op lists of the cond/while bodies being built
+        self._gradient_overrides = {}  # op type -> registered gradient name
 
     # --- building --------------------------------------------------------------------
     def as_default(self):
@@ -96,6 +97,12 @@ class Graph:
         if self._branches:  # it runs only when its cond branch or loop body does
             self._branches[-1].append(operation)
         self._by_name[operation.name] = operation
+
+    def gradient_override_map(self, mapping):
+        """Operations of the types in `mapping` made inside the block take the gradient
+        registered (RegisterGradient) under the name it maps them to."""
+        from .custom_gradients import gradient_override_map
+        return gradient_override_map(self, mapping)
 
     def finalize(self):
         """Make the graph read-only: adding an operation afterwards raises."""

@@ -23,7 +23,12 @@ class Replay:
             if op.compute is None or (op.outputs and all(t in fixed for t in op.outputs)):
                 continue  # a NoOp, or every output given
             values = [env[t] for t in op.inputs]
-            results = op.compute(self, *values) if op.needs_context else op.compute(*values)
+            if op.custom_gradient is not None:
+                results = op.custom_gradient.call(self, values)
+            elif op.needs_context:
+                results = op.compute(self, *values)
+            else:
+                results = op.compute(*values)
             if not isinstance(results, (list, tuple)):
                 results = (results,)
             if len(results) != len(op.outputs):

@@ -87,6 +87,8 @@ class Operation:
         self.attrs = dict(attrs or {})
         self.assigns = assigns
         self.needs_context = needs_context  # compute(context, *values): gradients
+        self.gradient_name = graph._gradient_overrides.get(op_type)
+        self.custom_gradient = None  # built by gradients() (custom_gradients.py)
         self.outputs = tuple(Tensor(self, i, shape, dtype)
                              for i, (shape, dtype) in enumerate(out_types))
         graph._add(self)
