@@ -33,9 +33,10 @@ float32, float64 = _np.dtype(_np.float32), _np.dtype(_np.float64)
 int32, int64, bool = _np.dtype(_np.int32), _np.dtype(_np.int64), _np.dtype(_np.bool_)
 
 __all__ = ["Graph", "Operation", "Tensor", "TensorShape", "Session", "InteractiveSession",
-           "FailedPreconditionError", "gradients", "RegisterGradient", "cond", "while_loop", "Variable", "Constant", "constant", "placeholder",
-           "placeholder_with_default", "convert_to_tensor", "get_default_graph",
-           "reset_default_graph", "name_scope", "group", "no_op", "global_variables",
-           "trainable_variables", "global_variables_initializer",
-           "initialize_all_variables", "variables_initializer", "nn", "train",
-           "random_normal", "random_uniform", "float32", "float64", "int32", "int64", "bool"] + list(_op_names)
+           "FailedPreconditionError", "gradients", "RegisterGradient", "cond", "while_loop",
+           "Variable", "Constant", "constant", "placeholder", "placeholder_with_default",
+           "convert_to_tensor", "get_default_graph", "reset_default_graph", "name_scope",
+           "group", "no_op", "global_variables", "trainable_variables",
+           "global_variables_initializer", "initialize_all_variables",
+           "variables_initializer", "nn", "train", "random_normal", "random_uniform",
+           "float32", "float64", "int32", "int64", "bool"] + list(_op_names)

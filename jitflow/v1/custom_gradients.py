@@ -39,8 +39,9 @@ def gradient_override_map(graph, mapping):
     named for their type."""
     for name in mapping.values():
         if name not in _REGISTERED:
-            raise NotFoundError(at_user_line(f"gradient_override_map: no gradient is registered "
-                                        f"as {name!r} (use @RegisterGradient({name!r}))"))
+            raise NotFoundError(at_user_line(
+                f"gradient_override_map: no gradient is registered as {name!r} (use "
+                f"@RegisterGradient({name!r}))"))
     saved = graph._gradient_overrides
     graph._gradient_overrides = {**saved, **mapping}
     try:

@@ -13,7 +13,7 @@ from .. import pytree
 from ..errors import at_user_line
 from ..function import function
 from .replay import Replay
-from .tensor import Operation, Tensor
+from .tensor import Tensor
 
 
 class Plan:

@@ -8,7 +8,9 @@ from .numpy_calls import operation
 
 
 def _shape(shape):
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None, name=None):

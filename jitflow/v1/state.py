@@ -5,8 +5,6 @@ A constant is held in the graph. A placeholder's value comes from each run's fee
 A Variable's value lives in each Session, which changes it only by running its assign
 operations: the new values are stored after the whole run has succeeded.
 """
-import numbers
-
 import numpy as np
 
 from .. import numpy as jnp

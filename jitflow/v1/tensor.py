@@ -6,8 +6,6 @@ are found as jitflow finds types: by tracing `compute` on abstract values (infer
 """
 import operator
 
-import numpy as np
-
 from .graph import default_session
 
 

@@ -37,7 +37,8 @@ class Optimizer:
                 f"{self.name}: no gradients for any of the Variables "
                 f"{[v.op.name for _, v in grads_and_vars]}; does the loss depend on them?"))
         with get_default_graph().name_scope(name or self.name):
-            updates = [self._apply(g, v) for g, v in pairs] + self._finish([v for _, v in pairs])
+            updates = [self._apply(g, v) for g, v in pairs]
+            updates += self._finish([v for _, v in pairs])
             if global_step is not None:
                 updates.append(global_step.assign_add(1))
             return group(*updates, name="update")

@@ -17,8 +17,9 @@ def test_creation_ops_take_tensorflows_default_dtypes():
             tf.zeros_like(tf.constant([1, 2])), tf.ones_like(tf.constant([1.5]), tf.float64)]
     with tf.Session() as sess:
         got = sess.run(made)
-    expected = [np.zeros((2, 3), np.float32), np.ones(2, np.int64), np.full(2, 7.0, np.float32),
-                np.full(1, 3, np.int32), np.zeros(2, np.int32), np.ones(1, np.float64)]
+    expected = [np.zeros((2, 3), np.float32), np.ones(2, np.int64),
+                np.full(2, 7.0, np.float32), np.full(1, 3, np.int32), np.zeros(2, np.int32),
+                np.ones(1, np.float64)]
     for g, e, t in zip(got, expected, made):
         assert_same(g, e)
         assert t.dtype == e.dtype
