@@ -13,6 +13,9 @@ from ..trace import GraphBuilder, Tracer
 from .tensor import TensorShape
 
 STAND_IN_SIZES = (12, 60)  # divisible by 2, 3, 4 and 6: splits of an unknown dim trace
+# Traced too where it fits: a dimension clamped by a slice (x[:5]) is the same at both
+# stand-ins, but not at 1.
+SMALL_STAND_IN = 1
 STAND_IN_RANKS = (0, 1, 2, 3, 4)
 
 
@@ -41,9 +44,22 @@ def output_types(compute, inputs):
             f"known shape"))
     if len(traced) == 1:  # a stand-in did not fit: every dimension is left open
         return [(TensorShape([None] * t.ndim), t.dtype) for t in traced[0][0]], listed
-    return [(TensorShape([d if d == e else None for d, e in zip(a.shape, b.shape)]), a.dtype)
-            if a.ndim == b.ndim else (TensorShape(None), a.dtype)
-            for a, b in zip(traced[0][0], traced[1][0])], listed
+    try:
+        small = _trace(compute, inputs, SMALL_STAND_IN)[0]
+    except (ValueError, TypeError, IndexError):
+        small = None
+    if small is not None and len(small) == len(traced[0][0]):
+        traced.append((small, listed))
+    return [_common(types) for types in zip(*(t[0] for t in traced))], listed
+
+
+def _common(types):
+    """(TensorShape, dtype) of one output traced at several stand-in sizes: a dimension
+    that differs between them is unknown, and so is the rank if that differs."""
+    if len({t.ndim for t in types}) > 1:
+        return TensorShape(None), types[0].dtype
+    return TensorShape([dims[0] if len(set(dims)) == 1 else None
+                        for dims in zip(*(t.shape for t in types))]), types[0].dtype
 
 
 def _fitting_types(compute, inputs, error):

@@ -89,6 +89,9 @@ def test_static_shapes_keep_unknown_dimensions():
     assert tf.transpose(x).shape.as_list() == [4, None]
     assert tf.concat([x, x], axis=1).shape.as_list() == [None, 8]
     assert tf.cast(x, tf.int32).dtype == np.int32
+    assert x[:5].shape.as_list() == [None, 4]  # 5 rows, or fewer
+    assert x[:, :2].shape.as_list() == [None, 2]
+    assert tf.squeeze(x).shape.ndims is None  # an unknown dimension may be 1
     assert tf.argmax(x, axis=1).dtype == np.int64
     unknown = tf.placeholder(tf.float64, name="anything")
     assert unknown.shape.ndims is None and (unknown * 2).dtype == np.float64
