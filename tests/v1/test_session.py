@@ -220,3 +220,29 @@ def test_jitflow_numpy_and_nn_functions_on_graph_tensors_add_operations():
                 value.mean(0), e / e.sum(1, keepdims=True), value @ np.array([1.0, -1.0, 2.0])]
     for g, want in zip(got, expected):
         assert_same(g, want, rtol=1e-14)
+
+
+def test_a_session_runs_the_graph_it_is_given():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float64, (2,), name="x")
+        y = tf.reduce_sum(x * x)
+    assert tf.get_default_graph() is not graph
+    with tf.Session(graph=graph) as sess:
+        assert tf.get_default_graph() is graph  # inside its block, as TensorFlow does
+        assert sess.run(y, {"x:0": [1.0, 2.0]}) == 5.0
+
+
+def test_run_eagerly_runs_the_same_operations_on_numpy():
+    x = tf.placeholder(tf.float64, (None,), name="x")
+    v = tf.Variable(np.array([1.0, 2.0]), name="v")
+    step = v.assign(v * tf.reduce_sum(x))
+    saved = jitflow.config.run_eagerly
+    jitflow.config.run_eagerly = True
+    try:
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert_same(sess.run(step, {x: np.array([1.0, 2.0])}), np.array([3.0, 6.0]))
+            assert_same(sess.run(v), np.array([3.0, 6.0]))
+    finally:
+        jitflow.config.run_eagerly = saved
