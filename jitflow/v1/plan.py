@@ -40,9 +40,9 @@ class Plan:
         count = len(self.fetched)
         if self.writes:
             session.store(self.writes, results[count:])
-        values = [_plain(results[i]) for i in range(count)]
         if self.single:
-            return values[0]
+            return _plain(results[0])
+        values = [_plain(results[i]) for i in range(count)]
         return pytree.unflatten(self.structure,
                                 [None if p is None else values[p] for p in self.positions])
 
@@ -97,6 +97,8 @@ def _feeder(tensor):
     static shape; a value that would not fit (float into int, or another shape) raises
     naming both."""
     dtype, shape = tensor.dtype, tensor.shape
+    rank = shape.ndims
+    known = [] if rank is None else [(i, d) for i, d in enumerate(shape.dims) if d is not None]
 
     def feed(value):
         if value.__class__ is not np.ndarray or value.dtype != dtype:
@@ -106,7 +108,8 @@ def _feeder(tensor):
                     f"cannot feed a value of dtype {array.dtype} to tensor {tensor.name!r} "
                     f"of dtype {dtype}"))
             value = array.astype(dtype, copy=False)
-        if not shape.is_compatible_with(value.shape):
+        sizes = value.shape
+        if rank is not None and (len(sizes) != rank or any(sizes[i] != d for i, d in known)):
             raise ValueError(at_user_line(
                 f"cannot feed a value of shape {value.shape} to tensor {tensor.name!r} of "
                 f"shape {shape}"))
