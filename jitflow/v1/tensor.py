@@ -136,6 +136,22 @@ class Tensor:
     def get_shape(self):
         return self._shape
 
+    def set_shape(self, shape):
+        """Narrow the static shape to `shape` where it is unknown; a run still gives
+        the values their own shapes, and a shape that does not fit raises."""
+        shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        if shape.dims is None:
+            return
+        if self._shape.dims is not None and not (
+                len(shape.dims) == len(self._shape.dims) and all(
+                    a is None or b is None or a == b
+                    for a, b in zip(shape.dims, self._shape.dims))):
+            raise ValueError(f"set_shape: shape {shape} does not fit Tensor {self.name!r} "
+                             f"of shape {self._shape}")
+        old = self._shape.dims or (None,) * len(shape.dims)
+        self._shape = TensorShape([a if a is not None else b
+                                   for a, b in zip(shape.dims, old)])
+
     @property
     def ndim(self):
         return self._shape.ndims

@@ -146,3 +146,15 @@ def test_tensor_shape():
     assert shape.is_compatible_with((5, 3)) and not shape.is_compatible_with((5, 2))
     assert not shape.is_compatible_with((5, 3, 1))
     assert tf.TensorShape(None).is_compatible_with((1, 2, 3))
+
+
+def test_set_shape_narrows_the_static_shape():
+    x = tf.placeholder(tf.float32, (None, None))
+    x.set_shape([None, 3])
+    assert x.shape.as_list() == [None, 3]
+    with pytest.raises(ValueError, match=r"does not fit Tensor 'Placeholder:0' of shape "
+                                         r"\(\?, 3\)"):
+        x.set_shape([2, 4])
+    anything = tf.placeholder(tf.float32)
+    anything.set_shape([5])
+    assert anything.shape.as_list() == [5]
