@@ -23,12 +23,12 @@ class Replay:
             if op.compute is None or (op.outputs and all(t in fixed for t in op.outputs)):
                 continue  # a NoOp, or every output given
             values = [env[t] for t in op.inputs]
-            if op.custom_gradient is not None:
-                results = op.custom_gradient.call(self, values)
-            elif op.needs_context:
-                results = op.compute(self, *values)
-            else:
-                results = op.compute(*values)
+            try:
+                results = self._compute(op, values)
+            except (ValueError, TypeError, IndexError) as error:
+                where = f", made at {op.location}" if op.location else ""
+                raise type(error)(f"{error}\n  in operation {op.name!r} ({op.type}){where}") \
+                    from None
             if not isinstance(results, (list, tuple)):
                 results = (results,)
             if len(results) != len(op.outputs):
@@ -40,3 +40,10 @@ class Replay:
                     env[tensor] = value
             if op.assigns is not None:
                 self.assigned[op.assigns] = results[0]
+
+    def _compute(self, op, values):
+        if op.custom_gradient is not None:
+            return op.custom_gradient.call(self, values)
+        if op.needs_context:
+            return op.compute(self, *values)
+        return op.compute(*values)

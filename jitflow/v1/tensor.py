@@ -6,6 +6,7 @@ are found as jitflow finds types: by tracing `compute` on abstract values (infer
 """
 import operator
 
+from ..errors import user_location
 from .graph import default_session
 
 
@@ -85,6 +86,7 @@ class Operation:
         self.attrs = dict(attrs or {})
         self.assigns = assigns
         self.needs_context = needs_context  # compute(context, *values): gradients
+        self.location = user_location()  # named by errors of the runs that run it
         self.gradient_name = graph._gradient_overrides.get(op_type)
         self.custom_gradient = None  # built by gradients() (custom_gradients.py)
         self.outputs = tuple(Tensor(self, i, shape, dtype)
