@@ -82,17 +82,21 @@ def cond(pred, true_fn, false_fn, name=None):
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=None,
-               name=None, **ignored):
+               name=None, **ignored):  # parallel_iterations, back_prop, swap_memory
     """Repeat loop_vars = body(*loop_vars) while cond(*loop_vars); the loop variables
     keep their dtypes and shapes. Returns them in a list, or one Tensor for one loop
     variable (as TensorFlow 1 does)."""
+    if shape_invariants is not None:
+        raise TypeError(at_user_line(
+            "while_loop: shape_invariants is not supported: a loop variable keeps its "
+            "shape through the loop in jitflow's compiled loops"))
     listed = isinstance(loop_vars, (list, tuple))
     initial = [convert_to_tensor(v) for v in (loop_vars if listed else [loop_vars])]
     graph = initial[0].graph if initial else get_default_graph()
     if maximum_iterations is not None:
         return _bounded(cond, body, initial, maximum_iterations, name)
     with graph.name_scope(name or "while") as scope:
-        with graph.capturing() as made:
+        with graph.capturing():  # they are the body's inputs, made by no operation
             carried = [_loop_variable(graph, t, i) for i, t in enumerate(initial)]
         condition = _Body(graph, cond, carried, "while_loop: cond")
         step = _Body(graph, body, carried, "while_loop: body")

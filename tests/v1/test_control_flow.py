@@ -92,6 +92,9 @@ def test_a_while_body_that_changes_a_dtype_or_assigns_is_refused():
                       [tf.constant(0)])
     with pytest.raises(ValueError, match="assigning Variable 'v' inside"):
         tf.while_loop(lambda i: i < 3, lambda i: v.assign(i), [tf.constant(0.0)])
+    with pytest.raises(TypeError, match="shape_invariants is not supported"):
+        tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)],
+                      shape_invariants=[tf.TensorShape([])])
     with pytest.raises(TypeError, match="float32 and float64"):
         tf.cond(tf.constant(True), lambda: tf.constant(1.0),
                 lambda: tf.constant(1.0, tf.float64))
