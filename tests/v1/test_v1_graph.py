@@ -101,7 +101,7 @@ def test_static_shapes_keep_unknown_dimensions():
 
 def test_shape_errors_raise_while_the_graph_is_built_naming_the_users_line():
     x = tf.placeholder(tf.float32, (None, 4))
-    with pytest.raises(ValueError, match=r"test_graph.py:\d+: .*tf.matmul\(x, "):
+    with pytest.raises(ValueError, match=r"test_v1_graph.py:\d+: .*tf.matmul\(x, "):
         tf.matmul(x, np.ones((3, 2), np.float32))
 
 

@@ -109,7 +109,7 @@ def test_a_run_that_raises_changes_no_variable():
     with tf.Session() as sess:
         sess.run(v.initializer)
         with pytest.raises(ValueError, match=r"cannot be broadcast(.|\n)*in operation "
-                                             r"'Mul' \(Mul\), made at .*test_session.py:\d+: "
+                                             r"'Mul' \(Mul\), made at .*test_v1_session.py:\d+: "
                                              r"update = tf.group"):
             sess.run(update, {x: np.ones(3)})
         assert_same(sess.run(v), np.array([1.0, 2.0]))
@@ -163,7 +163,7 @@ def test_a_feed_of_the_wrong_shape_or_dtype_shows_both():
     x = tf.placeholder(tf.float32, (None, 2), name="x")
     with tf.Session() as sess:
         with pytest.raises(ValueError, match=r"shape \(2, 3\) to tensor 'x:0' of shape "
-                                             r"\(\?, 2\)\n  at .*test_session.py"):
+                                             r"\(\?, 2\)\n  at .*test_v1_session.py"):
             sess.run(x + 1, {x: np.ones((2, 3), np.float32)})
         with pytest.raises(TypeError, match="dtype complex128 to tensor 'x:0' of dtype "
                                             "float32"):
