@@ -1,5 +1,6 @@
-"""RegisterGradient and Graph.gradient_override_map: an operation's derivative written
-by the user with graph operations, as TensorFlow 1 takes it.
+"""RegisterGradient: an operation's derivative written by the user with graph
+operations, as TensorFlow 1 takes it (Graph.gradient_override_map, in graph.py, gives it
+to the operations of a type).
 
 The registered function is called once, when gradients() first needs the operation: on
 the operation and one stand-in Tensor per output's gradient, it returns one Tensor (or
@@ -7,19 +8,16 @@ None) per input. The operations it makes are collected apart, like a cond branch
 a run differentiates the operation, it is a jitflow.custom_vjp whose backward rule
 replays them on the values of the inputs, the outputs and the incoming gradients.
 """
-import contextlib
-
 from ..autodiff import custom_vjp
 from ..errors import at_user_line
-from .graph import NotFoundError
+from .graph import REGISTERED_GRADIENTS, NotFoundError
 from .replay import Replay
 from .tensor import Operation, Tensor
 
-_REGISTERED = {}  # name -> gradient function(op, *grads)
-
 
 class RegisterGradient:
-    """@RegisterGradient("name") on f(op, *grads) -> [gradient of each input]."""
+    """@RegisterGradient("name") on f(op, *grads) -> [gradient of each input]; the
+    graph's registry (graph.py) holds it, for Graph.gradient_override_map."""
 
     def __init__(self, op_type):
         if not isinstance(op_type, str):
@@ -27,34 +25,17 @@ class RegisterGradient:
         self.name = op_type
 
     def __call__(self, function):
-        if self.name in _REGISTERED:
+        if self.name in REGISTERED_GRADIENTS:
             raise NotFoundError(f"a gradient named {self.name!r} is registered already")
-        _REGISTERED[self.name] = function
+        REGISTERED_GRADIENTS[self.name] = function
         return function
-
-
-@contextlib.contextmanager
-def gradient_override_map(graph, mapping):
-    """Operations of the types in `mapping` made inside take the registered gradient
-    named for their type."""
-    for name in mapping.values():
-        if name not in _REGISTERED:
-            raise NotFoundError(at_user_line(
-                f"gradient_override_map: no gradient is registered as {name!r} (use "
-                f"@RegisterGradient({name!r}))"))
-    saved = graph._gradient_overrides
-    graph._gradient_overrides = {**saved, **mapping}
-    try:
-        yield
-    finally:
-        graph._gradient_overrides = saved
 
 
 class CustomGradient:
     """The gradient operations built for one operation, and how to run it with them."""
 
     def __init__(self, op):
-        graph, function = op.graph, _REGISTERED[op.gradient_name]
+        graph, function = op.graph, REGISTERED_GRADIENTS[op.gradient_name]
         with graph.name_scope(f"{op.name}_grad"):
             with graph.capturing() as made:
                 self.incoming = [Operation(graph, "GradientInput",

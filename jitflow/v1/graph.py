@@ -18,6 +18,11 @@ class NotFoundError(KeyError):
         return str(self.args[0])
 
 
+# The gradients registered by name: RegisterGradient (custom_gradients.py) writes here,
+# gradient_override_map checks its names here.
+REGISTERED_GRADIENTS = {}  # name -> gradient function(op, *grads)
+
+
 class Graph:
     """A collection of Operations, in creation order (which is topological: an
     operation's inputs exist before it does)."""
@@ -98,11 +103,21 @@ class Graph:
             self._branches[-1].append(operation)
         self._by_name[operation.name] = operation
 
+    @contextlib.contextmanager
     def gradient_override_map(self, mapping):
         """Operations of the types in `mapping` made inside the block take the gradient
         registered (RegisterGradient) under the name it maps them to."""
-        from .custom_gradients import gradient_override_map
-        return gradient_override_map(self, mapping)
+        for name in mapping.values():
+            if name not in REGISTERED_GRADIENTS:
+                raise NotFoundError(at_user_line(
+                    f"gradient_override_map: no gradient is registered as {name!r} (use "
+                    f"@RegisterGradient({name!r}))"))
+        saved = self._gradient_overrides
+        self._gradient_overrides = {**saved, **mapping}
+        try:
+            yield
+        finally:
+            self._gradient_overrides = saved
 
     def finalize(self):
         """Make the graph read-only: adding an operation afterwards raises."""
