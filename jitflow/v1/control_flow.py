@@ -10,8 +10,9 @@ from ..control_flow import cond as jitflow_cond
 from ..control_flow import while_loop as jitflow_while_loop
 from ..errors import at_user_line
 from .graph import get_default_graph
+from .ops import logical_and
 from .replay import Replay
-from .state import convert_to_tensor
+from .state import constant, convert_to_tensor
 from .tensor import Operation, Tensor, TensorShape
 
 
@@ -142,8 +143,6 @@ def _fits(shape, expected):
 
 def _bounded(cond, body, initial, maximum_iterations, name):
     """maximum_iterations: a counter carried along, checked with cond."""
-    from .ops import logical_and
-    from .state import constant
     count = constant(0, name="iteration")
 
     def bounded_cond(i, *rest):

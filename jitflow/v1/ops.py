@@ -101,10 +101,22 @@ def _gather(params, indices, axis=None):
     return jnp.take(params, indices, axis=0 if axis is None else axis)
 
 
+def python_default(value):
+    """TensorFlow's dtype for a value without one: Python floats are float32 and
+    Python ints int32; NumPy values keep theirs."""
+    array = np.asarray(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return as_dtype(array.dtype, what="constant")
+    if array.dtype == np.float64:
+        return np.dtype(np.float32)
+    if array.dtype == np.int64 and np.all(np.abs(array) < 2**31):
+        return np.dtype(np.int32)
+    return as_dtype(array.dtype, what="constant")
+
+
 def _value_dtype(value):
     """A Python number's dtype as TensorFlow gives it (float32, int32); None keeps an
     array's own."""
-    from .state import python_default
     return python_default(value) if isinstance(value, (bool, int, float)) else None
 
 

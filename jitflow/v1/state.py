@@ -10,25 +10,13 @@ import numpy as np
 from .. import numpy as jnp
 from ..errors import at_user_line
 from ..ir.types import as_dtype
-from .graph import get_default_graph
+from .graph import default_session, get_default_graph
 from .numpy_calls import make_operation
+from .ops import cast, identity, python_default
 from .tensor import Operation, Tensor, TensorShape
 
 VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
-
-
-def python_default(value):
-    """TensorFlow's dtype for a value without one: Python floats are float32 and
-    Python ints int32; NumPy values keep theirs."""
-    array = np.asarray(value)
-    if isinstance(value, (np.ndarray, np.generic)):
-        return as_dtype(array.dtype, what="constant")
-    if array.dtype == np.float64:
-        return np.dtype(np.float32)
-    if array.dtype == np.int64 and np.all(np.abs(array) < 2**31):
-        return np.dtype(np.int32)
-    return as_dtype(array.dtype, what="constant")
 
 
 def constant(value, dtype=None, shape=None, name="Const"):
@@ -90,7 +78,6 @@ class Variable(Tensor):
             self.initial_value = convert_to_tensor(initial_value, dtype=dtype,
                                                    name="initial_value")
             if dtype is not None and as_dtype(dtype) != self.initial_value.dtype:
-                from .ops import cast
                 self.initial_value = cast(self.initial_value, dtype)
         shape = self.initial_value.shape
         if not shape.is_fully_defined():
@@ -150,7 +137,6 @@ class Variable(Tensor):
         return self.dtype
 
     def read_value(self):
-        from .ops import identity
         return identity(self, name=f"{self.op.name}/read")
 
     def value(self):
@@ -160,7 +146,6 @@ class Variable(Tensor):
         return self.initial_value
 
     def load(self, value, session=None):
-        from .graph import default_session
         (session or default_session()).load_variable(self, value)
 
     def __repr__(self):
