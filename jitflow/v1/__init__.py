@@ -15,6 +15,7 @@ with jitflow (trace to IR, optimize, native code), once per kind of run.
 import numpy as _np
 
 from . import nn, train
+from . import tensor_methods  # noqa: F401  (gives the Tensor its operators and methods)
 from .control_flow import cond, while_loop
 from .custom_gradients import RegisterGradient
 from .gradients import gradients

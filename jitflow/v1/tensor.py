@@ -3,9 +3,9 @@
 An Operation applies a jitflow function (`compute`) to the values of its input Tensors;
 its outputs are Tensors, each (operation, output index). Their static shapes and dtypes
 are found as jitflow finds types: by tracing `compute` on abstract values (infer.py).
+A Tensor's operators, indexing and NumPy protocols add operations, so the modules that
+make operations install them on it (tensor_methods.py); this module imports none of them.
 """
-import operator
-
 from ..errors import user_location
 from .graph import default_session
 
@@ -114,7 +114,8 @@ def _session_for(session, element):
 
 class Tensor:
     """Output `value_index` of operation `op`: a value that exists only while a
-    Session runs. Operators and NumPy's functions on Tensors add operations."""
+    Session runs. Operators and NumPy's functions on Tensors add operations (installed
+    by tensor_methods.py)."""
     __array_priority__ = 300  # ndarray (+) Tensor is the Tensor's operation
 
     def __init__(self, op, value_index, shape, dtype):
@@ -184,53 +185,3 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         raise TypeError(f"Tensor {self.name!r} has no value while the graph is built; "
                         f"run it in a Session (session.run(t) or t.eval())")
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .numpy_calls import ufunc_operation
-        return ufunc_operation(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        from .numpy_calls import function_operation
-        return function_operation(func, args, kwargs)
-
-    def __getitem__(self, index):
-        from .numpy_calls import operation
-        return operation("StridedSlice", operator.getitem, (self, index), {})
-
-    def astype(self, dtype):
-        from .ops import cast
-        return cast(self, dtype)
-
-    @property
-    def T(self):
-        from .ops import transpose
-        return transpose(self)
-
-
-def _binary(op_name, reflected=False):
-    def method(self, other):
-        from . import ops
-        function = getattr(ops, op_name)
-        return function(other, self) if reflected else function(self, other)
-    method.__name__ = op_name
-    return method
-
-
-def _unary(op_name):
-    def method(self):
-        from . import ops
-        return getattr(ops, op_name)(self)
-    return method
-
-
-for _dunder, _op in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                     ("truediv", "divide"), ("floordiv", "floordiv"), ("mod", "mod"),
-                     ("pow", "pow"), ("matmul", "matmul"), ("and", "logical_and"),
-                     ("or", "logical_or"), ("xor", "logical_xor")]:
-    setattr(Tensor, f"__{_dunder}__", _binary(_op))
-    setattr(Tensor, f"__r{_dunder}__", _binary(_op, reflected=True))
-for _dunder, _op in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
-                     ("ge", "greater_equal")]:
-    setattr(Tensor, f"__{_dunder}__", _binary(_op))
-for _dunder, _op in [("neg", "negative"), ("abs", "abs"), ("invert", "logical_not")]:
-    setattr(Tensor, f"__{_dunder}__", _unary(_op))
