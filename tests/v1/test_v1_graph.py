@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import jitflow.v1 as tf
+from fidelity import NATIVE_ULPS, assert_same
 
 
 @pytest.fixture(autouse=True)
@@ -138,6 +139,56 @@ def test_numpy_functions_and_operators_on_tensors_add_operations():
         bool(x)
     with pytest.raises(TypeError, match="no value while the graph is built"):
         np.asarray(x)
+
+
+# Every operator a Tensor has (tensor_methods.py installs them), the same expression on
+# NumPy's value, and the operation it adds. Pow and Exp may round as jitflow's native
+# math does (tests/fidelity.py).
+FLOAT_OPERATORS = [
+    (lambda x: x + 2.0, "AddV2"), (lambda x: 2.0 + x, "AddV2"),
+    (lambda x: x - 2.0, "Sub"), (lambda x: 2.0 - x, "Sub"),
+    (lambda x: x * 3.0, "Mul"), (lambda x: 3.0 * x, "Mul"),
+    (lambda x: x / 4.0, "RealDiv"), (lambda x: 4.0 / x, "RealDiv"),
+    (lambda x: x // 0.75, "FloorDiv"), (lambda x: 7.0 // x, "FloorDiv"),
+    (lambda x: x % 0.75, "FloorMod"), (lambda x: 7.0 % x, "FloorMod"),
+    (lambda x: x ** 2.0, "Pow"), (lambda x: 2.0 ** x, "Pow"),
+    (lambda x: x @ np.ones((3, 2)), "MatMul"), (lambda x: [[1.0, 2.0]] @ x, "MatMul"),
+    (lambda x: x < 1.5, "Less"), (lambda x: x <= 1.5, "LessEqual"),
+    (lambda x: x > 1.5, "Greater"), (lambda x: x >= 1.5, "GreaterEqual"),
+    (lambda x: -x, "Neg"), (lambda x: abs(x), "Abs"),
+    (lambda x: x.astype(np.float32), "Cast"), (lambda x: x.T, "Transpose"),
+    (lambda x: x[1, ::2], "StridedSlice"), (lambda x: np.exp(x), "Exp"),
+    (lambda x: np.sum(x, axis=1), "Sum"),
+]
+BOOL_OPERATORS = [
+    (lambda b: b & True, "LogicalAnd"), (lambda b: True & b, "LogicalAnd"),
+    (lambda b: b | False, "LogicalOr"), (lambda b: False | b, "LogicalOr"),
+    (lambda b: b ^ True, "LogicalXor"), (lambda b: True ^ b, "LogicalXor"),
+    (lambda b: ~b, "LogicalNot"),
+]
+
+
+@pytest.mark.parametrize("as_variable", [False, True], ids=["tensor", "variable"])
+def test_every_operator_of_a_tensor_adds_its_operation_and_computes_numpys_value(
+        as_variable):
+    value = np.array([[0.5, 1.5, 2.5], [3.0, -1.25, 4.0]])
+    flags = np.array([[True, False, True], [False, False, True]])
+    if as_variable:  # a Variable is a Tensor: it has the operators too
+        x, b = tf.Variable(value), tf.Variable(flags)
+        feeds = {}
+    else:
+        x, b = tf.placeholder(tf.float64, (2, 3)), tf.placeholder(tf.bool, (2, 3))
+        feeds = {x: value, b: flags}
+    cases = [(f, kind, x, value) for f, kind in FLOAT_OPERATORS] + \
+        [(f, kind, b, flags) for f, kind in BOOL_OPERATORS]
+    made = [f(tensor) for f, _, tensor, _ in cases]
+    assert [t.op.type for t in made] == [kind for _, kind, _, _ in cases]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(made, feeds)
+    for result, (f, kind, _, operand) in zip(got, cases):
+        assert_same(np.asarray(result), np.asarray(f(operand)), what=kind,
+                    **({"ulps": NATIVE_ULPS} if kind in ("Pow", "Exp") else {}))
 
 
 def test_tensor_shape():
