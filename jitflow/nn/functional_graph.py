@@ -20,7 +20,7 @@ class FunctionalGraph:
         self.output_structure = pytree.flatten(outputs)[2]
         self._check_distinct_inputs()
         self.nodes = self._ordered_nodes()
-        self.layers = _unique([t.layer for t in self.input_tensors] +
+        self.layers = unique([t.layer for t in self.input_tensors] +
                               [node.layer for node in self.nodes])
 
     # --- building ---------------------------------------------------------------------
@@ -117,7 +117,8 @@ class FunctionalGraph:
         return jnp.asarray(value, dtype=tensor.dtype)
 
 
-def _unique(items):
+def unique(items):
+    """items without repeats (by identity), in their first order."""
     seen, result = set(), []
     for item in items:
         if id(item) not in seen:

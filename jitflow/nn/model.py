@@ -10,7 +10,7 @@ as attributes. Either is a Layer, so models nest, and either trains with compile
 """
 from .. import pytree
 from ..errors import at_user_line
-from .functional_graph import FunctionalGraph
+from .functional_graph import FunctionalGraph, unique as _unique
 from .layer import Layer
 from .summary import summary_text
 from .symbolic import SymbolicTensor
@@ -150,12 +150,3 @@ def _attribute_layers(model):
             if isinstance(leaf, Layer) and leaf is not model:
                 found.append(leaf)
     return _unique(found)
-
-
-def _unique(items):
-    seen, result = set(), []
-    for item in items:
-        if id(item) not in seen:
-            seen.add(id(item))
-            result.append(item)
-    return result
