@@ -109,6 +109,14 @@ class Graph:
         return f"<Graph: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
 
 
+def has_effects(node):
+    """Whether running `node` does more than compute its outputs: its primitive is not
+    pure, or a subgraph it runs holds such a node (a print in a loop body). Passes
+    neither drop, merge nor evaluate it at compile time."""
+    return not node.prim.pure or any(has_effects(member) for graph in node.subgraphs
+                                     for member in graph.nodes)
+
+
 class VerifyError(AssertionError):
     """A graph broke an IR invariant: a bug in whatever produced it."""
 
