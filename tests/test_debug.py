@@ -238,3 +238,29 @@ def test_the_direct_entry_calls_back_and_raises(backend, capsys):
         f(-x - 1, y)
     np.testing.assert_array_equal(f(x, y), x * 2)
     assert len(calls) == 4
+
+
+# --- check_numerics -----------------------------------------------------------------------
+
+def test_check_numerics_raises_at_the_users_line(backend):
+    @jitflow.function
+    def f(x):
+        y = jnp.log(x)
+        y = jitflow.debug.check_numerics(y, "log of the input")  # the checked line
+        return y * 2
+
+    np.testing.assert_allclose(f(np.array([1.0, 2.0])), 2 * np.log([1.0, 2.0]))
+    with pytest.raises(FloatingPointError) as info:
+        f(np.array([[1.0, -1.0], [0.0, 3.0]]))
+    text = str(info.value)
+    assert "log of the input" in text and "1 NaN and 1 inf" in text
+    assert "index (0, 1): nan" in text
+    assert "test_debug.py" in text and "# the checked line" in text
+
+
+def test_check_numerics_eagerly_and_on_integers(capsys):
+    with pytest.raises(FloatingPointError, match="eager check"):
+        jitflow.debug.check_numerics(np.array([np.inf]), "eager check")
+    ints = np.arange(3)
+    assert jitflow.debug.check_numerics(ints, "ints") is ints
+    np.testing.assert_array_equal(jitflow.debug.check_numerics(np.ones(2), "ok"), np.ones(2))
