@@ -6,6 +6,7 @@ import pytest
 import jitflow
 import jitflow.numpy as jnp
 from jitflow.ir.passes import optimize
+from tests_support import golden
 
 
 def lines(capsys):
@@ -94,6 +95,23 @@ def test_dce_and_cse_keep_every_print(backend, capsys):
     assert [n.op for n in graph.nodes].count("debug_callback") == 2
     jitflow.function(f)(np.arange(2.0))
     assert lines(capsys) == ["v [0. 3.]"] * 2
+
+
+def test_the_optimized_graph_keeps_prints_in_order_with_their_operands():
+    def f(x):
+        jitflow.debug.print("a {}", x * 3)
+        jitflow.debug.print("b {}", x * 3)  # x * 3 is shared; the prints are not
+        jitflow.debug.print("c {}", 1 + 2)  # folded operands, but printed at run time
+        return x
+    graph = optimize(jitflow.function(f).trace(np.arange(2.0)))
+    assert str(graph) == golden("""
+        graph(%0: f64[2]) {
+          %1: f64[2] = mul %0, 3:~i64[]
+          debug_callback %1, callback=print 'a {}'
+          debug_callback %1, callback=print 'b {}'
+          debug_callback 3:~i64[], callback=print 'c {}'
+          return %0
+        }""")
 
 
 def test_a_loop_whose_results_are_unused_still_prints(backend, capsys):
@@ -264,3 +282,38 @@ def test_check_numerics_eagerly_and_on_integers(capsys):
     ints = np.arange(3)
     assert jitflow.debug.check_numerics(ints, "ints") is ints
     np.testing.assert_array_equal(jitflow.debug.check_numerics(np.ones(2), "ok"), np.ones(2))
+
+
+def test_threads_each_see_their_own_callback_errors(backend):
+    import threading
+    seen = []
+
+    def record(v):
+        if v < 0:
+            raise ValueError(f"negative {v}")
+        seen.append(float(v))
+
+    @jitflow.function
+    def f(x):
+        jitflow.debug.callback(record, x)
+        return x + 1
+
+    f(np.float64(0.0))  # compiled before the threads start
+    outcomes = {}
+
+    def work(sign):
+        results = []
+        for k in range(1, 51):
+            try:
+                results.append(float(f(np.float64(sign * k))))
+            except ValueError as error:
+                results.append(str(error).splitlines()[0])
+        outcomes[sign] = results
+    threads = [threading.Thread(target=work, args=(s,)) for s in (1, -1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes[1] == [k + 1.0 for k in range(1, 51)]
+    assert outcomes[-1] == [f"negative {-float(k)}" for k in range(1, 51)]
+    assert sorted(seen) == [0.0] + [float(k) for k in range(1, 51)]
