@@ -127,6 +127,43 @@ def test_a_loop_whose_results_are_unused_still_prints(backend, capsys):
     assert lines(capsys) == ["i 0", "i 1"]
 
 
+def test_fusion_does_not_cross_a_print(capsys):
+    def f(x):
+        b = jnp.exp(x) * 3
+        jitflow.debug.print("b {}", b)
+        return b + (jnp.sin(x) + 1)
+    graph = jitflow.function(f).lower(np.arange(3.0)).graph_ir()
+    assert str(graph) == golden("""
+        graph(%0: f64[3]) {
+          %1: f64[3] = fused %0
+            subgraph0(%2: f64[3]) {
+              %3: f64[3] = exp %2
+              %4: f64[3] = mul %3, 3:~i64[]
+              return %4
+            }
+          debug_callback %1, callback=print 'b {}'
+          %5: f64[3] = fused %0, %1
+            subgraph0(%6: f64[3], %7: f64[3]) {
+              %8: f64[3] = sin %6
+              %9: f64[3] = add %8, 1:~i64[]
+              %10: f64[3] = add %7, %9
+              return %10
+            }
+          return %5
+        }""")
+
+
+def test_a_print_before_a_failing_operation_is_printed(backend, capsys):
+    @jitflow.function
+    def f(x, y):
+        jitflow.debug.print("x+1 {}", x + 1)
+        return (x + 1) ** y  # NumPy refuses negative integer powers of integers
+
+    with pytest.raises(ValueError, match="negative integer powers"):
+        f(np.arange(3), np.int64(-1))
+    assert lines(capsys) == ["x+1 [1 2 3]"]
+
+
 # --- control flow -------------------------------------------------------------------------
 
 def test_prints_each_trip_of_while_loop_and_scan(backend, capsys):
