@@ -164,6 +164,18 @@ def test_a_print_before_a_failing_operation_is_printed(backend, capsys):
     assert lines(capsys) == ["x+1 [1 2 3]"]
 
 
+def test_a_print_after_a_failed_operation_is_not_printed(backend, capsys):
+    @jitflow.function
+    def f(x, y):
+        z = (x + 1) ** y  # fails first, as in NumPy
+        jitflow.debug.print("z {}", z)
+        return z
+
+    with pytest.raises(ValueError, match="negative integer powers"):
+        f(np.arange(3), np.int64(-1))
+    assert lines(capsys) == []
+
+
 # --- control flow -------------------------------------------------------------------------
 
 def test_prints_each_trip_of_while_loop_and_scan(backend, capsys):
