@@ -238,6 +238,40 @@ def test_under_jvp_the_primal_values_are_printed(backend, capsys):
     assert lines(capsys) == ["w [ 1. -2.]"]
 
 
+def looped(w):
+    def body(carry):
+        i, v = carry
+        jitflow.debug.print("while {} {}", i, v)
+        return i + 1, v * w
+
+    def step(c, x):
+        jitflow.debug.print("scan {} {}", c, x)
+        return c * x, c
+
+    def yes(v):
+        jitflow.debug.print("cond {}", v)
+        return v * v
+    _, v = jitflow.while_loop(lambda c: c[0] < 2, body, (0, w))
+    v, _ = jitflow.scan(step, v, jnp.array([1.0, 3.0]))
+    return jitflow.cond(v > 0, yes, lambda v: v, v)
+
+
+LOOPED_LINES = ["while 0 2.0", "while 1 4.0", "scan 8.0 1.0", "scan 8.0 3.0", "cond 24.0"]
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp"])
+def test_control_flow_under_derivatives_prints_once_per_run(backend, capsys, transform):
+    w = np.float64(2.0)  # looped(w) = (w**3 * 3)**2 = 9 w**6: the derivative is 54 w**5
+    if transform == "grad":
+        derivative = jitflow.function(jitflow.grad(looped))(w)
+    else:
+        derivative = jitflow.function(lambda w: jitflow.jvp(looped, (w,), (1.0,))[1])(w)
+    assert float(derivative) == 54 * 2.0**5
+    assert lines(capsys) == LOOPED_LINES
+    jitflow.grad(looped)(w)  # eagerly
+    assert lines(capsys) == LOOPED_LINES
+
+
 def test_under_vmap_it_is_called_once_with_the_batch(backend):
     seen = []
 

@@ -117,6 +117,18 @@ def has_effects(node):
                                      for member in graph.nodes)
 
 
+def without_effects(graph):
+    """`graph` without the nodes run only for their effects (no results), here and in
+    its subgraphs: the copy of a body that a derivative runs again beside the original,
+    which prints once. The graph itself when it has none (sharing passes compare
+    subgraphs by identity)."""
+    if not any(has_effects(node) for node in graph.nodes):
+        return graph
+    nodes = [node.replace(subgraphs=tuple(without_effects(g) for g in node.subgraphs))
+             for node in graph.nodes if node.prim.pure or node.outputs]
+    return Graph(graph.inputs, nodes, graph.outputs)
+
+
 class VerifyError(AssertionError):
     """A graph broke an IR invariant: a bug in whatever produced it."""
 
