@@ -321,6 +321,19 @@ def test_an_exception_inside_a_loop_body_ends_the_call(backend, capsys):
     assert lines(capsys) == ["i 2", "i 3", "i 4"]
 
 
+def test_a_failed_scan_trip_ends_the_prints(backend, capsys):
+    @jitflow.function
+    def f(rows):
+        def step(total, row):
+            jitflow.debug.print("row {}", row)
+            return total + 2 ** row, row  # NumPy refuses 2 ** -1 for integers
+        return jitflow.scan(step, np.int64(0), rows)[0]
+
+    with pytest.raises(ValueError, match="negative integer powers"):
+        f(np.array([1, -1, 1]))
+    assert lines(capsys) == ["row 1", "row -1"]
+
+
 def test_the_direct_entry_calls_back_and_raises(backend, capsys):
     calls = []
 
