@@ -41,7 +41,7 @@ LAYERS = [
                   "jitflow.variable_scope",
                   "jitflow.tape"]),
     # Features built on all of the above.
-    ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets"]),
+    ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets", "jitflow.debug"]),
     # Layers, models, losses and optimizers.
     ("models", ["jitflow.nn", "jitflow.optim"]),
     # The graph-and-session API (Graph, placeholder, Session.run) over the same IR.

@@ -127,7 +127,14 @@ def _scatter(prim, args, batched, size, *, axis, unique):
     return bind(prim, x, updates, *args[2:], axis=axis + 1, unique=unique)
 
 
+def _debug_callback(prim, args, batched, size, *, callback):
+    """Called once, on the whole batch: batched operands with the batch axis in front,
+    the others as they are."""
+    return bind(prim, *args, callback=callback)
+
+
 RULES = {
+    "debug_callback": _debug_callback,
     "matmul": _matmul,
     "reshape": _reshape,
     "broadcast_to": _broadcast_to,

@@ -2,7 +2,12 @@
 
 Kernels never read or write out of bounds: a bad index is replaced by a safe one, the
 status records the error, and the call boundary raises it as a Python exception.
+A Python function that generated code calls (control/python_callbacks.py) and that
+raises leaves its exception here, on the calling thread, and returns PYTHON_RAISED: the
+call boundary raises that exception itself.
 """
+import threading
+
 from .emitter import I32
 
 OK = 0
@@ -10,6 +15,7 @@ INDEX_OUT_OF_BOUNDS = 1
 NEGATIVE_POWER = 2
 OUT_OF_MEMORY = 3
 PYTHON_INT_OVERFLOW = 4
+PYTHON_RAISED = 5  # a Python callback raised: the exception waits in _raised
 FALLBACK = -1  # the fast entry declined (a misaligned array): take the checked path
 
 MESSAGES = {
@@ -48,6 +54,25 @@ class ErrorState:
         return self.em.b.load(self.slot, typ=I32)
 
 
+_raised = threading.local()  # .error: the first exception a callback raised in this call
+
+
+def record_raised(error):
+    """Keep the first exception a callback of the running call raised (on its thread:
+    callbacks run on worker 0, the calling thread)."""
+    if getattr(_raised, "error", None) is None:
+        _raised.error = error
+
+
+def callback_raised():
+    """Whether a callback of the running call has raised (later ones are skipped)."""
+    return getattr(_raised, "error", None) is not None
+
+
 def raise_for(status, where):
+    error, _raised.error = getattr(_raised, "error", None), None
+    if status == PYTHON_RAISED and error is not None:
+        error.add_note(f"(raised by a Python callback called from compiled '{where}')")
+        raise error
     kind, message = MESSAGES.get(status, (RuntimeError, f"native code failed ({status})"))
     raise kind(f"{where}: {message}")

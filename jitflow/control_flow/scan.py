@@ -17,7 +17,7 @@ from .. import numpy as jnp
 from .. import ops, pytree
 from ..autodiff.transform import backward_pass, differentiable, jvp_graph, read, zeros
 from ..errors import at_user_line
-from ..ir.graph import Graph, types_text
+from ..ir.graph import Graph, types_text, without_effects
 from ..ir.interpret import eval_graph
 from ..ir.passes.dce import dce
 from ..ir.primitive import VIEW_OPS, Primitive
@@ -116,7 +116,7 @@ class _Groups:
         inputs = [self.ranges[0], seeds[0], self.ranges[1], seeds[1], self.ranges[2],
                   seeds[2]]
         outputs = [range(self.carries), carry_out, range(self.carries, given), y_out]
-        return regrouped(jvp_graph(self.body), inputs, outputs)
+        return regrouped(jvp_graph(without_effects(self.body)), inputs, outputs)
 
 
 def _scan_vjp(cts, *args, out, subgraphs, length, reverse, carries, xs):
@@ -134,10 +134,11 @@ def _scan_vjp(cts, *args, out, subgraphs, length, reverse, carries, xs):
     seed_types = [v.type.strong() for v in body.outputs if differentiable(v.type)]
     back, residuals = _backward_body(groups, seed_types)
     # The same body with more results (share_scans.py runs the steps forward once); a
-    # residual that is a y is that y.
+    # residual that is a y is that y. Without its prints: the scan being differentiated
+    # made them (a body with prints is then not shared, and runs twice).
     ys = list(body.outputs[carries:])
     extra = [v for v in dict.fromkeys(residuals) if v not in ys]
-    keeping = Graph(body.inputs, body.nodes, body.outputs + tuple(extra))
+    keeping = Graph(body.inputs, without_effects(body).nodes, body.outputs + tuple(extra))
     results = bind(scan_p, *args, subgraphs=(keeping,), length=length, reverse=reverse,
                    carries=carries, xs=xs)
     stacked = dict(zip(ys + extra, results[carries:]))

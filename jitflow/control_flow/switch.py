@@ -18,7 +18,7 @@ import numpy as np
 from .. import pytree
 from ..autodiff.transform import differentiable, jvp_graph, vjp_graph, zeros
 from ..errors import at_user_line
-from ..ir.graph import types_text
+from ..ir.graph import types_text, without_effects
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
@@ -51,7 +51,7 @@ def _switch_jvp(tangents, index, *operands, out, subgraphs):
     seeds = [t if t is not None else zeros(constant_type(x).strong())
              for t, x in zip(tangents[1:], operands) if differentiable(constant_type(x))]
     results = bind(switch_p, index, *operands, *seeds,
-                   subgraphs=tuple(jvp_graph(g) for g in subgraphs))
+                   subgraphs=tuple(jvp_graph(without_effects(g)) for g in subgraphs))
     derivatives = iter(results[len(out):])
     return [next(derivatives) if differentiable(v.type) else None
             for v in subgraphs[0].outputs]
@@ -63,7 +63,7 @@ def _switch_vjp(cts, index, *operands, out, subgraphs):
     seeds = [ct if ct is not None else zeros(v.type.strong())
              for ct, v in zip(cts, subgraphs[0].outputs) if differentiable(v.type)]
     results = bind(switch_p, index, *operands, *seeds,
-                   subgraphs=tuple(vjp_graph(g) for g in subgraphs))
+                   subgraphs=tuple(vjp_graph(without_effects(g)) for g in subgraphs))
     derivatives = iter(results[len(out):])
     return [None] + [next(derivatives) if differentiable(constant_type(x)) else None
                      for x in operands]

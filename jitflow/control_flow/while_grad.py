@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import ops
 from ..autodiff.transform import differentiable, vjp_graph, zeros
+from ..ir.graph import without_effects
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
@@ -151,6 +152,8 @@ def _while_vjp(cts, *args, out, subgraphs, checkpoint_every):
     body = subgraphs[1]
     seeds = [ct if ct is not None else zeros(v.type.strong())
              for ct, v in zip(cts, body.outputs) if differentiable(v.type)]
+    # The loop runs forward again, but the original loop (kept) made its prints.
+    subgraphs = tuple(without_effects(g) for g in subgraphs)
     results = iter(bind(while_grad_p, *args, *seeds, subgraphs=subgraphs,
                         checkpoint_every=checkpoint_every))
     return [next(results) if differentiable(constant_type(x)) else None for x in args]

@@ -15,7 +15,7 @@ import numpy as np
 from .. import ops, pytree
 from ..autodiff.transform import differentiable, jvp_graph, zeros
 from ..errors import at_user_line
-from ..ir.graph import types_text
+from ..ir.graph import types_text, without_effects
 from ..ir.interpret import eval_graph
 from ..ir.primitive import Primitive
 from ..ir.types import ShapeError
@@ -89,8 +89,9 @@ class TangentLoop:
         carry_seeds = seeds[:self.float_carries].tolist()
         const_seeds = seeds[self.float_carries:].tolist()
         outputs = len(body.outputs)
-        self.body = regrouped(jvp_graph(body), [carry, carry_seeds, consts, const_seeds],
-                              [range(outputs), range(outputs, outputs + self.float_carries)])
+        # the loop being differentiated, kept beside this one, makes the prints
+        self.body = regrouped(jvp_graph(without_effects(body)),
+                              [carry, carry_seeds, consts, const_seeds], [range(outputs), range(outputs, outputs + self.float_carries)])
         tangent_types = [inputs[i].type.strong() for i in floats]
         cond = with_unused_inputs(cond, tangent_types[self.float_carries:], len(inputs))
         self.cond = with_unused_inputs(cond, tangent_types[:self.float_carries],

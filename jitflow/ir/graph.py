@@ -109,6 +109,26 @@ class Graph:
         return f"<Graph: {len(self.inputs)} inputs, {len(self.nodes)} nodes>"
 
 
+def has_effects(node):
+    """Whether running `node` does more than compute its outputs: its primitive is not
+    pure, or a subgraph it runs holds such a node (a print in a loop body). Passes
+    neither drop, merge nor evaluate it at compile time."""
+    return not node.prim.pure or any(has_effects(member) for graph in node.subgraphs
+                                     for member in graph.nodes)
+
+
+def without_effects(graph):
+    """`graph` without the nodes run only for their effects (no results), here and in
+    its subgraphs: the copy of a body that a derivative runs again beside the original,
+    which prints once. The graph itself when it has none (sharing passes compare
+    subgraphs by identity)."""
+    if not any(has_effects(node) for node in graph.nodes):
+        return graph
+    nodes = [node.replace(subgraphs=tuple(without_effects(g) for g in node.subgraphs))
+             for node in graph.nodes if node.prim.pure or node.outputs]
+    return Graph(graph.inputs, nodes, graph.outputs)
+
+
 class VerifyError(AssertionError):
     """A graph broke an IR invariant: a bug in whatever produced it."""
 

@@ -30,7 +30,8 @@ def _format_body(graph, names, lines, indent, header):
         outs = ", ".join(f"{_define(v, names)}: {v.type}" for v in node.outputs)
         args = [_operand(v, names) for v in node.inputs]
         args += [f"{k}={_param(v)}" for k, v in sorted(node.params.items())]
-        lines.append(f"{indent}  {outs} = {node.op} {', '.join(args)}".rstrip())
+        defines = f"{outs} = " if outs else ""  # a node run for its effect defines nothing
+        lines.append(f"{indent}  {defines}{node.op} {', '.join(args)}".rstrip())
         for i, sub in enumerate(node.subgraphs):
             _format_body(sub, names, lines, indent + "    ", header=f"subgraph{i}")
     outputs = ", ".join(_operand(v, names) for v in graph.outputs)

@@ -12,3 +12,4 @@ from .reductions import *    # noqa: F401,F403  sums, products, extrema, arg-ext
 from .slicing import *       # noqa: F401,F403  slice, gather, scatter_add, concatenate, pad
 from .contraction import *   # noqa: F401,F403  matmul
 from .creation import *      # noqa: F401,F403  iota
+from .debug import *         # noqa: F401,F403  debug_callback

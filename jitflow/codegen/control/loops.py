@@ -7,12 +7,13 @@ read its input carry after writing part of its output, so it cannot write in pla
 Copies inside the loop are memcpy calls, not loop nests: a nest there could be split
 between threads, whose other workers wait elsewhere.
 
-A trip whose callee reports an error ends the loop; the error is raised at the call.
+A trip whose callee reports an error ends the loop (a scan's later trips do nothing);
+the error is raised at the call.
 """
 import numpy as np
 from llvmlite import ir
 
-from ..emitter import I1, I8, I64
+from ..emitter import I1, I8, I32, I64
 from ..errors import OK
 from .callees import (Callee, address, buffer, byte_pointer, contiguous_output, memcpy,
                       nbytes, shared_workspace)
@@ -95,8 +96,11 @@ def scan(lo, node, inputs, outputs):
     with lo.em.for_range(length, name="scan") as i:
         writes = b.trunc(b.sub(I64(length - 1), i), I1)
         row = b.sub(I64(length - 1), i) if node.params["reverse"] else i
-        body(carry.pointers(b.not_(writes)) + [x.at(row) for x in xs] + consts +
-             carry.pointers(writes) + [y.at(row) for y in ys], workspace)
+        # After a trip's error the rest do nothing (the interpreter stops there too),
+        # so a print in the body runs no further.
+        with b.if_then(b.icmp_signed("==", lo.em.error.result(), I32(OK))):
+            body(carry.pointers(b.not_(writes)) + [x.at(row) for x in xs] + consts +
+                 carry.pointers(writes) + [y.at(row) for y in ys], workspace)
     lo.em.keep_rolled(i)
 
 

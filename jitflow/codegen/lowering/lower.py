@@ -17,7 +17,7 @@ from ...ir.passes.fuse import REDUCTIONS
 from ...ir.primitive import VIEW_OPS
 from ...ir.types import ufunc_loop_dtypes
 from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
-from ..errors import OK, PYTHON_INT_OVERFLOW, ErrorState
+from ..errors import PYTHON_INT_OVERFLOW, ErrorState
 from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
 from ..loops.reductions import lower_region
@@ -74,8 +74,9 @@ class Lowering:
     # --- segments ---------------------------------------------------------------------------
     # A large graph is lowered into several modules, compiled at the same time on
     # separate cores (engine.Compilation). Each holds one function running a stretch
-    # of consecutive nodes, which calls the next segment's function when done; every
-    # worker runs the whole chain. A segment ends at a node boundary once its function
+    # of consecutive nodes, which calls the next segment's function when done, handing
+    # it the error status reached so far (one status for the chain); every worker runs
+    # the whole chain. A segment ends at a node boundary once its function
     # holds SEGMENT_INSTRUCTIONS instructions, and can compile while the next is
     # lowered. Buffers stay where the memory plan put them; only the pointers to them
     # are made again in each function.
@@ -85,9 +86,11 @@ class Lowering:
         self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
         self.modules.append(self.module)
         self.kernels.enter_module(self.module)
-        self.enter_function(ir.Function(self.module, self.function_type(),
+        self.enter_function(ir.Function(self.module, self._segment_type(index),
                                         self._segment_function(index)), serial_pending)
         self._args = self._function.args[0]
+        if index:  # the status so far: code here (a callback) sees earlier errors
+            ir.IRBuilder(self._allocas).store(self._function.args[-1], self.em.error.slot)
         self._workspace = self._slot(len(self.graph.inputs) + len(self.graph.outputs))
 
     def _close_segment(self, last):
@@ -95,12 +98,12 @@ class Lowering:
         this is the `last`; returns whether worker 0 ran code since the last barrier."""
         serial_pending = self._end_serial()
         status = self.em.error.result()
-        if not last:
-            following = ir.Function(self.module, self._function.function_type,
-                                    self._segment_function(len(self.modules)))
-            theirs = self.builder.call(following, list(self._function.args))
-            status = self.builder.select(self.builder.icmp_signed("!=", status, I32(OK)),
-                                         status, theirs)
+        if not last:  # it starts from this status, and answers it if it was an error
+            index = len(self.modules)
+            following = ir.Function(self.module, self._segment_type(index),
+                                    self._segment_function(index))
+            arguments = list(self._function.args)[:len(self.function_type().args)]
+            status = self.builder.call(following, arguments + [status])
         self._return(status)
         # A module whose every data loop is vector code already needs no loop vectorizer
         # and none of the passes that prepare loops for it.
@@ -157,6 +160,12 @@ class Lowering:
     def _return(self, status):
         self.builder.ret(status)
         ir.IRBuilder(self._allocas).branch(self._entry)
+
+    def _segment_type(self, index):
+        """The first segment's is function_type(); each later one also takes the status
+        its caller reached, and starts from it."""
+        base = self.function_type()
+        return base if index == 0 else ir.FunctionType(I32, [*base.args, I32])
 
     def _segment_function(self, index):
         name = BODY if self.threads > 1 else ENTRY

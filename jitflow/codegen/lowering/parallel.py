@@ -74,7 +74,7 @@ class Workers:
         """serial_pending: worker 0 ran code alone before this function began (in the
         previous segment, lower.py), which the first parallel nest must wait for."""
         self.b, self.count = builder, count
-        _, self.worker, self.chunks_end, self.barrier = function.args
+        _, self.worker, self.chunks_end, self.barrier = function.args[:4]
         self.used = False  # whether any nest was split
         self.serial_pending = serial_pending
         self._serial = None

@@ -1,5 +1,5 @@
 """Common-subexpression elimination: one node per (op, inputs, params, subgraphs)."""
-from ..graph import Lit
+from ..graph import Lit, has_effects
 from .rewrite import rewrite
 
 # Constants up to this size are compared by content, larger ones by identity.
@@ -10,7 +10,7 @@ def cse(graph):
     seen = {}
 
     def visit(node, producers):
-        if not node.prim.pure:
+        if has_effects(node):  # two prints are two prints
             return None
         key = (node.op, tuple(_operand_key(v) for v in node.inputs), node.params_key(),
                tuple(id(g) for g in node.subgraphs))

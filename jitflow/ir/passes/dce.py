@@ -1,12 +1,12 @@
-"""Dead-code elimination: drop pure nodes none of whose outputs are used."""
-from ..graph import Graph, Var
+"""Dead-code elimination: drop nodes without effects none of whose outputs are used."""
+from ..graph import Graph, Var, has_effects
 
 
 def dce(graph):
     live = {v for v in graph.outputs if isinstance(v, Var)}
     kept = []
     for node in reversed(graph.nodes):
-        if node.prim.pure and not any(v in live for v in node.outputs):
+        if not has_effects(node) and not any(v in live for v in node.outputs):
             continue
         node = _dce_subgraphs(node)
         kept.append(node)

@@ -29,8 +29,12 @@ not run as one step) and every node joins at most one group, so expensive work (
 tanh, ...) is never duplicated: a value that the group needs again after a reduction is
 kept in a row buffer or recomputed by the backend, whichever is cheaper (regions.py).
 Values used outside a group, or returned by the graph, become outputs of its fused node.
+
+A node with effects (a debug callback, a loop that runs one) is a barrier: no node after
+it joins a group begun before it, so whatever follows it in the program, an error its
+code flags included, still happens after it.
 """
-from ..graph import Graph, Lit, Node, Var
+from ..graph import Graph, Lit, Node, Var, has_effects
 from ..interpret import eval_graph
 from ..primitive import Primitive
 
@@ -109,8 +113,11 @@ class Grouping:
         self.group_of, self.groups, self.downstream = {}, {}, {}
         self.domain, self.axes, self.row_values = {}, {}, {}
         self.ordered = set()
+        self.closed = set()  # groups begun before a node with effects: joined no more
 
     def place(self, node):
+        if has_effects(node):
+            self.closed.update(self.groups)
         chosen = self._join(node)
         if chosen is None:
             chosen = self._new_group(node)
@@ -141,6 +148,10 @@ class Grouping:
     def _producers(self, node):
         return {self.group_of[v] for v in node.inputs if isinstance(v, Var) and v in self.group_of}
 
+    def _open_producers(self, node):
+        """The groups of node's producers that it may still join, in order."""
+        return sorted(self._producers(node) - self.closed)
+
     def _is_row_scalar(self, node, gid):
         return _elementwise(node) and self.domain[gid] != node.outputs[0].type.shape
 
@@ -151,7 +162,7 @@ class Grouping:
         if not _elementwise(node):
             return None
         shape = node.outputs[0].type.shape
-        candidates = [g for g in sorted(self._producers(node)) if self._stays_convex(node, g)
+        candidates = [g for g in self._open_producers(node) if self._stays_convex(node, g)
                       and self.domain[g] == shape and self._reads_fit(node, g)]
         if candidates:
             chosen = candidates[0]
@@ -159,7 +170,7 @@ class Grouping:
                 if self._can_merge(chosen, candidate):
                     self._merge(chosen, candidate)
         else:
-            hosts = [g for g in sorted(self._producers(node))
+            hosts = [g for g in self._open_producers(node)
                      if self._stays_convex(node, g) and self._takes_row_scalar(node, g)]
             if not hosts:
                 return None
@@ -177,7 +188,8 @@ class Grouping:
     def _join_reduction(self, node):
         (operand,) = node.inputs
         gid = self.group_of.get(operand) if isinstance(operand, Var) else None
-        if gid is None or operand in self.row_values or gid in self.ordered:
+        if gid is None or gid in self.closed or operand in self.row_values or \
+                gid in self.ordered:
             return None
         if in_memory_order(node) and self.axes[gid] is not None:
             return None

@@ -1,0 +1,74 @@
+"""Lowering of debug_callback nodes: generated code calling a Python function.
+
+The node's operands are handed over as contiguous buffers (copies where a view is not
+one), through a pointer array in the frame, to a ctypes trampoline:
+
+    i32 trampoline(ptr buffers)
+
+which rebuilds each operand as a fresh NumPy array of its static shape and dtype (a
+copy: the buffers are reused once the call returns) and calls the function. ctypes
+takes the GIL around it (PyGILState_Ensure/Release), which a native call may have
+released. The code runs outside loop nests, so on worker 0 alone, in the calling
+thread, in the order of the graph's nodes.
+
+An exception the function raises is kept (errors.record_raised) and the trampoline
+returns PYTHON_RAISED, which joins the caller's status: the call boundary raises the
+exception. Once one has raised, later callbacks of the same call are skipped.
+
+The trampoline is named by a symbol the linker resolves (no address in the module
+text) and kept alive with the graph's callees.
+"""
+import ctypes
+import itertools
+
+import numpy as np
+from llvmlite import binding as llvm
+from llvmlite import ir
+
+from ..emitter import I32, I64, PTR
+from ..errors import OK, PYTHON_RAISED, callback_raised, record_raised
+from .callees import buffer
+
+_TRAMPOLINE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+_ENTRY_TYPE = ir.FunctionType(I32, [PTR])
+_symbols = itertools.count()  # one symbol per trampoline made in this process
+
+
+def python_callback(lo, node, inputs, outputs):
+    types = [v.type for v in node.inputs]
+    trampoline = _TRAMPOLINE(_trampoline(node.params["callback"], types))
+    lo.callees.append(trampoline)  # its code lives as long as the caller's
+    name = f"jitflow_python_callback_{next(_symbols)}"
+    llvm.add_symbol(name, ctypes.cast(trampoline, ctypes.c_void_p).value)
+    b = lo.builder
+    pointers = lo.entry_alloca(ir.ArrayType(PTR, max(1, len(inputs))))
+    for i, view in enumerate(inputs):
+        b.store(buffer(lo, view), b.gep(pointers, [I64(i)], source_etype=PTR))
+    # Not after an error: the call is failing, and its values may be wrong.
+    status_ok = b.icmp_signed("==", lo.em.error.result(), I32(OK))
+    with b.if_then(status_ok):
+        status = b.call(ir.Function(lo.module, _ENTRY_TYPE, name), [pointers])
+        lo.em.error.merge(status)
+
+
+def _trampoline(callback, types):
+    """The Python side: the operands as NumPy values, then the call."""
+    def call(pointers):
+        if callback_raised():
+            return PYTHON_RAISED
+        try:
+            addresses = (ctypes.c_void_p * max(1, len(types))).from_address(pointers)
+            callback(*(_value_at(address, t) for address, t in zip(addresses, types)))
+        except BaseException as error:  # a KeyboardInterrupt too: raised at the call
+            record_raised(error)
+            return PYTHON_RAISED
+        return OK
+    return call
+
+
+def _value_at(address, type):
+    """A copy of the `type`d array at `address`; a Python number for a weak value."""
+    array = np.empty(type.shape, type.dtype)
+    if array.nbytes:
+        ctypes.memmove(array.ctypes.data, address, array.nbytes)
+    return array.item() if type.weak else array
