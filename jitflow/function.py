@@ -16,8 +16,8 @@ import numpy as np
 
 from . import pytree
 from .config import config
-from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
-                     with_user_line)
+from .errors import (ConcretizationError, RetraceWarning, at_user_line, user_frame,
+                     user_location, with_user_line)
 from .codegen import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
@@ -298,6 +298,9 @@ class Function:
             try:
                 result = self.fn(*call.args, **call.kwargs)
             except (ValueError, TypeError, IndexError) as error:
+                if isinstance(error, ValueError) and \
+                        isinstance(error.__cause__, ConcretizationError):
+                    raise error.__cause__ from None  # (NumPy's `a[i] = x` hides it)
                 raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves

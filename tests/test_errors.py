@@ -171,3 +171,14 @@ def test_unary_plus_of_bool_raises_as_in_numpy():
         jitflow.function(lambda x: +x)(x)
     y = np.array([1, -2], np.int32)
     assert jitflow.function(lambda y: +y)(y).tolist() == [1, -2]
+
+
+def test_storing_a_traced_value_into_a_numpy_array_item_says_how_to_fix_it():
+    def f(x):
+        out = np.zeros(3)
+        out[0] = x.sum()  # marker
+        return out
+    with pytest.raises(jitflow.ConcretizationError) as info:
+        jitflow.function(f)(X)
+    assert "a[i] = x" in str(info.value) and "jitflow.numpy.zeros" in str(info.value)
+    assert line_of("# marker", f) in str(info.value)

@@ -99,11 +99,16 @@ class Tracer:
     def _refuse_a_store_into_an_array(self):
         """NumPy's `a[i] = x` converts x with float() (or int(), complex()), which gives
         a Python number on purpose; there the derivative would be dropped as silently as
-        by np.asarray. The caller's frame tells them apart: it is storing an item."""
+        by np.asarray, and a traced value has no number to give. The caller's frame
+        tells them apart: it is storing an item."""
+        caller = sys._getframe(2)
+        if caller.f_code.co_code[caller.f_lasti] != _STORE_SUBSCR:
+            return
         if self._builder.carries_derivative(self._var):
-            caller = sys._getframe(2)
-            if caller.f_code.co_code[caller.f_lasti] == _STORE_SUBSCR:
-                raise self._derivative_lost_error("into an item of a NumPy array (a[i] = x)")
+            raise self._derivative_lost_error("into an item of a NumPy array (a[i] = x)")
+        if self._builder.value_of(self._var) is NO_VALUE:
+            raise self._concretization_error(
+                "storing it into an item of a NumPy array (a[i] = x)", _STORE_ADVICE)
 
     def __index__(self):
         return operator.index(self._value("using it as a Python index (__index__)"))
@@ -144,6 +149,11 @@ class Tracer:
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_STORE_ADVICE = (
+    "make the array a traced one, whose items take traced values: build it from a traced "
+    "value (out = jitflow.numpy.zeros_like(x)) or with jitflow.numpy.zeros / "
+    "jitflow.numpy.array, or collect the values in a list and stack them "
+    "(jitflow.numpy.stack).")
 _BRANCH_ADVICE = (
     "mark the argument static (jitflow.function(fn, static_argnames=...)) if its value "
     "decides the program's structure; use jitflow.numpy.where to choose between values; or "
