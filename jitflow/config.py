@@ -24,6 +24,11 @@ class Config:
     cache_size (JITFLOW_CACHE_SIZE, 256): how many signatures each function keeps
     compiled; beyond it the least recently used one is forgotten (and traced again if
     it comes back).
+
+    debug_nans (JITFLOW_DEBUG_NANS) and debug_infs (JITFLOW_DEBUG_INFS): a compiled call
+    whose results hold a NaN (an inf) raises FloatingPointError naming the operation and
+    the line that made it, writing no Variable (nan_check.py). Off, they cost nothing but
+    this check of two flags per call.
     """
 
     def __init__(self):
@@ -34,13 +39,16 @@ class Config:
         self.backend = os.environ.get("JITFLOW_BACKEND", "native").strip().lower()
         self.background_compile = _flag("JITFLOW_BACKGROUND_COMPILE", default=True)
         self.cache_size = int(os.environ.get("JITFLOW_CACHE_SIZE", "256"))
+        self.debug_nans = _flag("JITFLOW_DEBUG_NANS")
+        self.debug_infs = _flag("JITFLOW_DEBUG_INFS")
 
     def __repr__(self):
         return (f"Config(run_eagerly={self.run_eagerly}, dump_ir={self.dump_ir}, "
                 f"check_ir={self.check_ir}, backend={self.backend!r}, "
                 f"background_compile={self.background_compile}, "
                 f"retrace_warning_after={self.retrace_warning_after}, "
-                f"cache_size={self.cache_size})")
+                f"cache_size={self.cache_size}, debug_nans={self.debug_nans}, "
+                f"debug_infs={self.debug_infs})")
 
 
 config = Config()

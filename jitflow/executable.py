@@ -144,7 +144,9 @@ class Executable:
             return outputs[0] if count == 1 else outputs[:count]  # as the entry's own
         return call
 
-    def __call__(self, leaves):
+    def __call__(self, leaves, check=None):
+        """The results for the argument leaves; `check(outputs)`, when given, sees
+        every output before any Variable or array is written, and may raise."""
         variables, arguments = None, leaves
         if self.state is not None:
             self.state.check_fixed(self.name)
@@ -156,6 +158,8 @@ class Executable:
             outputs = native.run(leaves)
         else:
             outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
+        if check is not None:
+            check(outputs)
         if variables is not None:
             outputs = self._write_back(variables, arguments, outputs)
         results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]

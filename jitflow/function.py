@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import pytree
+from . import nan_check, pytree
 from .config import config
 from .errors import (ConcretizationError, RetraceWarning, at_user_line, user_frame,
                      user_location, with_user_line)
@@ -78,9 +78,12 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         if config.run_eagerly:
-            return self.fn(*args, **kwargs)
+            with nan_check.raising(nan_check.wanted(config)):  # (as compiled calls do)
+                return self.fn(*args, **kwargs)
         if self._named is not None:
             self._check_named_arrays()
+        if config.debug_nans or config.debug_infs:
+            return self._call_checking_numerics(args, kwargs)
         direct = self._direct
         if direct is not None and not kwargs:
             result = direct.call(*args)
@@ -108,6 +111,22 @@ class Function:
         if instance is None:
             return self
         return bound_method(self, instance)
+
+    def _call_checking_numerics(self, args, kwargs):
+        """A call under config.debug_nans / debug_infs (nan_check.py): the checked path,
+        whose results are looked at before anything is written."""
+        kinds = nan_check.wanted(config)
+        if is_tracing() or variable_scope.current() is not None:
+            return self.fn(*args, **kwargs)
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        _, executable = self._executable(bound, leaves, paths, structure, statics)
+
+        def check(outputs):
+            if nan_check.bad_values(outputs, kinds):
+                raise nan_check.locate(self.fn, bound, leaves, executable.state,
+                                       self.__qualname__, kinds)
+        return executable(leaves, check=check)
 
     def _check_named_arrays(self):
         """Forget every trace once a name the code reads an array by holds another

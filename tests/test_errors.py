@@ -1,20 +1,13 @@
 """Bad input is a clear Python exception naming the problem and the user's own line."""
-import inspect
 
 import numpy as np
 import pytest
 
 import jitflow
+from tests_support import line_of
 import jitflow.numpy as jnp
 
 X = np.ones(3)
-
-
-def line_of(marker, fn):
-    """'test_errors.py:N' for the line of fn's source that contains `marker`."""
-    lines, start = inspect.getsourcelines(fn)
-    offset = next(i for i, text in enumerate(lines) if marker in text)
-    return f"test_errors.py:{start + offset}"
 
 
 def test_if_on_a_traced_value():

@@ -1,4 +1,7 @@
-"""Shared test helpers: golden IR text and tracing a function to a graph."""
+"""Shared test helpers: golden IR text, tracing a function to a graph, and naming a
+line of a function's source as errors name it."""
+import inspect
+import os
 import textwrap
 
 import jitflow
@@ -12,3 +15,11 @@ def golden(text):
 def trace(fn, *args):
     """The unoptimized graph of fn traced on args."""
     return jitflow.function(fn).trace(*args)
+
+
+def line_of(marker, fn):
+    """'file.py:N' for the line of fn's source that contains `marker`, as jitflow's
+    errors name the user's line."""
+    lines, start = inspect.getsourcelines(fn)
+    offset = next(i for i, text in enumerate(lines) if marker in text)
+    return f"{os.path.basename(inspect.getsourcefile(fn))}:{start + offset}"

@@ -8,14 +8,9 @@ import numpy as np
 import pytest
 
 import jitflow
+from tests_support import line_of
 import jitflow.numpy as jnp
 from fidelity import assert_same
-
-
-def line_of(marker, fn):
-    lines, start = inspect.getsourcelines(fn)
-    offset = next(i for i, text in enumerate(lines) if marker in text)
-    return f"test_conversions.py:{start + offset}"
 
 
 def _assign_into_plain_array(x):
