@@ -156,10 +156,25 @@ INDEXING = {
     "mask": lambda xp, x, mask: x[mask],
 }
 
+# Joining, splitting and rearranging (jitflow/numpy/stacking.py, rearranging.py).
+REARRANGING = {
+    "flip": lambda xp, x, axis: xp.flip(x, axis),
+    "rot90": lambda xp, x, k, axes: xp.rot90(x, k, axes),
+    "roll": lambda xp, x, shift, axis: xp.roll(x, shift, axis),
+    "tile": lambda xp, x, reps: xp.tile(x, reps),
+    "repeat": lambda xp, x, repeats, axis: xp.repeat(x, repeats, axis),
+    "diff": lambda xp, x, n, axis: xp.diff(x, n, axis),
+    "vstack": lambda xp, x, y: xp.vstack([x, y]),
+    "hstack": lambda xp, x, y: xp.hstack([x, y]),
+    "column_stack": lambda xp, x, y: xp.column_stack([x, y]),
+    "split_piece": lambda xp, x, sections, axis, piece: xp.array_split(
+        x, sections, axis)[piece],
+}
+
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 
 OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
-       **INDEXING, **CONSTANT}
+       **INDEXING, **REARRANGING, **CONSTANT}
 
 TRANSCENDENTAL = {"exp", "log", "tanh", "sin"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul"}
@@ -414,6 +429,39 @@ def _shape_op(draw, values, usable, x_index, op=None):
     return Step(op, (x_index, draw(st.sampled_from(partners))), {"axis": axis})
 
 
+def _rearranging(draw, values, usable, x_index, op=None):
+    x = values[x_index]
+    shape, ndim = np.shape(x), np.ndim(x)
+    op = op or draw(st.sampled_from(list(REARRANGING)))
+    axis = draw(st.integers(-ndim, ndim - 1)) if ndim else None
+    if op == "flip":
+        return Step(op, (x_index,), {"axis": axis if draw(st.booleans()) else None})
+    if op == "rot90":
+        if ndim < 2:
+            return None
+        axes = draw(st.permutations(range(ndim)))[:2]
+        return Step(op, (x_index,), {"k": draw(st.integers(-5, 5)), "axes": tuple(axes)})
+    if op == "roll":
+        return Step(op, (x_index,), {"shift": draw(st.integers(-5, 5)),
+                                     "axis": axis if draw(st.booleans()) else None})
+    if op == "tile":
+        reps = draw(st.integers(0, 3) | st.lists(st.integers(0, 2), max_size=3).map(tuple))
+        return Step(op, (x_index,), {"reps": reps})
+    if op == "repeat":
+        return Step(op, (x_index,), {"repeats": draw(st.integers(0, 3)),
+                                     "axis": axis if draw(st.booleans()) else None})
+    if op == "diff":
+        return Step(op, (x_index,), {"n": draw(st.integers(0, 2)), "axis": axis or -1})
+    if op == "split_piece":
+        if not ndim:
+            return None
+        sections = draw(st.integers(1, 4))
+        return Step(op, (x_index,), {"sections": sections, "axis": axis,
+                                     "piece": draw(st.integers(0, sections - 1))})
+    partners = [i for i in usable if np.shape(values[i]) == shape]
+    return Step(op, (x_index, draw(st.sampled_from(partners))), {})
+
+
 def _matmul(draw, values, usable, x_index):
     """x @ y for a y that fits: an earlier value or a constant."""
     shape = np.shape(values[x_index])
@@ -429,11 +477,12 @@ def _matmul(draw, values, usable, x_index):
 
 
 DRAW_STEP = {"unary": _unary, "binary": _binary, "ternary": _ternary,
-             "reduction": _reduction, "indexing": _indexing, "shape": _shape_op}
+             "reduction": _reduction, "indexing": _indexing, "shape": _shape_op,
+             "rearranging": _rearranging}
 # How often each kind is drawn: the big tables more often, so that each op of theirs
 # comes up about as often as a ternary one.
 STEP_KINDS = ["binary"] * 4 + ["unary"] * 3 + ["shape"] * 3 + ["reduction"] * 2 + \
-    ["indexing"] * 2 + ["ternary"]
+    ["indexing"] * 2 + ["rearranging"] * 2 + ["ternary"]
 
 
 def _draw_steps(draw, values, usable, count, draw_step):
@@ -702,7 +751,7 @@ GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
                                    "reshape", "slice", "broadcast_to", "take",
                                    "index_array", "index_array_axis1", "mask",
                                    "concatenate", "stack", "matmul", "pad", "expand_dims",
-                                   "cumsum")}}
+                                   "cumsum", *REARRANGING)}}
 
 
 @st.composite
@@ -762,6 +811,8 @@ def _differentiable_step(draw, values, x_index):
                                      draw(st.integers(-len(shape), len(shape) - 1))})
     if op in INDEXING:
         return _indexing(draw, values, [], x_index, op=op)
+    if op in REARRANGING:
+        return _rearranging(draw, values, list(range(len(values))), x_index, op=op)
     return _shape_op(draw, values, list(range(len(values))), x_index, op=op)
 
 

@@ -3,7 +3,8 @@
 On plain arrays every function runs eagerly and returns what NumPy returns (to rounding).
 Inside a trace it records the graph. Python-operator arithmetic on Python scalars stays
 weakly typed, as in Python; NumPy functions return strongly typed results, as np.* does.
-One module per family: elementwise, reductions, shapes, creation.
+One module per family: elementwise, reductions, shapes, creation, stacking (joining
+and splitting), rearranging (flip, roll, tile, repeat, diff).
 """
 import functools as _functools
 import inspect as _inspect
@@ -16,6 +17,8 @@ from .creation import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
+from .stacking import *  # noqa: F401,F403
+from .rearranging import *  # noqa: F401,F403
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -25,7 +28,8 @@ dtype = _np.dtype
 finfo, iinfo = _np.finfo, _np.iinfo
 
 __all__ = [name for name in dir() if not name.startswith("_") and
-           name not in ("creation", "elementwise", "reductions", "shapes")]
+           name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
+                        "rearranging")]
 
 
 def _reading_variables(function):
