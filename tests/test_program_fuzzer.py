@@ -85,6 +85,19 @@ UNARY = {
     "log": lambda xp, x: xp.log(x),
     "tanh": lambda xp, x: xp.tanh(x),
     "sin": lambda xp, x: xp.sin(x),
+    # built from other primitives (jitflow/numpy/arithmetic.py, transcendental.py)
+    "fabs": lambda xp, x: xp.fabs(x),
+    "reciprocal": lambda xp, x: xp.reciprocal(x),
+    "trunc": lambda xp, x: xp.trunc(x),
+    "rint": lambda xp, x: xp.rint(x),
+    "degrees": lambda xp, x: xp.degrees(x),
+    "radians": lambda xp, x: xp.radians(x),
+    "exp2": lambda xp, x: xp.exp2(x),
+    "sinh": lambda xp, x: xp.sinh(x),
+    "cosh": lambda xp, x: xp.cosh(x),
+    "arcsinh": lambda xp, x: xp.arcsinh(x),
+    "arccosh": lambda xp, x: xp.arccosh(x),
+    "arctanh": lambda xp, x: xp.arctanh(x),
 }
 
 BINARY = {
@@ -107,6 +120,14 @@ BINARY = {
     "bitwise_and": lambda xp, x, y: x & y,
     "bitwise_or": lambda xp, x, y: x | y,
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "fmax": lambda xp, x, y: xp.fmax(x, y),
+    "fmin": lambda xp, x, y: xp.fmin(x, y),
+    "fmod": lambda xp, x, y: xp.fmod(x, y),  # of integers only: see _binary
+    "heaviside": lambda xp, x, y: xp.heaviside(x, y),
+    "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
+    "hypot": lambda xp, x, y: xp.hypot(x, y),
+    "float_power": lambda xp, x, y: xp.float_power(x, y),
 }
 
 TERNARY = {
@@ -176,7 +197,11 @@ CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
        **INDEXING, **REARRANGING, **CONSTANT}
 
-TRANSCENDENTAL = {"exp", "log", "tanh", "sin"}
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh",
+                  "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
+# NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
+# arrays (its vector loop); jitflow keeps the second.
+OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
@@ -195,6 +220,8 @@ def is_inexact(step, values):
         return True  # an integer mean sums in float64 too
     if step.op == "clip":  # see inexact_tolerance
         return floats and _open_zero_sign(args)
+    if step.op in ("fmax", "fmin"):
+        return floats
     return floats and step.op in SUMS | {"max", "min"}
 
 
@@ -332,7 +359,15 @@ def _unary(draw, values, usable, x_index):
 def _binary(draw, values, usable, x_index):
     y = _operand(draw, values, usable, values[x_index])
     args = (x_index, y) if draw(st.booleans()) else (y, x_index)
-    return Step(draw(st.sampled_from(list(BINARY))), args, {})
+    op = draw(st.sampled_from(list(BINARY)))
+    if op == "fmod" and any(_is_float(values[a] if isinstance(a, int) else a[1])
+                            for a in args):
+        op = "remainder"  # jitflow's fmod takes integers only (tests/test_numpy_ufuncs.py)
+    return Step(op, args, {})
+
+
+def _is_float(value):
+    return isinstance(value, float) or np.asarray(value).dtype.kind == "f"
 
 
 def _ternary(draw, values, usable, x_index):
@@ -665,6 +700,8 @@ def inexact_tolerance(program, values, index):
     step = program.steps[index - len(program.inputs)]
     if not is_inexact(step, values):
         return None
+    if step.op in ("logaddexp", "logaddexp2"):
+        return _log_add_tolerance(step, values, values[index])
     if step.op in TRANSCENDENTAL:
         return {"ulps": NATIVE_ULPS}
     if step.op == "power":
@@ -673,11 +710,21 @@ def inexact_tolerance(program, values, index):
         # depends on the operands' casts and dimensions, not only on their shapes.
         one_element = np.size(values[index]) == 1
         return {"ulps": NATIVE_ULPS, "zero_sign": not one_element}
-    if step.op in ("max", "min", "clip"):
+    if step.op in OPEN_ZERO_SIGN:
         return {"zero_sign": False}
     args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
     with np.errstate(all="ignore"):  # magnitudes may overflow (then compared exactly)
         return _sum_tolerance(step, args, np.asarray(values[index]))
+
+
+def _log_add_tolerance(step, values, result):
+    """max(x, y) + log1p(exp(-|x - y|)) may cancel (-0.5 + 0.47): each term's rounding
+    (NATIVE_ULPS of the larger operand's magnitude, at least 1), not the sum's."""
+    args = [np.asarray(values[a] if isinstance(a, int) else a[1]) for a in step.args]
+    eps = float(np.finfo(np.asarray(result).dtype).eps)
+    with np.errstate(all="ignore"):
+        larger = np.nan_to_num(np.maximum(*args).astype(np.float64), posinf=0, neginf=0)
+    return {"ulps": NATIVE_ULPS, "atol": NATIVE_ULPS * eps * (np.abs(larger) + 1)}
 
 
 def _sum_tolerance(step, args, result):
@@ -716,6 +763,12 @@ SMOOTH_UNARY = {
     "bounded": lambda xp, x: x / (1.0 + x * x),
     "hypot_one": lambda xp, x: xp.sqrt(1.0 + x * x),
     "exp_tanh": lambda xp, x: xp.exp(xp.tanh(x)),
+    "sinh": lambda xp, x: xp.sinh(x),
+    "cosh": lambda xp, x: xp.cosh(x),
+    "arcsinh": lambda xp, x: xp.arcsinh(x),
+    "exp2": lambda xp, x: xp.exp2(x),
+    "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
+    "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
 }
 
 SMOOTH_BINARY = {
@@ -724,6 +777,8 @@ SMOOTH_BINARY = {
     "multiply": lambda xp, x, y: x * y,
     "divide_positive": lambda xp, x, y: x / (1.5 + y * y),
     "where": lambda xp, x, y, mask: xp.where(mask, x, y),
+    "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
 }
 
 # Derivatives with a kink (at ties, at 0, at the bounds): compiled gradients must still
@@ -736,11 +791,15 @@ KINKED_UNARY = {
     "plus_floor": lambda xp, x: x + xp.floor(x),
     "abs_power": lambda xp, x: xp.abs(x) ** 1.5,
     "through_float32": lambda xp, x: x.astype(np.float32).astype(np.float64),
+    "fabs": lambda xp, x: xp.fabs(x),
 }
 KINKED_BINARY = {
     "maximum": lambda xp, x, y: xp.maximum(x, y),
     "minimum": lambda xp, x, y: xp.minimum(x, y),
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "fmax": lambda xp, x, y: xp.fmax(x, y),
+    "fmin": lambda xp, x, y: xp.fmin(x, y),
+    "hypot": lambda xp, x, y: xp.hypot(x, y),
 }
 KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min"}
 

@@ -4,7 +4,8 @@ On plain arrays every function runs eagerly and returns what NumPy returns (to r
 Inside a trace it records the graph. Python-operator arithmetic on Python scalars stays
 weakly typed, as in Python; NumPy functions return strongly typed results, as np.* does.
 One module per family: elementwise, reductions, shapes, creation, stacking (joining
-and splitting), rearranging (flip, roll, tile, repeat, diff).
+and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic
+(exact compositions of ufuncs: fmax, rint, ...) and transcendental (sinh, logaddexp, ...).
 """
 import functools as _functools
 import inspect as _inspect
@@ -19,6 +20,8 @@ from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .stacking import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
+from .arithmetic import *  # noqa: F401,F403
+from .transcendental import *  # noqa: F401,F403
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -29,7 +32,7 @@ finfo, iinfo = _np.finfo, _np.iinfo
 
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
-                        "rearranging")]
+                        "rearranging", "arithmetic", "transcendental")]
 
 
 def _reading_variables(function):
