@@ -128,6 +128,7 @@ BINARY = {
     "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
     "hypot": lambda xp, x, y: xp.hypot(x, y),
     "float_power": lambda xp, x, y: xp.float_power(x, y),
+    "isclose": lambda xp, x, y: xp.isclose(x, y),
 }
 
 TERNARY = {
@@ -143,6 +144,18 @@ REDUCTIONS = {
     "prod": lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
     "any": lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
     "all": lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
+    # jitflow/numpy/statistics.py, linalg.py
+    "nansum": lambda xp, x, axis, keepdims: xp.nansum(x, axis=axis, keepdims=keepdims),
+    "nanprod": lambda xp, x, axis, keepdims: xp.nanprod(x, axis=axis, keepdims=keepdims),
+    "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
+    "nanmax": lambda xp, x, axis, keepdims: xp.nanmax(x, axis=axis, keepdims=keepdims),
+    "nanmin": lambda xp, x, axis, keepdims: xp.nanmin(x, axis=axis, keepdims=keepdims),
+    "ptp": lambda xp, x, axis, keepdims: xp.ptp(x, axis=axis, keepdims=keepdims),
+    "average": lambda xp, x, axis, keepdims: xp.average(x, axis=axis, keepdims=keepdims),
+    # (of all the elements, a Python int, weakly typed: made an array as NumPy's runs
+    # make every value, so that later steps promote alike)
+    "count_nonzero": lambda xp, x, axis, keepdims: xp.asarray(xp.count_nonzero(
+        x, axis=axis, keepdims=keepdims)),
 }
 
 # Reductions over one axis (or all of them).
@@ -190,6 +203,13 @@ REARRANGING = {
     "column_stack": lambda xp, x, y: xp.column_stack([x, y]),
     "split_piece": lambda xp, x, sections, axis, piece: xp.array_split(
         x, sections, axis)[piece],
+    # jitflow/numpy/matrices.py, linalg.py
+    "diagonal": lambda xp, x, offset: xp.diagonal(x, offset, -1, 0),
+    "trace": lambda xp, x, offset: xp.trace(x, offset),
+    "diag": lambda xp, x, k: xp.diag(x, k),
+    "kron": lambda xp, x, y: xp.kron(x, y),
+    "vecdot": lambda xp, x, y: xp.vecdot(x, y),
+    "norm": lambda xp, x, ord, axis: xp.linalg.norm(x, ord, axis),
 }
 
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
@@ -201,8 +221,9 @@ TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh"
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
-OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin"}
-SUMS = {"sum", "mean", "prod", "cumsum", "matmul"}
+OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp"}
+SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
+        "average", "trace", "vecdot", "norm"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
@@ -216,13 +237,13 @@ def is_inexact(step, values):
         exponent = step.args[1]
         return floats and not (isinstance(exponent, tuple) and exponent[0] == "lit" and
                                exponent[1] in EXACT_EXPONENTS)
-    if step.op == "mean":
-        return True  # an integer mean sums in float64 too
+    if step.op in ("mean", "nanmean", "average", "norm"):
+        return True  # an integer mean (and norm) sums in float64 too
     if step.op == "clip":  # see inexact_tolerance
         return floats and _open_zero_sign(args)
     if step.op in ("fmax", "fmin"):
         return floats
-    return floats and step.op in SUMS | {"max", "min"}
+    return floats and step.op in SUMS | OPEN_ZERO_SIGN
 
 
 def _open_zero_sign(clip_args):
@@ -487,6 +508,28 @@ def _rearranging(draw, values, usable, x_index, op=None):
                                      "axis": axis if draw(st.booleans()) else None})
     if op == "diff":
         return Step(op, (x_index,), {"n": draw(st.integers(0, 2)), "axis": axis or -1})
+    if op in ("diagonal", "trace"):
+        if ndim < 2:
+            return None
+        return Step(op, (x_index,), {"offset": draw(st.integers(-3, 3))})
+    if op == "diag":
+        return Step(op, (x_index,), {"k": draw(st.integers(-2, 2))}) if ndim in (1, 2) \
+            else None
+    if op == "kron":
+        return Step(op, (x_index, draw(st.sampled_from(usable))), {})
+    if op == "vecdot":
+        if not ndim:
+            return None
+        partners = [i for i in usable if np.ndim(values[i]) >= 1 and
+                    np.shape(values[i])[-1] == shape[-1] and
+                    broadcasts(np.empty(np.shape(values[i])[:-1]), np.empty(shape[:-1]))]
+        return Step(op, (x_index, draw(st.sampled_from(partners))), {})
+    if op == "norm":
+        ord = draw(st.sampled_from([None, 1, 2, 0, 3, np.inf, -np.inf]))
+        if ndim == 0 or (ord is not None and ndim > 2):
+            return Step(op, (x_index,), {"ord": None, "axis": None})
+        return Step(op, (x_index,), {"ord": ord, "axis": axis if ord != 2 or ndim == 1
+                                     else None if ndim > 2 else axis})
     if op == "split_piece":
         if not ndim:
             return None
@@ -731,7 +774,18 @@ def _sum_tolerance(step, args, result):
     """n roundings of the sum of the magnitudes of the n terms of each result (relative
     for a product, which does not cancel)."""
     eps = float(np.finfo(result.dtype).eps)
-    magnitudes = [np.abs(np.asarray(a, np.float64)) for a in args]
+    # (NaN that nansum and friends leave out count for nothing)
+    magnitudes = [np.nan_to_num(np.abs(np.asarray(a, np.float64)), nan=0.0, posinf=np.inf)
+                  for a in args]
+    if step.op == "norm":  # a root of a sum of terms of one sign: relative
+        return {"rtol": 16 * (magnitudes[0].size + 1) * eps, "ulps": NATIVE_ULPS,
+                "zero_sign": False}
+    if step.op in ("trace", "vecdot"):  # the sum of at most n products: a loose bound
+        terms = max(magnitudes[0].size, 1)
+        bound = np.sum(magnitudes[0]) * (np.max(magnitudes[-1]) if magnitudes[-1].size
+                                         and step.op == "vecdot" else 1.0)
+        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
+                "zero_sign": False}
     if step.op == "matmul":
         terms = magnitudes[0].shape[-1]
         bound = magnitudes[0] @ magnitudes[1]
@@ -744,10 +798,10 @@ def _sum_tolerance(step, args, result):
     else:
         axis, keepdims = step.params["axis"], step.params["keepdims"]
         terms = magnitudes[0].size // max(result.size, 1)
-        if step.op == "prod":  # relative: no cancellation
+        if step.op in ("prod", "nanprod"):  # relative: no cancellation
             return {"rtol": 2 * terms * eps, "atol": float(np.finfo(np.float64).tiny)}
         bound = np.sum(magnitudes[0], axis=axis, keepdims=keepdims)
-        if step.op == "mean":
+        if step.op in ("mean", "average"):
             bound = bound / max(terms, 1)
     return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps}
 
@@ -801,7 +855,7 @@ KINKED_BINARY = {
     "fmin": lambda xp, x, y: xp.fmin(x, y),
     "hypot": lambda xp, x, y: xp.hypot(x, y),
 }
-KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min"}
+KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm"}
 
 DIFFERENTIABLE_UNARY = {**SMOOTH_UNARY, **KINKED_UNARY}
 DIFFERENTIABLE_BINARY = {**SMOOTH_BINARY, **KINKED_BINARY}
@@ -810,7 +864,8 @@ GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
                                    "reshape", "slice", "broadcast_to", "take",
                                    "index_array", "index_array_axis1", "mask",
                                    "concatenate", "stack", "matmul", "pad", "expand_dims",
-                                   "cumsum", *REARRANGING)}}
+                                   "cumsum", "nansum", "nanmean", "average", "ptp",
+                                   *REARRANGING)}}
 
 
 @st.composite
@@ -862,7 +917,7 @@ def _differentiable_step(draw, values, x_index):
         return Step(op, (x_index, y), {})
     op = draw(st.sampled_from([k for k in GRAD_OPS if k not in DIFFERENTIABLE_UNARY and
                                k not in DIFFERENTIABLE_BINARY]))
-    if op in ("sum", "mean", "max", "min", "prod"):
+    if op in ("sum", "mean", "max", "min", "prod", "nansum", "nanmean", "average", "ptp"):
         return Step(op, (x_index,), {"axis": draw_axis(draw, len(shape)),
                                      "keepdims": draw(st.booleans())})
     if op == "cumsum":

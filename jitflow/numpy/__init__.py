@@ -22,6 +22,9 @@ from .stacking import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
 from .arithmetic import *  # noqa: F401,F403
 from .transcendental import *  # noqa: F401,F403
+from .matrices import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
+from . import linalg  # noqa: F401
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -32,7 +35,8 @@ finfo, iinfo = _np.finfo, _np.iinfo
 
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
-                        "rearranging", "arithmetic", "transcendental")]
+                        "rearranging", "arithmetic", "transcendental",
+                        "matrices", "statistics")]
 
 
 def _reading_variables(function):
@@ -60,3 +64,6 @@ _HOLDERS = (_Stateful, list, tuple)  # what may be or hold a Variable
 for _name in __all__:
     if _inspect.isfunction(globals()[_name]):
         globals()[_name] = _reading_variables(globals()[_name])
+for _name in linalg.__all__:
+    setattr(linalg, _name, _reading_variables(getattr(linalg, _name)))
+    getattr(linalg, _name).__module__ = linalg.__name__
