@@ -217,3 +217,26 @@ def test_derivatives(name, x):
     fn = DIFFERENTIABLE[name]
     check_grads(fn, (x,), order=1, rtol=1e-4, atol=1e-4)
     check_grads(jitflow.function(fn), (x,), order=1, rtol=1e-4, atol=1e-4)
+
+
+# --- searchsorted --------------------------------------------------------------------------
+
+@given_per_backend(data=st.data())
+def test_searchsorted(data):
+    a = np.sort(values(data, (data.draw(st.integers(0, 6), label="length"),), label="a"))
+    v = values(data, data.draw(shapes(max_dims=2), label="shape of v"), label="v")
+    side = data.draw(st.sampled_from(["left", "right"]), label="side")
+    check_program(lambda xp, a, v: xp.searchsorted(a, v, side), a, v, what="searchsorted")
+    sorter = np.argsort(a[::-1], kind="stable")
+    check_program(lambda xp, a, v: xp.searchsorted(a, v, side, sorter), a[::-1], v,
+                  what="searchsorted with sorter")
+    check_program(lambda xp, a, v: a.searchsorted(v, side) if xp is np else
+                  xp.searchsorted(a, v, side), a, v, what="the method")
+
+
+def test_methods_of_traced_values(backend):
+    x = np.arange(6.0).reshape(2, 3)
+    for method in [lambda x: x.repeat(2, axis=1), lambda x: x.diagonal(1),
+                   lambda x: x.trace(), lambda x: (x > 2).all(axis=0),
+                   lambda x: (x > 4).any()]:
+        np.testing.assert_array_equal(jitflow.function(method)(x), method(x))

@@ -210,6 +210,7 @@ REARRANGING = {
     "kron": lambda xp, x, y: xp.kron(x, y),
     "vecdot": lambda xp, x, y: xp.vecdot(x, y),
     "norm": lambda xp, x, ord, axis: xp.linalg.norm(x, ord, axis),
+    "searchsorted": lambda xp, a, v, side: xp.searchsorted(a, v, side),
 }
 
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
@@ -530,6 +531,11 @@ def _rearranging(draw, values, usable, x_index, op=None):
             return Step(op, (x_index,), {"ord": None, "axis": None})
         return Step(op, (x_index,), {"ord": ord, "axis": axis if ord != 2 or ndim == 1
                                      else None if ndim > 2 else axis})
+    if op == "searchsorted":  # into a sorted constant
+        dtype = draw(st.sampled_from(DTYPES))
+        a = np.sort(draw(input_values(dtype, (draw(st.integers(0, 6)),))))
+        return Step(op, (("const", a), x_index),
+                    {"side": draw(st.sampled_from(["left", "right"]))})
     if op == "split_piece":
         if not ndim:
             return None
@@ -865,7 +871,7 @@ GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
                                    "index_array", "index_array_axis1", "mask",
                                    "concatenate", "stack", "matmul", "pad", "expand_dims",
                                    "cumsum", "nansum", "nanmean", "average", "ptp",
-                                   *REARRANGING)}}
+                                   *[k for k in REARRANGING if k != "searchsorted"])}}
 
 
 @st.composite

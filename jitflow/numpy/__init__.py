@@ -24,6 +24,7 @@ from .arithmetic import *  # noqa: F401,F403
 from .transcendental import *  # noqa: F401,F403
 from .matrices import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
+from .searching import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
@@ -36,7 +37,7 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics")]
+                        "matrices", "statistics", "searching")]
 
 
 def _reading_variables(function):
