@@ -227,3 +227,38 @@ def test_derivatives(name, x):
     fn = DIFFERENTIABLE[name]
     check_grads(fn, (x,), order=2)
     check_grads(jitflow.function(fn), (x,), order=1)
+
+
+# --- more joining and splitting ------------------------------------------------------------
+
+@given_per_backend(data=st.data())
+def test_append_unstack_broadcast_arrays(data):
+    x = draw_array(data)
+    axis = data.draw(st.none() | st.integers(-x.ndim - 1, x.ndim), label="axis")
+    check_program(lambda xp, x, y: xp.append(x, y, axis=axis), x,
+                  partner(data, x, None if axis is None or not -x.ndim <= axis < x.ndim
+                          else axis), what="append")
+    unstack_axis = data.draw(st.integers(-x.ndim - 1, x.ndim), label="unstack axis")
+    check_program(lambda xp, x: xp.unstack(x, axis=unstack_axis), x, what="unstack")
+    y = draw_array(data, label="y")
+    check_program(lambda xp, x, y: xp.broadcast_arrays(x, y), x, y,
+                  what="broadcast_arrays")
+
+
+@given_per_backend(data=st.data())
+def test_meshgrid(data):
+    vectors = [draw_array(data, (data.draw(st.integers(0, 3), label="length"),),
+                          label=f"x{i}") for i in range(data.draw(st.integers(1, 3)))]
+    indexing = data.draw(st.sampled_from(["xy", "ij"]), label="indexing")
+    sparse = data.draw(st.booleans(), label="sparse")
+    check_program(lambda xp, *xs: xp.meshgrid(*xs, indexing=indexing, sparse=sparse),
+                  *vectors, what="meshgrid")
+
+
+def test_unstack_gives_views_written_through(backend):
+    def fn(x):
+        first, _ = np.unstack(x)
+        first[1] = -1.0
+        return x
+    x = np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(jitflow.function(fn)(x.copy()), fn(x.copy()))

@@ -240,3 +240,28 @@ def test_methods_of_traced_values(backend):
                    lambda x: x.trace(), lambda x: (x > 2).all(axis=0),
                    lambda x: (x > 4).any()]:
         np.testing.assert_array_equal(jitflow.function(method)(x), method(x))
+
+
+# --- triangles and identities --------------------------------------------------------------
+
+@given_per_backend(data=st.data())
+def test_triangles(data):
+    x = values(data, data.draw(shapes(max_dims=4), label="shape"))
+    k = data.draw(st.integers(-3, 3), label="k")
+    check_program(lambda xp, x: xp.tril(x, k), x, what="tril")
+    check_program(lambda xp, x: xp.triu(x, k), x, what="triu")
+    check_program(lambda xp, x: xp.matrix_transpose(x), x, what="matrix_transpose")
+
+
+@pytest.mark.parametrize("call", [lambda xp: xp.eye(3, 4, 1), lambda xp: xp.eye(2, k=-3),
+                                  lambda xp: xp.identity(3, dtype=np.int32),
+                                  lambda xp: xp.tri(3, 2, -1, dtype=bool)])
+def test_eye_identity_tri(call, backend):
+    check_program(lambda xp, x: call(xp) + x, np.zeros((), np.int32))
+
+    def written(x):  # traced, a new array that writes may change
+        e = jnp.eye(2)
+        e[0, 1] = x
+        return e
+    np.testing.assert_array_equal(jitflow.function(written)(np.float64(5)),
+                                  [[1, 5], [0, 1]])

@@ -167,3 +167,22 @@ def test_derivatives_are_finite_past_the_ranges_where_a_formula_overflows(backen
         assert np.all(np.isfinite(gradient)), (fn.__name__, gradient)
     gradient = jitflow.function(jitflow.grad(lambda x: jnp.sum(jnp.arcsinh(x))))(x)
     np.testing.assert_allclose(gradient, 1 / np.hypot(1, x))  # 1 / sqrt(1 + x**2)
+
+
+# --- rounding and replacing ----------------------------------------------------------------
+
+@given_per_backend(data=st.data())
+def test_round_and_nan_to_num(data):
+    x = operand(data, data.draw(hnp.array_shapes(min_dims=0, max_side=5)), "x")
+    decimals = data.draw(st.integers(-2, 3), label="decimals")
+    if np.asarray(x).dtype.kind in "fb" or decimals >= 0:  # (integers to tens: refused)
+        check_program(lambda xp, x: xp.round(x, decimals), x, what="round")
+        check_program(lambda xp, x: xp.around(x, decimals), x, what="around")
+    fill = data.draw(st.sampled_from([{}, {"nan": 1.5, "posinf": 7, "neginf": -0.0}]),
+                     label="fill")
+    check_program(lambda xp, x: xp.nan_to_num(x, **fill), x, what="nan_to_num")
+
+
+def test_round_of_integers_to_tens_is_refused_by_name(backend):
+    with pytest.raises(NotImplementedError, match="round of integers"):
+        jitflow.function(lambda x: np.round(x, -1))(np.arange(3))

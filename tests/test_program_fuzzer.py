@@ -98,6 +98,9 @@ UNARY = {
     "arcsinh": lambda xp, x: xp.arcsinh(x),
     "arccosh": lambda xp, x: xp.arccosh(x),
     "arctanh": lambda xp, x: xp.arctanh(x),
+    "round": lambda xp, x: xp.round(x),
+    "round_1": lambda xp, x: xp.round(x, 1),
+    "nan_to_num": lambda xp, x: xp.nan_to_num(x),
 }
 
 BINARY = {
@@ -211,6 +214,10 @@ REARRANGING = {
     "vecdot": lambda xp, x, y: xp.vecdot(x, y),
     "norm": lambda xp, x, ord, axis: xp.linalg.norm(x, ord, axis),
     "searchsorted": lambda xp, a, v, side: xp.searchsorted(a, v, side),
+    "tril": lambda xp, x, k: xp.tril(x, k),
+    "triu": lambda xp, x, k: xp.triu(x, k),
+    "matrix_transpose": lambda xp, x: xp.matrix_transpose(x),
+    "append": lambda xp, x, y: xp.append(x, y),
 }
 
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
@@ -531,6 +538,12 @@ def _rearranging(draw, values, usable, x_index, op=None):
             return Step(op, (x_index,), {"ord": None, "axis": None})
         return Step(op, (x_index,), {"ord": ord, "axis": axis if ord != 2 or ndim == 1
                                      else None if ndim > 2 else axis})
+    if op in ("tril", "triu"):
+        return Step(op, (x_index,), {"k": draw(st.integers(-2, 2))}) if ndim else None
+    if op == "matrix_transpose":
+        return Step(op, (x_index,), {}) if ndim >= 2 else None
+    if op == "append":
+        return Step(op, (x_index, draw(st.sampled_from(usable))), {})
     if op == "searchsorted":  # into a sorted constant
         dtype = draw(st.sampled_from(DTYPES))
         a = np.sort(draw(input_values(dtype, (draw(st.integers(0, 6)),))))

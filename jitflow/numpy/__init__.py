@@ -27,6 +27,10 @@ from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
 
+# NumPy 2's names for the same functions
+asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
+                                                  power, concatenate, transpose)  # noqa: F405
+
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None

@@ -8,8 +8,9 @@ import numpy as _np
 
 from .. import ops
 from ..errors import at_user_line
-from ._common import _no_out
+from ._common import _dtype_of, _no_out
 from ._loops import composite_ufunc
+from .creation import asarray
 
 
 @composite_ufunc(_np.fabs)
@@ -119,4 +120,47 @@ degrees = rad2deg = composite_ufunc(_np.degrees)(_scaled_by(180, _np.pi))
 radians = deg2rad = composite_ufunc(_np.radians)(_scaled_by(_np.pi, 180))
 
 
-__all__ = ["deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]
+def round(a, decimals=0, out=None):
+    """NumPy's round: rint of a scaled by 10**decimals (the scale a Python float, so in
+    a's dtype), then scaled back; integers are copies for decimals >= 0."""
+    _no_out("round", out)
+    a = asarray(a)
+    decimals = int(decimals)
+    if _dtype_of(a) == _np.bool_:  # NumPy rounds bool in float16, or fails to cast
+        raise TypeError(at_user_line("numpy.round of bool: NumPy computes it in float16 "
+                                     "(decimals=0), which jitflow does not support, or "
+                                     "cannot cast the result back to bool"))
+    if _dtype_of(a).kind != "f":
+        if decimals < 0:
+            raise NotImplementedError(at_user_line(
+                f"jitflow.numpy.round of integers ({_dtype_of(a)}) to {decimals} "
+                f"decimals is not supported"))
+        return ops.cast(a, _dtype_of(a))
+    if decimals == 0:
+        return rint(a)
+    scale = 10.0 ** abs(decimals)
+    if decimals > 0:
+        return ops.divide(rint(ops.multiply(a, scale)), scale)
+    return ops.multiply(rint(ops.divide(a, scale)), scale)
+
+
+around = round
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN and the infinities replaced by finite numbers (the dtype's extremes by
+    default); other dtypes are copied."""
+    x = asarray(x)
+    dtype = _dtype_of(x)
+    if dtype.kind != "f":
+        return ops.cast(x, dtype)
+    info = _np.finfo(dtype)
+    big = _np.array(info.max if posinf is None else posinf).astype(dtype)
+    small = _np.array(info.min if neginf is None else neginf).astype(dtype)
+    infinite = ops.isinf(x)
+    return ops.where(ops.isnan(x), _np.array(nan).astype(dtype),
+                     ops.where(ops.logical_and(infinite, ops.greater(x, 0)), big,
+                               ops.where(infinite, small, x)))
+
+
+__all__ = ["around", "nan_to_num", "round", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]

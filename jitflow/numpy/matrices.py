@@ -1,5 +1,5 @@
-"""Diagonals and products of vectors and matrices: diagonal, diag, trace, kron, vecdot,
-matvec, vecmat.
+"""Diagonals, triangles and products of vectors and matrices: eye, identity, tri, tril,
+triu, diagonal, diag, trace, kron, vecdot, matvec, vecmat, matrix_transpose.
 
 diagonal gathers with constant indices (a read-only view in NumPy, refused for writes
 here too); diag builds its matrix by selecting, kron by broadcasting a product; the
@@ -11,11 +11,59 @@ from .. import ops
 from ..contract import matmul
 from ..errors import at_user_line
 from ..ir.types import normalize_axis
-from ..trace import Tracer, aliases
+from ..ir.types import as_dtype
+from ..trace import Tracer, aliases, is_tracing
 from ._common import _dtype_of, _ndim, _no_out, _shape
 from .creation import asarray
 from .reductions import sum
-from .shapes import moveaxis
+from .shapes import moveaxis, swapaxes
+
+
+def _from_mask(mask, dtype):
+    """1 where `mask`, 0 elsewhere, in `dtype`: NumPy's array eagerly, a traced array
+    (which writes may change) while tracing."""
+    dtype = as_dtype(dtype, what="eye")
+    if not is_tracing():
+        return mask.astype(dtype)
+    return ops.where(mask, _np.ones((), dtype), _np.zeros((), dtype))
+
+
+def eye(N, M=None, k=0, dtype=float):
+    return _from_mask(_np.eye(N, M, k, dtype=bool), dtype)
+
+
+def identity(n, dtype=float):
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=float):
+    return _from_mask(_np.tri(N, M, k, dtype=bool), dtype)
+
+
+def _triangle(name, keep_below):
+    def function(m, k=0):
+        m = asarray(m)
+        if _ndim(m) == 0:
+            raise TypeError(at_user_line(f"{name}: tri() missing 1 required positional "
+                                         f"argument: 'N' (a 0-d input)"))
+        # as NumPy: the mask of the last two axes (of a vector, a square one)
+        below = _np.tri(*_shape(m)[-2:], k=int(k) - (0 if keep_below else 1), dtype=bool)
+        return ops.where(below if keep_below else ~below, m,
+                         _np.zeros((), _dtype_of(m)))
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"NumPy's {name}, on arrays and traced values."
+    return function
+
+
+tril = _triangle("tril", keep_below=True)
+triu = _triangle("triu", keep_below=False)
+
+
+def matrix_transpose(x, /):
+    if _ndim(x) < 2:
+        raise ValueError(at_user_line(f"Input array must be at least 2-dimensional, got "
+                                      f"shape {_shape(x)}"))
+    return swapaxes(x, -1, -2)
 
 
 def _diagonal_indices(rows, columns, offset):
@@ -127,4 +175,4 @@ def vecmat(x1, x2, /, *, out=None, axes=None, axis=None, dtype=None):
     return result if dtype is None else ops.cast(result, dtype)
 
 
-__all__ = ["diag", "diagonal", "kron", "matvec", "trace", "vecdot", "vecmat"]
+__all__ = ["diag", "diagonal", "eye", "identity", "kron", "matrix_transpose", "matvec", "trace", "tri", "tril", "triu", "vecdot", "vecmat"]

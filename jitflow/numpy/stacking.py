@@ -1,5 +1,5 @@
-"""Joining and splitting: atleast_1d/2d/3d, vstack, hstack, dstack, column_stack, split,
-array_split, hsplit, vsplit, dsplit.
+"""Joining and splitting: atleast_1d/2d/3d, vstack, hstack, dstack, column_stack,
+append, split, array_split, hsplit, vsplit, dsplit, unstack, broadcast_arrays, meshgrid.
 
 Each is NumPy's own recipe over concatenate, reshape and basic slicing, so the pieces a
 split gives are views of the array (writes into them reach it, as in NumPy) and the
@@ -14,7 +14,7 @@ from ..ir.types import normalize_axis
 from ..trace import Tracer
 from ._common import _ndim, _shape
 from .creation import asarray
-from .shapes import concatenate, reshape
+from .shapes import broadcast_to, concatenate, ravel, reshape
 
 
 def _at_least(arrays, ndim, shape_of):
@@ -148,4 +148,45 @@ vsplit = _split_along("vsplit", lambda ndim: 0, 2)
 dsplit = _split_along("dsplit", lambda ndim: 2, 3)
 
 
-__all__ = ["array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit", "hstack", "split", "vsplit", "vstack"]
+def append(arr, values, axis=None):
+    arr, values = asarray(arr), asarray(values)
+    if axis is None:  # both flattened, as NumPy does
+        arr, values, axis = ravel(arr), ravel(values), 0
+    return concatenate([arr, values], axis=axis)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of x along `axis`, as a tuple of views."""
+    x = asarray(x)
+    if _ndim(x) == 0:
+        raise ValueError(at_user_line("Input array must be at least 1-d."))
+    axis = normalize_axis(axis, _ndim(x))
+    before = (slice(None),) * axis
+    return tuple(x[before + (i,)] for i in range(_shape(x)[axis]))
+
+
+def broadcast_arrays(*args):
+    arrays = [asarray(a) for a in args]
+    shape = _np.broadcast_shapes(*(_shape(a) for a in arrays))
+    return tuple(a if _shape(a) == shape else broadcast_to(a, shape) for a in arrays)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError(at_user_line("Valid values for `indexing` are 'xy' and 'ij'."))
+    ndim = len(xi)
+    grids = []
+    for i, x in enumerate(xi):
+        shape = [1] * ndim
+        shape[i] = -1
+        grids.append(reshape(asarray(x), shape))
+    if indexing == "xy" and ndim > 1:  # the first two axes are (y, x)
+        grids = [reshape(g, (_shape(g)[1], _shape(g)[0]) + _shape(g)[2:]) for g in grids]
+    if not sparse:
+        grids = list(broadcast_arrays(*grids))
+    if copy:
+        grids = [g.copy() for g in grids]
+    return tuple(grids)
+
+
+__all__ = ["append", "broadcast_arrays", "meshgrid", "unstack", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit", "hstack", "split", "vsplit", "vstack"]
