@@ -4,8 +4,10 @@ On plain arrays every function runs eagerly and returns what NumPy returns (to r
 Inside a trace it records the graph. Python-operator arithmetic on Python scalars stays
 weakly typed, as in Python; NumPy functions return strongly typed results, as np.* does.
 One module per family: elementwise, reductions, shapes, creation, stacking (joining
-and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic
-(exact compositions of ufuncs: fmax, rint, ...) and transcendental (sinh, logaddexp, ...).
+and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
+exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
+(diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
+searching (searchsorted), and the linalg namespace (norms).
 """
 import functools as _functools
 import inspect as _inspect
