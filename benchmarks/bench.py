@@ -18,8 +18,9 @@ import numpy as np
 
 import jitflow
 import peers
-from jitflow.codegen import blas, target
-from jitflow.codegen.matmul import own_sgemm
+from jitflow.codegen.gemm import blas
+from jitflow.codegen.jit import target
+from jitflow.codegen.gemm.matmul import own_sgemm
 
 
 # Every library's kernel for a workload is timed in ROUNDS batches, interleaved with the

@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from jitflow.codegen import blas, gemm  # noqa: E402
-from jitflow.codegen.threads import thread_count  # noqa: E402
+from jitflow.codegen.gemm import blas  # noqa: E402
+from jitflow.codegen.gemm import sgemm as gemm  # noqa: E402  (`sgemm` names the function)
+from jitflow.codegen.jit.threads import thread_count  # noqa: E402
 
 # (m, n, k, op(A) transposed, op(B) transposed, what it is)
 SHAPES = [

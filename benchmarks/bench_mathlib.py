@@ -17,8 +17,9 @@ import llvmlite.ir as ir
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from jitflow.codegen import engine, mathlib  # noqa: E402
-from jitflow.codegen.engine import CompiledModule  # noqa: E402
+from jitflow.codegen.math import mathlib  # noqa: E402
+from jitflow.codegen.jit import engine  # noqa: E402
+from jitflow.codegen.jit.engine import CompiledModule  # noqa: E402
 
 REPEATS = 7
 

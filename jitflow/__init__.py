@@ -14,8 +14,8 @@ from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, 
 from .batching import vmap
 from .config import config
 from .control_flow import cond, fori_loop, scan, switch, while_loop
-from .errors import (BooleanIndexError, CompileWarning, ConcretizationError,
-                     RetraceWarning, TracerLeakError)
+from .errors import (BooleanIndexError, CacheWarning, CompileWarning,
+                     ConcretizationError, RetraceWarning, TracerLeakError)
 from .function import CacheInfo, Function, function
 from .ir.graph import Graph, Lit, Node, Var, verify
 from .ir.passes import PIPELINE
@@ -42,6 +42,6 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "stop_gradient", "custom_vjp", "custom_jvp", "Function", "CacheInfo", "optimize", "verify",
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable", "GradientTape",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
-           "CompileWarning",
+           "CompileWarning", "CacheWarning",
            "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
            "testing"]

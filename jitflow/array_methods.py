@@ -9,7 +9,7 @@ module). It also gives bind jitflow.numpy.asarray for its list arguments.
 from types import FunctionType
 
 from . import numpy as jnp
-from . import ops, writes
+from . import masked_selection, ops, writes
 from .indexing import basic_only, getitem
 from .ir.types import as_dtype
 from .numpy_dispatch import dispatch_function, dispatch_ufunc
@@ -86,6 +86,8 @@ class ArrayMethods:
     def __getitem__(self, index):
         if basic_only(index):
             return writes.view(self, index)
+        if masked_selection.is_traced_mask(index):  # x[mask] += v and the like
+            return masked_selection.select(self, read_stateful(index))
         return getitem(self, index)
 
     def __setitem__(self, index, value):

@@ -88,6 +88,11 @@ class RetraceWarning(UserWarning):
     """A jitflow.function keeps being traced again for new signatures."""
 
 
+class CacheWarning(RuntimeWarning):
+    """A damaged entry of the disk cache of compiled code was found, removed and
+    compiled again."""
+
+
 class CompileWarning(RuntimeWarning):
     """Native code for a traced signature could not be built: it runs on the
     interpreter instead."""

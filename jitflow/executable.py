@@ -15,8 +15,9 @@ import warnings
 
 import numpy as np
 
-from . import pytree
-from .codegen.errors import FALLBACK
+from . import codegen, pytree
+from .codegen import FALLBACK
+from .control_flow.while_grad import backward_step_graph
 from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
 
@@ -24,7 +25,7 @@ BACKENDS = ("native", "interpreter")
 
 
 class DirectEntry:
-    """call(*arrays) -> an int status (codegen/errors.py: FALLBACK for arrays that do not
+    """call(*arrays) -> an int status (codegen's FALLBACK for arrays that do not
     match its signature exactly) or the outputs, flat: the one output itself when there
     is one, else a tuple of them. `rebuild` turns that into the function's pytree of
     results; it is None when the function returns one bare array (nothing to rebuild)."""
@@ -188,8 +189,7 @@ class _NativeBuild:
 
 
 def _native_graph(graph, name):
-    from .codegen.runtime import NativeGraph
-    return NativeGraph(graph, name)
+    return codegen.NativeGraph(graph, name, backward_step=backward_step_graph)
 
 
 def _result(value, type):

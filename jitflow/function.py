@@ -18,7 +18,7 @@ from . import pytree
 from .config import config
 from .errors import (RetraceWarning, at_user_line, user_frame, user_location,
                      with_user_line)
-from .codegen.errors import FALLBACK, raise_for
+from .codegen import FALLBACK, raise_for
 from .executable import Executable
 from .inspection import Lowered
 from .pickling import found_by_name
@@ -301,8 +301,12 @@ class Function:
                 raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves
-        graph, state = trace_with_variables(flat_fn, leaves, types, paths,
-                                            self.__qualname__)
+        named = NamedArrays(self.fn)
+        try:
+            graph, state = trace_with_variables(flat_fn, leaves, types, paths,
+                                                self.__qualname__)
+        finally:
+            named.put_back()  # arrays the code rebound to traced results (`w += x`)
         return graph, out["structure"], state
 
     def _compile(self, bound, signature, leaves):

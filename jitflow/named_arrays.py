@@ -16,6 +16,8 @@ import types
 
 import numpy as np
 
+from .trace import Tracer
+
 _MISSING = object()
 _DEPTH = 3  # steps from a name: `self.layers[0].w` is three
 _ITEMS = 64  # the items of a list or tuple looked into
@@ -29,31 +31,38 @@ class NamedArrays:
         method = fn if getattr(fn, "__self__", None) is not None else None
         fn = getattr(fn, "__func__", fn)  # a bound method: its function
         code = getattr(fn, "__code__", None)
-        self.found = []  # (path, how to reach it now, the array it led to when traced)
+        # (path, how to reach it now, how to put a value there, the array it led to)
+        self.found = []
         if code is None:
             return
         words = _code_words(code)
         for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            self._walk(name, lambda cell=cell: _contents(cell), words, _DEPTH)
+            self._walk(name, lambda cell=cell: _contents(cell),
+                       lambda value, cell=cell: setattr(cell, "cell_contents", value),
+                       words, _DEPTH)
         scope = fn.__globals__
         for name in sorted(_global_names(code)):
-            self._walk(name, lambda name=name: scope.get(name, _MISSING), words, _DEPTH)
+            self._walk(name, lambda name=name: scope.get(name, _MISSING),
+                       lambda value, name=name: scope.__setitem__(name, value),
+                       words, _DEPTH)
         if method is not None:  # (reached through the method: it may hold it weakly)
             first = code.co_varnames[0] if code.co_argcount else "self"
-            self._walk(first, lambda: method.__self__, words, _DEPTH)
+            self._walk(first, lambda: method.__self__, None, words, _DEPTH)
 
         self._copies = {}  # id(array) -> (path, array, its contents when traced)
         self._inputs = set()  # ids of the arrays some trace takes as inputs
 
-    def _walk(self, path, reach, words, depth):
+    def _walk(self, path, reach, put, words, depth):
         """Record the arrays found from reach() within `depth` steps."""
         value = reach()
         if isinstance(value, np.ndarray):
-            self.found.append((path, reach, value))
+            self.found.append((path, reach, put, value))
         elif depth > 0 and _looked_into(value):
-            for step_path, step in _steps(value, words | _class_words(value)):
-                self._walk(path + step_path, lambda step=step: step(reach()), words,
-                           depth - 1)
+            for step_path, step, put_step in _steps(value, words | _class_words(value)):
+                self._walk(path + step_path, lambda step=step: step(reach()),
+                           put_step and (lambda v, put_step=put_step:
+                                         put_step(reach(), v)),
+                           words, depth - 1)
 
     def __bool__(self):
         return bool(self.found)
@@ -62,7 +71,7 @@ class NamedArrays:
         """After a trace that takes the arrays `inputs` as inputs: copy the other
         writable named arrays, whose contents the trace may hold."""
         self._inputs.update(id(array) for array in inputs)
-        for path, _, array in self.found:
+        for path, _, _, array in self.found:
             if id(array) in self._inputs:
                 self._copies.pop(id(array), None)
             elif array.flags.writeable and id(array) not in self._copies:
@@ -77,10 +86,17 @@ class NamedArrays:
 
     def rebound(self):
         """The path of one that leads to another object now, or None."""
-        for path, reach, array in self.found:
+        for path, reach, _, array in self.found:
             if reach() is not array:
                 return path
         return None
+
+    def put_back(self):
+        """After a trace: put each array back where the function's code rebound it to
+        the traced result of writing into it (`w += x`: numpy_dispatch.py)."""
+        for _, reach, put, array in self.found:
+            if put is not None and isinstance(reach(), Tracer):
+                put(array)
 
 
 def _looked_into(value):
@@ -92,17 +108,24 @@ def _looked_into(value):
 
 
 def _steps(value, words):
-    """(path suffix, step) for the parts of `value` the code may reach: a step maps the
-    object found there at a later call to the part (or _MISSING)."""
+    """(path suffix, step, put) for the parts of `value` the code may reach: a step maps
+    the object found there at a later call to the part (or _MISSING), put stores a value
+    in its place."""
     if isinstance(value, dict):
-        return [(f"[{key!r}]", lambda v, key=key: _item(v, key))
+        return [(f"[{key!r}]", lambda v, key=key: _item(v, key),
+                 lambda v, new, key=key: v.__setitem__(key, new))
                 for key in list(value) if isinstance(key, str) and key in words]
     if isinstance(value, (list, tuple)):
-        return [(f"[{i}]", lambda v, i=i: _item(v, i)) for i in range(min(len(value), _ITEMS))]
+        put = (lambda v, new, i: v.__setitem__(i, new)) if isinstance(value, list) \
+            else None
+        return [(f"[{i}]", lambda v, i=i: _item(v, i),
+                 put and (lambda v, new, i=i: put(v, new, i)))
+                for i in range(min(len(value), _ITEMS))]
     attributes = getattr(value, "__dict__", None)
     if not isinstance(attributes, dict):
         return []
-    return [(f".{name}", lambda v, name=name: _attribute(v, name))
+    return [(f".{name}", lambda v, name=name: _attribute(v, name),
+             lambda v, new, name=name: v.__dict__.__setitem__(name, new))
             for name in list(attributes) if name in words]
 
 

@@ -3,10 +3,12 @@
 NumPy hands ufunc calls to __array_ufunc__ and other functions to __array_function__;
 both land here and are sent to jitflow.numpy's function of the same name.
 """
+import dis
+
 import numpy as np
 
 from . import numpy as jnp
-from .errors import at_user_line
+from .errors import at_user_line, user_frame
 from .trace import Tracer, innermost_builder
 from .writes import write_result
 
@@ -33,22 +35,54 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
 
 def _written(out, result, name):
     """ufunc(..., out=x): the result written into x as NumPy writes it (writes.py).
-    x may be an ndarray the function closes over (`a += traced`): the write reaches it
-    after the call, and NumPy's result, x itself, is returned."""
+
+    x may be an ndarray (`a += traced`, `a` made by the function or closed over): the
+    write reaches it after the call. NumPy's later reads of `a` in this function could
+    not see it, so `a += traced` gives the traced result (the name `a` then holds it;
+    the function puts a closed-over array back in its place after tracing:
+    named_arrays.py), and an explicit out= of an ndarray, which rebinds no name, is
+    refused."""
     targets = out if isinstance(out, tuple) else (out,)
     target = targets[0] if len(targets) == 1 else None
     if isinstance(target, np.ndarray):
         builder = innermost_builder()
         tracer = builder.array_input(target) if builder is not None else None
         if tracer is not None:
-            write_result(tracer, result, name)
-            return target
+            if not _in_place_operator():
+                raise TypeError(at_user_line(
+                    f"numpy.{name}(..., out=array) of a traced value into a NumPy array: "
+                    f"NumPy's own reads of that array later in the function would not "
+                    f"see the write; write `array {_OPERATORS.get(name, '<op>')}= value` "
+                    f"instead (the name then holds the traced result, and the array "
+                    f"gets it after the call), or keep the state in a jitflow.Variable"))
+            return write_result(tracer, result, name)
     if not isinstance(target, Tracer):
         raise TypeError(at_user_line(
             f"numpy.{name}(..., out=...): jitflow writes traced values into one traced "
             f"array, or an array the compiled function closes over; assign the result "
             f"instead (x = numpy.{name}(...))"))
     return write_result(target, result, name)
+
+
+_OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/",
+              "floor_divide": "//", "remainder": "%", "power": "**", "matmul": "@",
+              "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+              "left_shift": "<<", "right_shift": ">>"}
+
+
+def _in_place_operator():
+    """Whether the user's code is running an in-place operator (`a += b`) now, rather
+    than calling a ufunc with out=."""
+    frame = user_frame()
+    if frame is None:
+        return False
+    instruction = next((i for i in dis.get_instructions(frame.f_code)
+                        if i.offset == frame.f_lasti), None)
+    if instruction is None:
+        return False
+    if instruction.opname == "BINARY_OP":  # Python 3.11+: the in-place ones say "="
+        return instruction.argrepr.endswith("=")
+    return instruction.opname.startswith("INPLACE_")
 
 
 def _namespace(module):

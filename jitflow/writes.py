@@ -76,17 +76,27 @@ def updated(x, index, value):
 def _masked_update(x, mask, value):
     """x[mask] = value for a traced mask: where(mask, value, x). Its leading axes are
     the mask's; the value must be one element, since how many the mask selects is
-    known only at run time."""
+    known only at run time, or a selection that knows where its elements go
+    (`x[mask] = y[mask]`, `x[mask] += v`: masked_selection.py)."""
     if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
         raise IndexError(at_user_line(
             f"boolean index of shape {mask.shape} does not match the indexed array of "
             f"shape {x.shape}"))
-    if int(np.prod(constant_type(value).shape)) != 1:
+    assigned_at = getattr(type(value), "assigned_at", None)
+    if assigned_at is not None:
+        return assigned_at(value, x, mask)
+    trailing = x.shape[mask.ndim:]  # the selection is (how many) + trailing
+    shape = constant_type(value).shape
+    leading = len(shape) - len(trailing)
+    if leading > 0 and any(size != 1 for size in shape[:leading]):
         raise ValueError(at_user_line(
-            f"assigning an array of shape {constant_type(value).shape} at a traced "
-            f"boolean mask: how many elements the mask selects is known only at run "
-            f"time, so assign one value, or use jitflow.numpy.where(mask, values, x)"))
-    value = _fitted(value, (), x.dtype)
+            f"assigning an array of shape {shape} at a traced boolean mask: how many "
+            f"elements the mask selects is known only at run time, so assign a value "
+            f"that broadcasts to any selection (shape {trailing} or one element), or "
+            f"use jitflow.numpy.where(mask, values, x)"))
+    if leading > 0:
+        value = ops.reshape(value, shape[leading:])
+    value = _fitted(value, trailing, x.dtype)
     mask = ops.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return ops.where(mask, value, x)
 

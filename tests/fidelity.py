@@ -12,7 +12,7 @@ Traced functions are checked on both backends (the `backend` fixture, conftest.p
   shape operations are IEEE-exact there too and are compared bit for bit, signed zeros
   and NaN positions included. Two kinds of result may differ from NumPy's by rounding:
   * transcendental functions (exp, log, log1p, expm1, tanh, logistic, sin, cos, tan and
-    float pow): codegen/mathlib.py is within 4 ulp of the exact value and NumPy's own
+    float pow): codegen/math/mathlib.py is within 4 ulp of the exact value and NumPy's own
     SIMD loops are a few ulp off too (NumPy's float32 exp(1) is 1 ulp off, ours is
     correctly rounded), so applied to exact inputs a result may lie up to NATIVE_ULPS = 8
     representable floats from NumPy's (`native_tolerance`); NaN, infinities and the sign

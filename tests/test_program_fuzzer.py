@@ -134,6 +134,18 @@ BINARY = {
     "isclose": lambda xp, x, y: xp.isclose(x, y),
 }
 
+def _masked_update(xp, x, y):
+    """x[m] *= 2; x[m] += y[m] with a mask computed from x (traced: masked_selection).
+    The copy of x is traced when y is: NumPy's own array cannot take a traced value."""
+    out = xp.where(xp.any(xp.asarray(y) == 0) | True, x, x)
+    mask = out > 0
+    out[mask] *= 2
+    out[mask] += xp.broadcast_to(y, out.shape)[mask]
+    return out
+
+
+BINARY["masked_update"] = _masked_update
+
 TERNARY = {
     "clip": lambda xp, x, low, high: xp.clip(x, low, high),
     "where": lambda xp, c, x, y: xp.where(c, x, y),
@@ -870,6 +882,7 @@ KINKED_BINARY = {
     "maximum": lambda xp, x, y: xp.maximum(x, y),
     "minimum": lambda xp, x, y: xp.minimum(x, y),
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "masked_update": _masked_update,
     "fmax": lambda xp, x, y: xp.fmax(x, y),
     "fmin": lambda xp, x, y: xp.fmin(x, y),
     "hypot": lambda xp, x, y: xp.hypot(x, y),

@@ -162,7 +162,10 @@ def fit_tangent(tangent, type):
 
 
 def zeros(type):
-    return ops.broadcast_to(np.zeros((), type.dtype), type.shape)
+    # A NumPy scalar, not a writable 0-d array: traced, a writable array is one the
+    # compiled function closes over, an input read at each call (in a branch being
+    # differentiated, an input the other branches and the switch do not have).
+    return ops.broadcast_to(type.dtype.type(0), type.shape)
 
 
 # --- whole graphs ---------------------------------------------------------------------------

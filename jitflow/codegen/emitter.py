@@ -380,7 +380,7 @@ def declared_in(module, function):
         ir.Function(module, function.function_type, function.name)
 
 
-# --- functions of runtime modules (pool.py, the gemm_*.py library) ---------------------
+# --- functions of runtime modules (jit/pool.py, gemm/'s sgemm) -----------------------
 
 def define_function(module, name, result, params, internal=True, attributes=()):
     """A function to define, and a builder at its start."""

@@ -15,7 +15,7 @@ class MemoryPlan:
     def __init__(self, graph, pointer_at, copies=1):
         # (byte offset, bytes per copy) -> llvmlite pointer into the workspace
         self.pointer_at = pointer_at
-        self.copies = copies  # of per-worker scratch: one per thread (parallel.py)
+        self.copies = copies  # of per-worker scratch: one per thread (lowering/parallel.py)
         self.last_use = {}
         for index, node in enumerate(graph.nodes):
             for value in node.inputs:
@@ -59,7 +59,7 @@ class MemoryPlan:
             entry[2] = max(entry[2], self.last_use.get(var, -1))
 
     def rebase(self, pointer_again):
-        """The buffers' pointers were made again (in a new function, lower.py):
+        """The buffers' pointers were made again (in a new function, lowering/lower.py):
         pointer_again(id of an old pointer) is the new one."""
         self._live = {id(pointer_again(key)): entry for key, entry in self._live.items()}
 

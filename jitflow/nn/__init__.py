@@ -7,22 +7,35 @@
 initializers make weights' starting values (NumPy arrays); activations and losses are
 functions of arrays that work eagerly and traced by jitflow.function, and differentiate.
 The activation functions are also here at top level (nn.relu, nn.gelu, ...).
+
+Models as in Keras: layers called on nn.Input's symbolic tensors build a graph that
+nn.Model(inputs, outputs) runs; compile and fit train it with one compiled step.
+
+    inputs = nn.Input((4,))
+    hidden = nn.Dense(16, activation="relu")(inputs)
+    model = nn.Model(inputs, nn.Dense(3, activation="softmax")(hidden))
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    history = model.fit(x, labels, batch_size=32, epochs=10, validation_split=0.2)
 """
-from . import activations, initializers, losses
+from . import activations, callbacks, initializers, losses, metrics
 from .activations import (elu, gelu, leaky_relu, linear, log_softmax, relu, selu, sigmoid,
                           silu, softmax, softplus, swish, tanh)
 from .convolution import conv2d
+from .input_layer import InputLayer
 from .layer import Layer
 from .layers import (AveragePooling2D, AvgPool2D, Conv2D, Dense, Flatten, MaxPool2D,
                      MaxPooling2D)
 from .normalization import BatchNorm, BatchNormalization, LayerNorm, LayerNormalization
 from .pooling import avg_pool2d, max_pool2d
 from .regularization import Dropout
+from .model import Model
 from .sequential import Sequential
+from .input_layer import Input
+from .symbolic import SymbolicTensor
 
-__all__ = ["activations", "initializers", "losses", "elu", "gelu", "leaky_relu", "linear",
+__all__ = ["activations", "callbacks", "initializers", "losses", "metrics", "elu", "gelu", "leaky_relu", "linear",
            "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",
            "tanh", "conv2d", "max_pool2d", "avg_pool2d", "Layer", "Dense", "Conv2D",
            "MaxPool2D", "AvgPool2D", "MaxPooling2D", "AveragePooling2D", "Flatten",
            "Dropout", "LayerNorm", "LayerNormalization", "BatchNorm", "BatchNormalization",
-           "Sequential"]
+           "Sequential", "Input", "InputLayer", "SymbolicTensor", "Model"]

@@ -10,26 +10,38 @@ import numpy as np
 from ..errors import at_user_line
 from ..random import eager_numpy
 from ..variables import Variable
-from . import initializers
+from . import initializers, symbolic
 
 _counts = {}
 
 
 class Layer:
+    uses_batch_statistics = False  # whether training outputs depend on the whole batch
+
     def __init__(self, name=None):
         self.name = name or _unique_name(type(self).__name__.lower())
         self.built = False
         self._weights = []
         self.input_shape = None
+        self._inbound_nodes = []  # its calls on symbolic tensors (symbolic.Node)
 
     def __call__(self, x, training=False):
+        """The layer's outputs for x: computed for arrays (eager or traced); for symbolic
+        tensors (nn.Input), symbolic outputs whose shapes and dtypes the layer's traced
+        computation gives, with the call recorded for nn.Model."""
+        if symbolic.is_symbolic(self, x):
+            self._build_once(x)
+            return symbolic.apply(self, x, training=training)
+        self._build_once(x)
+        return self.call(x, training=training)
+
+    def _build_once(self, x):
         if not self.built:
             self.input_shape = tuple(x.shape)
             self.build(self.input_shape, _weight_dtype(x))
             self.built = True
         else:
             self._check_input(x)
-        return self.call(x, training=training)
 
     def build(self, input_shape, dtype):
         """Make the weights for inputs of `input_shape` (the batch axis included)."""
@@ -57,6 +69,23 @@ class Layer:
     def non_trainable_variables(self):
         return [w for w in self._weights if not w.trainable]
 
+    def count_params(self):
+        """The number of scalars in the layer's weights."""
+        return sum(int(np.prod(w.shape, dtype=np.int64)) for w in self.weights)
+
+    @property
+    def output_shape(self):
+        """The shape of the layer's output on symbolic inputs (None for the batch)."""
+        nodes = getattr(self, "_inbound_nodes", [])
+        if not nodes:
+            raise AttributeError(f"{self.name}: output_shape is known once the layer has "
+                                 f"been called on symbolic tensors (nn.Input)")
+        shapes = {_shapes_of(node.outputs) for node in nodes}
+        if len(shapes) > 1:
+            raise AttributeError(f"{self.name}: called on inputs of several shapes, its "
+                                 f"outputs have shapes {sorted(map(str, shapes))}")
+        return shapes.pop()
+
     def _check_input(self, x):
         """Later inputs may change the batch size only."""
         if tuple(x.shape[1:]) != self.input_shape[1:]:
@@ -69,6 +98,7 @@ class Layer:
 
     def __setstate__(self, state):
         """Unpickled: layers made from now on are named after it, never like it."""
+        state.setdefault("_inbound_nodes", [])
         self.__dict__.update(state)
         _reserve(type(self).__name__.lower(), self.name)
 
@@ -77,6 +107,14 @@ def _weight_dtype(x):
     """Weights take a float input's dtype, float32 otherwise."""
     dtype = np.dtype(x.dtype)
     return dtype if dtype.kind == "f" else np.dtype(np.float32)
+
+
+def _shapes_of(outputs):
+    if isinstance(outputs, symbolic.SymbolicTensor):
+        return outputs.shape
+    if isinstance(outputs, dict):
+        return tuple((key, _shapes_of(value)) for key, value in outputs.items())
+    return tuple(_shapes_of(output) for output in outputs)
 
 
 def _unique_name(base):

@@ -27,6 +27,7 @@ class BatchNorm(Layer):
     """Normalize each feature (the last axis) by the batch's mean and variance while
     training, and by their moving averages otherwise; then scale and shift. Training
     updates the moving averages: moving = moving * momentum + batch * (1 - momentum)."""
+    uses_batch_statistics = True  # fit must not pad its training batches
 
     def __init__(self, momentum=0.99, epsilon=1e-3, name=None):
         super().__init__(name)

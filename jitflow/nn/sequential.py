@@ -1,40 +1,65 @@
-"""Sequential: layers applied one after another, as Keras' and TensorFlow.js' model."""
+"""Sequential: layers applied one after another, as Keras' and TensorFlow.js' model.
+
+Its input is known from an nn.Input given first (Sequential([nn.Input((4,)), ...])) or
+from the first array it is called on; from then on it is also a functional model (the
+layers called on that Input), which gives summary() and output_shape.
+"""
 import numpy as np
 
-from .layer import Layer
+from .functional_graph import FunctionalGraph
+from .input_layer import InputLayer
+from .model import Model
+from .input_layer import Input
+from .symbolic import SymbolicTensor
 
 
-class Sequential(Layer):
+class Sequential(Model):
     def __init__(self, layers=(), name=None):
-        super().__init__(name)
-        self.layers = list(layers)
+        super().__init__(name=name)
+        self._layers = []
+        self._input = None  # the symbolic input, once known
+        self._graph_cache = None
+        for layer in layers:
+            self.add(layer)
 
     def add(self, layer):
-        self.layers.append(layer)
+        """Append a layer; an nn.Input (or InputLayer) sets the model's input instead."""
+        if isinstance(layer, SymbolicTensor) and isinstance(layer.layer, InputLayer):
+            layer = layer.layer
+        if isinstance(layer, InputLayer):
+            self._input = layer.output
+        else:
+            self._layers.append(layer)
+        self._graph_cache = None
 
-    def __call__(self, x, training=False):
-        for layer in self.layers:
+    @property
+    def layers(self):
+        return list(self._layers)
+
+    def call(self, x, training=False):
+        for layer in self._layers:
             x = layer(x, training=training)
-        self.built = True
         return x
 
-    def predict(self, x, batch_size=None):
-        """The model's outputs for x as a NumPy array, in batches of `batch_size` rows
-        (all at once by default), in inference mode."""
-        x = np.asarray(x)
-        if batch_size is None or len(x) <= batch_size:
-            return np.asarray(self(x, training=False))
-        return np.concatenate([np.asarray(self(x[i:i + batch_size], training=False))
-                               for i in range(0, len(x), batch_size)])
+    def _build_once(self, x):
+        """The first input, symbolic or an array, gives the model its nn.Input; a
+        symbolic one builds the layers on it (with an unknown batch size) at once."""
+        if self._input is None:
+            self._input = Input(tuple(x.shape[1:]), np.dtype(x.dtype),
+                                name=f"{self.name}_input")
+            if isinstance(x, SymbolicTensor):
+                self._functional_or_none()
+        super()._build_once(x)
 
-    @property
-    def weights(self):
-        return [w for layer in self.layers for w in layer.weights]
+    def _functional_or_none(self):
+        """The layers called on the model's input: a functional graph (None while the
+        input is not known)."""
+        if self._input is None or not self._layers:
+            return None
+        if self._graph_cache is None:
+            output = self._input
+            for layer in self._layers:
+                output = layer(output)
+            self._graph_cache = FunctionalGraph(self._input, output, self.name)
+        return self._graph_cache
 
-    @property
-    def trainable_variables(self):
-        return [w for layer in self.layers for w in layer.trainable_variables]
-
-    @property
-    def non_trainable_variables(self):
-        return [w for layer in self.layers for w in layer.non_trainable_variables]

@@ -57,6 +57,10 @@ def _reading_variables(function):
         else:
             if not kwargs:
                 return function(*args)  # the common case, kept fast
+        if _DEFERRED:
+            handler = _deferring(args, kwargs)
+            if handler is not None:  # a value of a graph still being built
+                return handler(function, args, kwargs)
         return function(*map(_read_stateful, args),
                         **{key: _read_stateful(value) for key, value in kwargs.items()})
     reading.__module__ = __name__  # pickle finds it here, as jitflow.numpy.<name>
@@ -67,6 +71,28 @@ from ..trace import Stateful as _Stateful  # noqa: E402
 from ..trace import read_stateful as _read_stateful  # noqa: E402
 
 _HOLDERS = (_Stateful, list, tuple)  # what may be or hold a Variable
+# type -> handler(function, args, kwargs): values that are not arrays yet (jitflow.v1's
+# graph tensors) record the call instead (register_deferred)
+_DEFERRED = {}
+
+
+def register_deferred(type_, handler):
+    """Calls given a `type_` value (or a list or tuple holding one) go to `handler`."""
+    global _HOLDERS
+    _DEFERRED[type_] = handler
+    _HOLDERS = _HOLDERS + (type_,)
+
+
+def _deferring(args, kwargs):
+    for value in (*args, *kwargs.values()):
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            handler = _DEFERRED.get(type(item))
+            if handler is None and not isinstance(item, (_np.ndarray, int, float)):
+                handler = next((h for t, h in _DEFERRED.items() if isinstance(item, t)),
+                               None)
+            if handler is not None:
+                return handler
+    return None
 
 for _name in __all__:
     if _inspect.isfunction(globals()[_name]):

@@ -7,7 +7,7 @@ import numpy as _np
 from .. import ops
 from ..errors import at_user_line
 from ..ir.types import as_dtype, promotion_operand, result_dtype
-from ..trace import Tracer, constant_type
+from ..trace import Tracer, aliases, constant_type
 from ._common import _dtype_of, _no_out, _shape, _strong
 
 
@@ -114,7 +114,10 @@ def where(condition, x=None, y=None):
             "shape that depends on the data; use the three-argument form where(c, x, y)"))
     if _dtype_of(condition) != _np.bool_:
         condition = ops.not_equal(condition, 0)
-    return _strong(ops.where(condition, x, y))
+    result = _strong(ops.where(condition, x, y))
+    if isinstance(result, Tracer) and result.ndim == 0:
+        aliases.mark_array(result)  # NumPy's where gives an array, 0-d too (not a scalar)
+    return result
 
 
 def _beyond(bound, a, upper):

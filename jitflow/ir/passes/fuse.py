@@ -2,7 +2,7 @@
 
 A group has a domain, the shape its elementwise members compute, and, once a reduction
 joins, the axes every reduction of the group reduces. The native backend lowers a
-fused node as one loop nest over the domain (codegen/regions.py), so intermediates
+fused node as one loop nest over the domain (codegen/loops/regions.py), so intermediates
 never reach memory:
 
 - elementwise nodes of one shape join the groups of their producers of that shape, as
@@ -20,7 +20,7 @@ never reach memory:
 A float product is the exception to "a reduction joins the group of its operand": it
 must fold its elements one after the other in memory order, NumPy's order, since a
 product reordered can overflow to inf where NumPy's reaches 0 first (and inf * 0 is
-NaN). Its group walks the domain in memory order (codegen/reductions.py), so it holds
+NaN). Its group walks the domain in memory order (codegen/loops/reductions.py), so it holds
 no other reduction, which would lose its pairwise accuracy there, and nothing in it
 reads the product.
 

@@ -1,0 +1,164 @@
+"""The product on one thread, in jitflow's sgemm (sgemm_ir.py).
+
+K is cut into near-equal blocks of at most KC, N into blocks of NC columns, M into
+blocks of MC rows; op(B)'s block and op(A)'s are packed (packing.py), then the
+micro-kernel (kernel.py) walks the A micro-panels of a block (in L2) against one B
+micro-panel, then the next. Each product packs into buffers of its own (aligned_alloc),
+so that any number of threads may call at once; if they cannot be allocated, an
+unpacked loop computes the same bits instead. Also here: the scaling of C alone, BLAS's
+answer when alpha or k is 0.
+
+`library` is the module being built (gemm_ir._Gemm): its tile and module, the tile and
+packing functions, the scalar fused multiply-add and the allocator.
+"""
+import contextlib
+
+from llvmlite import ir
+
+from ..emitter import F32, I64, PTR, Emitter, entry_alloca
+from .common import (
+                     ALIGNMENT, NULL, VOID, ceil_div, element, minimum, new_function, round_up)
+from .problem import load_problem
+
+
+def define_solve(library):
+    """void solve(ptr problem): the product on this thread, with packing buffers of
+    its own (so that any number of callers may run at once). (Defines the blocked and
+    the unpacked product first.)"""
+    blocked, naive = _define_blocked(library), _define_naive(library)
+    tile = library.tile
+    function, b = new_function(library.module, "gemm.solve", VOID, [PTR])
+    (pointer,) = function.args
+    p = load_problem(b, pointer)
+    blocks = ceil_div(b, p["k"], tile.depth)
+    depth = b.udiv(b.add(p["k"], b.sub(blocks, I64(1))), blocks)  # the largest block
+    rows = round_up(b, minimum(b, p["m"], I64(tile.block_rows)), tile.rows)
+    cols = round_up(b, minimum(b, p["n"], I64(tile.block_cols)), tile.cols)
+    a_panels = _allocate_floats(library, b, b.mul(rows, depth))
+    b_panels = _allocate_floats(library, b, b.mul(cols, depth))
+    allocated = b.and_(b.icmp_unsigned("!=", a_panels, NULL),
+                       b.icmp_unsigned("!=", b_panels, NULL))
+    with b.if_else(allocated) as (packed, unpacked):
+        with packed:
+            b.call(blocked, [pointer, a_panels, b_panels])
+        with unpacked:
+            b.call(naive, [pointer])
+    b.call(library.release, [a_panels])
+    b.call(library.release, [b_panels])
+    b.ret_void()
+    return function
+
+
+def _allocate_floats(library, b, count):
+    size = round_up(b, b.mul(count, I64(4)), ALIGNMENT)
+    return b.call(library.allocate, [I64(ALIGNMENT), size])
+
+
+def _define_blocked(library):
+    """void blocked(ptr problem, ptr a_panels, ptr b_panels): the product through the
+    cache blocks, packing into the two buffers."""
+    tile = library.tile
+    function, b = new_function(library.module, "gemm.blocked", VOID, [PTR, PTR, PTR])
+    pointer, a_panels, b_panels = function.args
+    p = load_problem(b, pointer)
+    col_blocks = ceil_div(b, p["n"], tile.block_cols)
+    with Emitter(b).for_range(col_blocks, name="jc") as col_block:
+        jc = b.mul(col_block, I64(tile.block_cols))
+        nc = minimum(b, I64(tile.block_cols), b.sub(p["n"], jc))
+        with _depth_blocks(library, b, p["k"]) as (pc, kc, first):
+            scale = b.select(first, p["beta"], ir.Constant(F32, 1.0))
+            b_block = element(b, p["b"], b.add(b.mul(pc, p["b_depth"]),
+                                               b.mul(jc, p["b_cols"])))
+            b.call(library.pack_cols, [b_block, p["b_cols"], p["b_depth"], nc, kc, b_panels])
+            _row_blocks(library, b, p, jc, nc, pc, kc, scale, a_panels, b_panels)
+    b.ret_void()
+    return function
+
+
+def _row_blocks(library, b, p, jc, nc, pc, kc, scale, a_panels, b_panels):
+    tile = library.tile
+    with Emitter(b).for_range(ceil_div(b, p["m"], tile.block_rows), name="ic") as block:
+        ic = b.mul(block, I64(tile.block_rows))
+        mc = minimum(b, I64(tile.block_rows), b.sub(p["m"], ic))
+        a_block = element(b, p["a"], b.add(b.mul(ic, p["a_rows"]), b.mul(pc, p["a_depth"])))
+        b.call(library.pack_rows, [a_block, p["a_rows"], p["a_depth"], mc, kc, a_panels])
+        with Emitter(b).for_range(ceil_div(b, nc, tile.cols), name="jr") as col_panel:
+            jr = b.mul(col_panel, I64(tile.cols))
+            b_panel = element(b, b_panels, b.mul(jr, kc))
+            cols = minimum(b, I64(tile.cols), b.sub(nc, jr))
+            with Emitter(b).for_range(ceil_div(b, mc, tile.rows), name="ir") as row_panel:
+                ir_ = b.mul(row_panel, I64(tile.rows))
+                rows = minimum(b, I64(tile.rows), b.sub(mc, ir_))
+                c = element(b, p["c"], b.add(b.mul(b.add(ic, ir_), p["c_rows"]),
+                                             b.mul(b.add(jc, jr), p["c_cols"])))
+                b.call(library.tile_function, [element(b, a_panels, b.mul(ir_, kc)), b_panel,
+                                               kc, c, p["c_rows"], p["c_cols"], rows, cols,
+                                               p["alpha"], scale])
+
+
+@contextlib.contextmanager
+def _depth_blocks(library, b, k):
+    """for (pc, kc, first) over K's blocks: as many as blocks of KC need, of near-equal
+    sizes (KC 512: 784 = 392 + 392, not 512 + 272), cut where only k decides."""
+    count = ceil_div(b, k, library.tile.depth)
+    with Emitter(b).for_range(count, name="pc") as block:
+        start = b.udiv(b.mul(block, k), count)
+        end = b.udiv(b.mul(b.add(block, I64(1)), k), count)
+        yield start, b.sub(end, start), b.icmp_signed("==", block, I64(0))
+
+
+def _define_naive(library):
+    """void naive(ptr problem): the product without packing, one element at a time,
+    with the blocked product's operations in its order (the same bits): the way out
+    when the packing buffers cannot be allocated."""
+    function, b = new_function(library.module, "gemm.naive", VOID, [PTR])
+    p = load_problem(b, function.args[0])
+    with _depth_blocks(library, b, p["k"]) as (pc, kc, first):
+        scale = b.select(first, p["beta"], ir.Constant(F32, 1.0))
+        with Emitter(b).for_range(p["m"], name="i") as i:
+            with Emitter(b).for_range(p["n"], name="j") as j:
+                total = _naive_sum(library, b, p, i, j, pc, kc)
+                pointer = element(b, p["c"], b.add(b.mul(i, p["c_rows"]),
+                                                   b.mul(j, p["c_cols"])))
+                _write_scalar(library, b, total, pointer, p["alpha"], scale)
+    b.ret_void()
+    return function
+
+
+def _naive_sum(library, b, p, i, j, pc, kc):
+    total = entry_alloca(b, F32, ALIGNMENT)  # promoted to a register by LLVM
+    b.store(ir.Constant(F32, 0.0), total)
+    with Emitter(b).for_range(kc, name="p") as index:
+        depth = b.add(pc, index)
+        a_value = b.load(element(b, p["a"], b.add(b.mul(i, p["a_rows"]),
+                                                  b.mul(depth, p["a_depth"]))), typ=F32)
+        b_value = b.load(element(b, p["b"], b.add(b.mul(depth, p["b_depth"]),
+                                                  b.mul(j, p["b_cols"]))), typ=F32)
+        running = b.load(total, typ=F32)
+        b.store(b.call(library.scalar_multiply_add, [a_value, b_value, running]), total)
+    return b.load(total, typ=F32)
+
+
+def _write_scalar(library, b, value, pointer, alpha, scale):
+    scaled = b.fmul(value, alpha)
+    reads = b.fcmp_unordered("!=", scale, ir.Constant(F32, 0.0))
+    with b.if_else(reads) as (accumulate, overwrite):
+        with accumulate:
+            old = b.load(pointer, typ=F32)
+            b.store(b.call(library.scalar_multiply_add, [old, scale, scaled]), pointer)
+        with overwrite:
+            b.store(scaled, pointer)
+
+
+def define_scale(library):
+    """void scale(ptr problem): C = beta * C (zeros when beta is 0, whatever C held),
+    BLAS's answer when alpha or k is 0."""
+    function, b = new_function(library.module, "gemm.scale", VOID, [PTR])
+    p = load_problem(b, function.args[0])
+    with Emitter(b).for_range(p["m"], name="i") as i:
+        with Emitter(b).for_range(p["n"], name="j") as j:
+            pointer = element(b, p["c"], b.add(b.mul(i, p["c_rows"]), b.mul(j, p["c_cols"])))
+            _write_scalar(library, b, ir.Constant(F32, 0.0), pointer, ir.Constant(F32, 0.0),
+                          p["beta"])
+    b.ret_void()
+    return function

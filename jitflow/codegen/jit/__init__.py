@@ -1,0 +1,8 @@
+"""LLVM IR text in, machine code out, and what that code runs on.
+
+Owns the target CPU (target.py: JITFLOW_CPU's levels, the vector width), the
+optimization pipeline and the JIT (engine.py: CompiledModule, Compilation, host), the
+on-disk cache of object code (disk_cache.py), the thread count (threads.py) and the
+process's worker pool that split loop nests run on (pool.py). Nothing here knows about
+graphs; everything above compiles through it.
+"""

@@ -1,0 +1,98 @@
+"""The on-disk cache of compiled object code, content-addressed and written atomically.
+
+The key hashes the module's LLVM IR with everything else the machine code depends on:
+the host CPU and its features, llvmlite's version and jitflow's. An entry is
+    MAGIC | sha256(payload) | payload
+so a corrupt or truncated file is detected, removed and rebuilt (with a
+CacheWarning saying so), never loaded.
+JITFLOW_CACHE_DIR sets the directory (default: $XDG_CACHE_HOME/jitflow or
+~/.cache/jitflow); JITFLOW_CACHE=0 turns the cache off.
+"""
+import hashlib
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass
+
+from ..._version import __version__
+from ...errors import CacheWarning
+
+MAGIC = b"JITFLOW\x01"
+DIGEST = 32
+
+
+@dataclass
+class Stats:
+    hits: int = 0
+    misses: int = 0
+    rejected: int = 0  # entries found corrupt and removed
+
+
+stats = Stats()
+
+
+def enabled():
+    return os.environ.get("JITFLOW_CACHE", "1").strip().lower() not in ("0", "false", "no")
+
+
+def directory():
+    configured = os.environ.get("JITFLOW_CACHE_DIR")
+    if configured:
+        return configured
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "jitflow")
+
+
+def key(llvm_ir, host):
+    """The entry's name: `host` describes the target (CPU, features, llvmlite)."""
+    text = f"{host}|jitflow {__version__}\n{llvm_ir}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _path(entry_key):
+    return os.path.join(directory(), f"{entry_key}.o")
+
+
+def load(entry_key):
+    """The cached object code for `entry_key`, or None (missing, corrupt or disabled)."""
+    if not enabled():
+        return None
+    try:
+        with open(_path(entry_key), "rb") as file:
+            blob = file.read()
+    except OSError:
+        stats.misses += 1
+        return None
+    payload = blob[len(MAGIC) + DIGEST:]
+    if blob[:len(MAGIC)] != MAGIC or hashlib.sha256(payload).digest() != \
+            blob[len(MAGIC):len(MAGIC) + DIGEST] or not payload:
+        stats.rejected += 1
+        _remove(_path(entry_key))
+        warnings.warn(f"jitflow's disk cache entry {_path(entry_key)} was damaged "
+                      f"({len(blob)} bytes, checksum mismatch); it was removed and the "
+                      f"code is compiled again", CacheWarning, stacklevel=2)
+        return None
+    stats.hits += 1
+    return payload
+
+
+def store(entry_key, payload):
+    """Write an entry atomically: a reader sees the old state or the whole new file."""
+    if not enabled():
+        return
+    folder = directory()
+    try:
+        os.makedirs(folder, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(handle, "wb") as file:
+            file.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(temporary, _path(entry_key))
+    except OSError:
+        pass  # a cache that cannot be written only costs a recompile next time
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass

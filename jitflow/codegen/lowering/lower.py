@@ -1,0 +1,589 @@
+"""Graph -> LLVM module: one entry function that runs the whole graph.
+
+    i32 jitflow_entry(ptr args)
+
+args holds pointers to the inputs, then the outputs (fresh C-contiguous arrays), then
+the workspace for intermediates; the result is 0 or an error code (errors.py). Each node
+becomes one loop nest writing a contiguous buffer, except the view primitives (reshape,
+transpose, broadcast_to, slice), which only re-describe their input's layout.
+"""
+from dataclasses import replace
+
+import numpy as np
+from llvmlite import ir
+
+from ...ir.graph import Lit
+from ...ir.passes.fuse import REDUCTIONS
+from ...ir.primitive import VIEW_OPS
+from ...ir.types import ufunc_loop_dtypes
+from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
+from ..errors import OK, PYTHON_INT_OVERFLOW, ErrorState
+from ..jit.engine import SHORT_PIPELINE
+from ..jit.threads import thread_count
+from ..loops.reductions import lower_region
+from ..loops.vector_loops import vector_lanes, vector_loop
+from ..math.scalar import RULES as SCALAR_RULES
+from ..memory import MemoryPlan
+from ..views import View, collapse
+from .aliasing import AliasScopes
+from .constants import global_for
+from .kernels import SharedKernels
+from .parallel import BODY, Workers, body_type, define_entry, split_axis
+from .structural import STRUCTURAL
+
+ENTRY = "jitflow_entry"
+# Instructions in a segment's function before a new segment starts (see _open_segment).
+SEGMENT_INSTRUCTIONS = 300
+
+
+class Lowering:
+    """Lowers one graph into `modules` (see SEGMENT_INSTRUCTIONS); `memory.size` is the
+    workspace it needs. With several threads the graph goes into body functions that
+    each worker runs (parallel.py), and ENTRY starts them."""
+
+    def __init__(self, graph, name="jitflow", on_segment=None, threads=None,
+                 compile_graph=None, backward_step=None):
+        """on_segment(module, speed_level) is called with each segment's module as soon
+        as it is complete, except the last: entry_module, which holds the entry points
+        and may take more (the Python entry) before it is compiled.
+
+        The layers above hand in what lowering control flow needs from them:
+        compile_graph(graph, name, threads=, python_entry=) compiles a subgraph the
+        generated code calls (control/callees.py), and backward_step(body) builds a
+        while_grad's backward step (control/while_grad.py)."""
+        self.graph = graph
+        self.name = name
+        self._on_segment = on_segment
+        self.threads = threads or thread_count()
+        self.compile_graph = compile_graph or _not_given("compile_graph", "subgraphs")
+        self.backward_step = backward_step or _not_given("backward_step", "while_grad")
+        self.callees = []  # graphs compiled apart that this one calls (control/branches.py)
+        self.modules = []
+        self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
+        self.values = {}
+        self._nest_depth = 0
+        self._nests = 0  # loop nests lowered so far
+        self._loops_for_llvm = 0  # in the segment: loops that need LLVM's loop passes
+        self.speed_levels = []  # each module's (engine.SHORT_PIPELINE where it can)
+        self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
+        self._split_any = False
+        self.kernels = SharedKernels(self)
+        self._open_segment(serial_pending=False)
+        self._lower()
+
+    # --- segments ---------------------------------------------------------------------------
+    # A large graph is lowered into several modules, compiled at the same time on
+    # separate cores (engine.Compilation). Each holds one function running a stretch
+    # of consecutive nodes, which calls the next segment's function when done; every
+    # worker runs the whole chain. A segment ends at a node boundary once its function
+    # holds SEGMENT_INSTRUCTIONS instructions, and can compile while the next is
+    # lowered. Buffers stay where the memory plan put them; only the pointers to them
+    # are made again in each function.
+    def _open_segment(self, serial_pending):
+        index = len(self.modules)
+        self._loops_for_llvm = 0
+        self.module = ir.Module(f"{self.name}.{index}" if index else self.name)
+        self.modules.append(self.module)
+        self.kernels.enter_module(self.module)
+        self.enter_function(ir.Function(self.module, self.function_type(),
+                                        self._segment_function(index)), serial_pending)
+        self._args = self._function.args[0]
+        self._workspace = self._slot(len(self.graph.inputs) + len(self.graph.outputs))
+
+    def _close_segment(self, last):
+        """Return from the segment's function, calling the next segment's first unless
+        this is the `last`; returns whether worker 0 ran code since the last barrier."""
+        serial_pending = self._end_serial()
+        status = self.em.error.result()
+        if not last:
+            following = ir.Function(self.module, self._function.function_type,
+                                    self._segment_function(len(self.modules)))
+            theirs = self.builder.call(following, list(self._function.args))
+            status = self.builder.select(self.builder.icmp_signed("!=", status, I32(OK)),
+                                         status, theirs)
+        self._return(status)
+        # A module whose every data loop is vector code already needs no loop vectorizer
+        # and none of the passes that prepare loops for it.
+        self.speed_levels.append(SHORT_PIPELINE if self._loops_for_llvm == 0 else 3)
+        if not last and self._on_segment is not None:
+            self._on_segment(self.module, self.speed_levels[-1])
+        return serial_pending
+
+    # --- the function being lowered ---------------------------------------------------
+    # Code goes into a segment's function, or into a shared kernel's (kernels.py) for
+    # the time one node is lowered; these are the attributes that change between them.
+    FUNCTION_STATE = ("_function", "_allocas", "_entry", "builder", "em", "aliases",
+                      "workers")
+
+    def function_type(self):
+        """A segment's or kernel's: (args) or, with threads, body_type (parallel.py)."""
+        return body_type() if self.threads > 1 else ir.FunctionType(I32, [PTR])
+
+    def enter_function(self, function, serial_pending):
+        """Lower into `function` from here on; returns the state to give leave_function.
+        serial_pending: whether worker 0 may have run code before that other workers
+        have not waited for."""
+        saved = {name: getattr(self, name, None) for name in self.FUNCTION_STATE}
+        self._function = function
+        self._allocas = function.append_basic_block("allocas")  # see entry_alloca
+        self._entry = function.append_basic_block("entry")
+        self.builder = ir.IRBuilder(self._allocas)
+        self.em = Emitter(self.builder)
+        self.aliases = AliasScopes(self.module, function)
+        self.em.error = ErrorState(self.em)  # its status slot is an alloca too
+        self.builder.position_at_end(self._entry)
+        self.workers = Workers(self.builder, function, self.threads, serial_pending) \
+            if self.threads > 1 else None
+        if self.workers is not None:
+            self.workers.open_serial()
+        return saved
+
+    def leave_function(self, saved):
+        """Return the function's status and go back to lowering where enter_function
+        was called; returns whether worker 0 ran code since the function's last barrier
+        (or, when it has none, since it began)."""
+        serial_pending = self._end_serial()
+        self._return(self.em.error.result())
+        for name, value in saved.items():
+            setattr(self, name, value)
+        return serial_pending
+
+    def _end_serial(self):
+        if self.workers is None:
+            return False
+        self._split_any |= self.workers.used
+        return self.workers.close_serial() or self.workers.serial_pending
+
+    def _return(self, status):
+        self.builder.ret(status)
+        ir.IRBuilder(self._allocas).branch(self._entry)
+
+    def _segment_function(self, index):
+        name = BODY if self.threads > 1 else ENTRY
+        return f"{name}.{index}" if index else name
+
+    def _next_segment(self, node_index):
+        """Start a segment at node `node_index`, carrying over the values still needed."""
+        self._open_segment(self._close_segment(last=False))
+        moved = {}
+
+        def again(pointer):
+            key = id(pointer)
+            if key not in moved:
+                moved[key] = self._make_again(self._origins[key][1])
+            return moved[key]
+
+        def rebased(view):
+            return view if view.base is None else replace(view, base=again(view.base))
+        self.values = {var: rebased(view) for var, view in self.values.items()
+                       if self.memory.last_use.get(var, -1) >= node_index}
+        self._outputs = {key: [rebased(view) for view in views]
+                         for key, views in self._outputs.items()}
+        self.memory.rebase(lambda key: again(self._origins[key][0]))
+
+    def _make_again(self, origin):
+        kind, *details = origin
+        if kind == "argument":
+            return self._argument(*details)
+        if kind == "workspace":
+            return self._workspace_pointer(*details)
+        return self._constant(*details).base
+
+    def _segment_full(self):
+        """Counting the shared kernels defined in the segment's module too."""
+        return sum(len(block.instructions) for function in self.module.functions
+                   for block in function.blocks) >= SEGMENT_INSTRUCTIONS
+
+    # --- arguments ------------------------------------------------------------------------
+    # Argument and workspace pointers are computed in the first block, which dominates
+    # every other: code that only worker 0 runs and parallel nests both use them.
+    def _argument(self, index):
+        """The buffer of input or output `index`: an allocation of its own."""
+        return self._remember(self.aliases.register(self._slot(index)), "argument", index)
+
+    def _remember(self, pointer, *origin):
+        self._origins[id(pointer)] = (pointer, origin)
+        return pointer
+
+    def _slot(self, index):
+        b = ir.IRBuilder(self._allocas)
+        slot = b.gep(self._args, [I64(index)], source_etype=PTR)
+        return b.load(slot, typ=PTR)
+
+    def _workspace_pointer(self, byte_offset, copy_bytes=0):
+        """The workspace at `byte_offset`; scratch kept per worker (copy_bytes: the size
+        of one copy) is at worker * copy_bytes from there."""
+        b = ir.IRBuilder(self._allocas)
+        offset = I64(byte_offset)
+        if copy_bytes and self.workers is not None:
+            offset = b.add(offset, b.mul(self.workers.worker, I64(copy_bytes)))
+        pointer = self.aliases.register(b.gep(self._workspace, [offset], source_etype=I8))
+        return self._remember(pointer, "workspace", byte_offset, copy_bytes)
+
+    def entry_alloca(self, type, align=64):
+        """Stack memory for a kernel's own use, allocated in the function's first block
+        so that LLVM can keep it in registers (SROA only promotes allocas there). That
+        block holds nothing else but the error status's first store, and jumps to
+        "entry" once everything is lowered."""
+        slot = ir.IRBuilder(self._allocas).alloca(type)
+        slot.align = align
+        # llvmlite types an alloca as a typed pointer, which its store and gep checks
+        # then hold against element stores; the IR is the same opaque `ptr` either way.
+        slot.type = PTR
+        # No alias scope: LLVM knows a stack slot whose address never escapes shares
+        # no memory with anything else, and SROA keeps most of them in registers. (With
+        # scopes, a row region's accumulators made its noalias lists 27 scopes long.)
+        return slot
+
+    # --- the walk -----------------------------------------------------------------------------
+    def _lower(self):
+        for i, var in enumerate(self.graph.inputs):
+            self.values[var] = View.contiguous(self._argument(i), var.type.dtype,
+                                               var.type.shape)
+        self._outputs = self._output_buffers()
+        for index, node in enumerate(self.graph.nodes):
+            if self._segment_full():
+                self._next_segment(index)
+            self.node_index = index
+            loops = self.loops_left_to_llvm
+            self._lower_node(node, self._outputs)
+            self.annotate_aliases(loops)
+            self.memory.release_after(index)
+        loops = self.loops_left_to_llvm
+        self._copy_outputs(self._outputs)
+        self.annotate_aliases(loops)
+        self._close_segment(last=True)
+        self._define_entry()
+
+    # --- the entry point ------------------------------------------------------------------
+    # The entry point goes into the last segment's module (entry_module): it depends on
+    # the whole walk (whether any nest was split, and the workspace's size for the
+    # Python entry), and every other segment can compile as soon as it is lowered.
+    def _define_entry(self):
+        self.entry_module = self.modules[-1]
+        if self.threads == 1:
+            return  # the first segment's function is the entry
+        first = declared_in(self.entry_module, self.modules[0].get_global(BODY))
+        if len(self.modules) == 1:
+            first.linkage = "internal"  # inlined into the entry when nothing was split
+        define_entry(self.entry_module, first, self.threads, self._split_any, ENTRY)
+
+    def entry_function(self):
+        """ENTRY in entry_module (declared there if another module defines it)."""
+        return declared_in(self.entry_module, self.modules[0].get_global(ENTRY)
+                           if self.threads == 1 else self.entry_module.get_global(ENTRY))
+
+    def _output_buffers(self):
+        """Graph outputs get their own argument buffers; a node that produces one writes
+        straight into it (the first time it appears among the outputs)."""
+        buffers = {}
+        first = len(self.graph.inputs)
+        for i, value in enumerate(self.graph.outputs):
+            view = View.contiguous(self._argument(first + i), value.type.dtype,
+                                   value.type.shape)
+            buffers.setdefault(value if not isinstance(value, Lit) else ("lit", i), []).append(view)
+        return buffers
+
+    def _lower_node(self, node, outputs):
+        inputs = [self.view(v) for v in node.inputs]
+        if node.op in VIEW_OPS:
+            view = self._view_op(node, inputs[0])
+            self.memory.keep_alive(view, node.outputs[0])
+            self.values[node.outputs[0]] = view
+            return
+        destinations = []
+        for var in node.outputs:
+            targets = outputs.get(var)
+            destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
+        if node.op == "fused":
+            if all(var.type.size == 0 for var in node.outputs):
+                # Nothing to compute (a vector loop over an empty axis meets zero
+                # strides), but NumPy still raises for a Python int that does not fit.
+                self._check_fused_python_ints(node.subgraphs[0], self._body_views(node, inputs))
+            elif not self.kernels.lower(node, inputs, destinations):
+                self._fused(node, inputs, destinations)
+        elif node.prim.elementwise:
+            self._elementwise(node, inputs, destinations[0])
+        else:
+            rule = STRUCTURAL.get(node.op)
+            if rule is None:
+                raise NotImplementedError(f"no lowering for primitive '{node.op}'")
+            rule(self, node, inputs, destinations)
+        for var, view in zip(node.outputs, destinations):
+            self.values[var] = view
+
+    def view(self, value):
+        if isinstance(value, Lit):
+            return self._constant(value)
+        return self.values[value]
+
+    def _constant(self, lit):
+        array = lit.value
+        flat = array.reshape(-1)
+        if flat.size and np.all(flat == flat[0]) and (
+                lit.type.dtype.kind != "f" or np.all(np.signbit(flat) == np.signbit(flat[0]))):
+            return View(None, lit.type.dtype, array.shape, (0,) * array.ndim, 0, flat[0])
+        data = np.ascontiguousarray(array, dtype=lit.type.dtype)
+        if lit.type.dtype.kind == "b":
+            data = data.astype(np.int8)
+        storage = global_for(self.module, data, ltype(lit.type.dtype))
+        return View.contiguous(self._remember(storage, "constant", lit), lit.type.dtype,
+                               array.shape)
+
+    def _view_op(self, node, source):
+        params = node.params
+        if node.op == "transpose":
+            return source.transpose(params["perm"])
+        if node.op == "broadcast_to":
+            return source.broadcast_to(params["shape"])
+        if node.op == "slice":
+            return source.slice(params["starts"], params["steps"], params["sizes"])
+        if not source.is_contiguous() and source.constant is None:  # reshape needs a copy
+            copy = self.memory.allocate(node.outputs[0], shape=source.shape)
+            self.copy(source, copy)
+            source = copy
+        return source.reshape(params["shape"])
+
+    def _copy_outputs(self, outputs):
+        for key, targets in outputs.items():
+            source = self.view(key) if not isinstance(key, tuple) else \
+                self._constant(self.graph.outputs[key[1]])
+            for target in targets:
+                self.copy(source, target)
+
+    # --- loop nests -------------------------------------------------------------------------
+    def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None,
+                  vector=False):
+        """for every index of `shape`: body(element offsets of each view). The views are
+        read as broadcast to `shape`; axes are collapsed where all layouts allow.
+        rolled: keep LLVM from unrolling the innermost loop (Emitter.keep_rolled).
+        owner: the position in `views` of a view each iteration writes only its own
+        elements of (stride 0 on reduced axes): a large nest, not inside another, may
+        then be split between threads along a loop the owner walks (parallel.py).
+        work: the elements the nest handles in all, when each iteration runs a loop.
+        vector: the body touches memory only through `read`, `em.load` and `em.store`
+        at the offsets it is given, and stores only to views the innermost loop walks;
+        it may then be run on vectors (loops/vector_loops.py)."""
+        stride_lists = [v.broadcast_to(shape).strides for v in views]
+        loop_shape, stride_lists = collapse(shape, *stride_lists)
+        lanes = vector_lanes(loop_shape, views, stride_lists) if vector else None
+        offsets = [I64(v.offset) for v in views]
+        self._nests += 1
+        nests_before = self._nests
+        axis = None
+        if owner is not None and self.workers is not None and self._nest_depth == 0:
+            axis = split_axis(loop_shape, stride_lists[owner], self.threads, work)
+        self._nest_depth += 1
+        if axis is None:
+            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled, lanes)
+        else:
+            self.workers.split(loop_shape[axis], axis == len(loop_shape) - 1,
+                               lambda begin, count: self._nest(
+                                   loop_shape, stride_lists, offsets, 0, body, rolled,
+                                   lanes, (axis, begin, count)))
+        self._nest_depth -= 1
+        if lanes is None and loop_shape and 0 not in loop_shape and \
+                self._nests == nests_before:
+            self.leave_loops_to_llvm()  # an innermost scalar loop over data
+
+    @property
+    def loops_left_to_llvm(self):
+        """How many loops of the segment being lowered need LLVM's loop passes."""
+        return self._loops_for_llvm
+
+    def annotate_aliases(self, loops_before):
+        """Alias scopes for the code emitted since loops_left_to_llvm was
+        `loops_before`, if it left LLVM loops to vectorize (aliasing.py)."""
+        self.aliases.annotate_new(needed=self._loops_for_llvm > loops_before)
+
+    def leave_loops_to_llvm(self):
+        """The segment being lowered has loops that need LLVM's loop passes (its
+        vectorizer, its promotion of memory to registers): it gets LLVM's pipeline."""
+        self._loops_for_llvm += 1
+
+    def _nest(self, shape, stride_lists, offsets, axis, body, rolled, lanes, chunk=None):
+        """lanes: run the innermost loop as vector code of that many lanes (or None).
+        chunk: (axis, first index, count), run-time values, when only that part of
+        one loop is this worker's."""
+        if axis == len(shape):
+            body(offsets)
+            return
+        count = shape[axis]
+        if chunk is not None and chunk[0] == axis:
+            _, first, count = chunk
+            offsets = self.em.all_moved(offsets, first, [s[axis] for s in stride_lists])
+        if lanes is not None and axis == len(shape) - 1:
+            vector_loop(self.em, count, [s[axis] for s in stride_lists], offsets, body,
+                        lanes, name=f"ax{axis}")
+            return
+        with self.em.for_range(count, name=f"ax{axis}") as index:
+            moved = self.em.all_moved(offsets, index, [s[axis] for s in stride_lists])
+            self._nest(shape, stride_lists, moved, axis + 1, body, rolled, lanes, chunk)
+        if rolled and axis == len(shape) - 1:
+            # With unrolling on (jit/engine.py turns it off), LLVM fully unrolls short
+            # loops before its loop vectorizer runs, and the straight-line code left
+            # behind calls the scalar math functions one by one
+            # (16 expf calls for a row of 16); kept as a loop, it gets the vector ones.
+            self.em.keep_rolled(index)
+
+    def read(self, view, offset):
+        if view.constant is not None:
+            return self.em.const(view.constant, view.dtype)
+        return self.em.load(view.base, view.dtype, offset)
+
+    def fill(self, target, value):
+        def body(offsets):
+            self.em.store(self.em.const(value, target.dtype), target.base, target.dtype,
+                          offsets[0])
+        self.loop_nest(target.shape, [target], body, owner=0, vector=True)
+
+    def copy(self, source, target):
+        """target[...] = source, converting the dtype; target is contiguous."""
+        def body(offsets):
+            value = self.em.cast(self.read(source, offsets[0]), source.dtype, target.dtype)
+            self.em.store(value, target.base, target.dtype, offsets[1])
+        self.loop_nest(target.shape, [source, target], body, owner=1, vector=True)
+
+    def _elementwise(self, node, inputs, out):
+        for i in _checked_python_ints(node):  # loop-invariant: checked once, up front
+            self._check_python_int(self.read(inputs[i], I64(inputs[i].offset)), node, i)
+
+        def body(offsets):
+            values = [self.read(v, off) for v, off in zip(inputs, offsets)]
+            self.em.store(self._scalar(node, values), out.base, out.dtype, offsets[-1])
+        self.loop_nest(out.shape, inputs + [out], body, owner=len(inputs), vector=True)
+
+    def _scalar(self, node, values):
+        """One element of an elementwise node, from its operands' elements."""
+        in_types = [v.type.dtype for v in node.inputs]
+        if node.op == "cast":
+            return self.em.cast(values[0], in_types[0], node.outputs[0].type.dtype)
+        loop_dtypes = _loop_dtypes(node)
+        operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value, dtype,
+                    loop in zip(node.inputs, values, in_types, loop_dtypes)]
+        return SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
+                                                     dtype=loop_dtypes[-1])
+
+    def _to_loop_dtype(self, input, value, dtype, loop):
+        """An operand converted for the loop. A Python int becomes a float the way Python
+        converts it, through float64: 2**60 + 2**36 + 1 rounds twice, to float32 2**60,
+        not once (to 2**60 + 2**37) as an int64 array's element does."""
+        if _is_python_int(input) and loop.kind == "f":
+            float64 = np.dtype(np.float64)
+            value, dtype = self.em.cast(value, dtype, float64), float64
+        return self.em.cast(value, dtype, loop)
+
+    def _check_python_int(self, number, node, position):
+        """Flag NumPy's OverflowError if the Python int `number`, operand `position` of
+        `node`, does not fit the loop's integer dtype."""
+        info, b = np.iinfo(_loop_dtypes(node)[position]), self.builder
+        int64 = np.dtype(np.int64)
+        outside = b.or_(b.icmp_signed("<", number, self.em.const(info.min, int64)),
+                        b.icmp_signed(">", number, self.em.const(info.max, int64)))
+        self.em.error.flag_if(outside, PYTHON_INT_OVERFLOW)
+
+    def _fused(self, node, inputs, outputs):
+        """A fused node: one loop nest evaluating the whole body per element, so its
+        intermediates live in registers, never in memory. A body with reductions is a
+        region (loops/reductions.py)."""
+        (body,) = node.subgraphs
+        if any(member.op in REDUCTIONS for member in body.nodes):
+            lower_region(self, body, inputs, outputs)
+            return
+        constants = {lit: self._constant(lit) for n in body.nodes for lit in n.inputs
+                     if isinstance(lit, Lit)}
+        arrays = [v for v in constants.values() if v.constant is None]
+        views = inputs + arrays + outputs
+        inline_checks = self._check_fused_python_ints(
+            body, {**dict(zip(body.inputs, inputs)), **constants})
+
+        def element(offsets):
+            env = dict(zip(body.inputs, (self.read(v, off) for v, off in
+                                         zip(inputs, offsets))))
+            at = dict(zip(map(id, arrays), offsets[len(inputs):]))
+            for member in body.nodes:
+                values = [env[v] if not isinstance(v, Lit) else
+                          self.read(constants[v], at.get(id(constants[v]), I64(0)))
+                          for v in member.inputs]
+                for i in inline_checks.get(id(member), ()):
+                    self._check_python_int(values[i], member, i)
+                env[member.outputs[0]] = self._scalar(member, values)
+            for var, out, offset in zip(body.outputs, outputs, offsets[-len(outputs):]):
+                self.em.store(env[var], out.base, out.dtype, offset)
+        self.loop_nest(outputs[0].shape, views, element, owner=len(inputs) + len(arrays),
+                       vector=True)
+
+    def _body_views(self, node, inputs):
+        """A fused node's body inputs and literals -> their views."""
+        (body,) = node.subgraphs
+        constants = {lit: self._constant(lit) for n in body.nodes for lit in n.inputs
+                     if isinstance(lit, Lit)}
+        return {**dict(zip(body.inputs, inputs)), **constants}
+
+    def _check_fused_python_ints(self, body, outer):
+        """Check before the loop the Python int operands of a fused body's members that
+        come from outside (`outer`: body input or literal -> view). One computed inside
+        the body can only be in a 0-d body (Python ints are 0-d), whose one element
+        checks it: returns {id(member): [its operand positions]} for those."""
+        inline = {}
+        for member in body.nodes:
+            for i in _checked_python_ints(member):
+                view = outer.get(member.inputs[i])
+                if view is None:
+                    inline.setdefault(id(member), []).append(i)
+                else:
+                    self._check_python_int(self.read(view, I64(view.offset)), member, i)
+        return inline
+
+
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+
+
+def _scalar_rule_name(node):
+    """pow has a second rule for an exponent NumPy's loop sees as one value: 0-d, or a
+    single element broadcast over the whole result (measured: shape (1,) against (3, 4)
+    is such a scalar, (3, 1) and (1, 4) are not, nor (1,) against (1,))."""
+    if node.op == "pow":
+        exponent, result = node.inputs[1].type, node.outputs[0].type
+        if exponent.shape == () or (exponent.size == 1 and result.size > 1):
+            return "pow_by_scalar"
+    return node.op
+
+
+def _is_python_int(value):
+    """A weakly typed int: a Python int, which NumPy takes by its value (NEP 50)."""
+    return value.type.weak and value.type.dtype.kind == "i"
+
+
+def _checked_python_ints(node):
+    """Positions of the Python int operands NumPy converts to a narrower integer loop
+    dtype, raising OverflowError if they do not fit (NEP 50). np.where is no ufunc: it
+    converts them unchecked (they wrap)."""
+    if node.op in ("cast", "where") or not node.prim.elementwise:
+        return []
+    return [i for i, (value, loop) in enumerate(zip(node.inputs, _loop_dtypes(node)))
+            if _is_python_int(value) and loop.kind == "i" and
+            loop.itemsize < value.type.dtype.itemsize]
+
+
+def _loop_dtypes(node):
+    """Dtypes the operands are converted to before the scalar rule runs; the last entry is
+    the dtype the rule is told it computes in."""
+    if node.op == "where":
+        dtype = node.outputs[0].type.dtype
+        return [np.dtype(np.bool_), dtype, dtype, dtype]
+    resolved = ufunc_loop_dtypes(node.prim.ufunc, [v.type for v in node.inputs])
+    dtypes = list(resolved[:len(node.inputs)]) + [resolved[0]]
+    if node.op in COMPARISONS and dtypes[0].kind == "i" and \
+            any(_is_python_int(v) for v in node.inputs):
+        # NumPy compares integers with a Python int exactly, whatever its size (int32
+        # x < 2**40 is True): in int64, which holds both, so do we.
+        dtypes = [np.dtype(np.int64)] * len(dtypes)
+    return dtypes
+
+
+def _not_given(what, needed_by):
+    def missing(*args, **kwargs):
+        raise NotImplementedError(f"lowering {needed_by} needs the {what} the Lowering "
+                                  f"was not given")
+    return missing

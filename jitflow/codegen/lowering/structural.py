@@ -1,0 +1,102 @@
+"""Lowerings of the primitives that are not elementwise: arg reductions, scans, gathers,
+concatenation, padding and iota (matmul and reductions have files of their own). Each
+writes its contiguous output buffers.
+
+Index arithmetic goes through Lowering.loop_nest, which hands the body one element
+offset per view. An `index_view` has no memory: its offset *is* an index (a position
+along some axes), which is how bodies learn where they are.
+"""
+import numpy as np
+
+from ..control.branches import switch
+from ..control.loops import scan, while_loop
+from ..control.while_grad import while_grad
+from ..emitter import I64
+from ..gemm.matmul import matmul
+from ..loops.arg_reductions import arg_reduce
+from ..loops.indexed import IndexedAxes
+from ..loops.reduced_views import index_view
+from ..loops.reductions import reduce
+from ..loops.scatter import scatter, scatter_add
+from ..math.scalar import RULES as SCALAR
+from ..views import contiguous_strides
+
+
+def cumsum(lo, node, inputs, outputs):
+    """out[..., k, ...] = out[..., k-1, ...] + x[..., k, ...], sequentially like NumPy."""
+    (x,), (out,) = inputs, outputs
+    em, b = lo.em, lo.builder
+    axis = node.params["axis"]
+    step = contiguous_strides(out.shape)[axis]
+
+    def body(offsets):
+        first = b.icmp_signed("==", offsets[2], I64(0))
+        previous_at = b.select(first, offsets[1], b.sub(offsets[1], I64(step)))
+        previous = em.load(out.base, out.dtype, previous_at)
+        value = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
+        total = SCALAR["add"](em, previous, value, dtype=out.dtype)
+        # the first element is taken as it is: NumPy's cumsum of [-0.0] is [-0.0]
+        em.store(b.select(first, value, total), out.base, out.dtype, offsets[1])
+    # The lines along the other axes are independent: a view walking only those lets
+    # the nest be split between threads along one of them, never along the scan.
+    lines = index_view(x.shape, [a for a in range(len(x.shape)) if a != axis])
+    lo.loop_nest(x.shape, [x, out, index_view(x.shape, (axis,)), lines], body, owner=3)
+
+
+def gather(lo, node, inputs, outputs):
+    """out[..., i, ...] = x[..., idx[i], ...], after every index is checked."""
+    x, indices, (out,) = inputs[0], inputs[1:], outputs
+    source = IndexedAxes(lo, x, indices, node.params["axis"], out.shape)
+    if not source.check():
+        lo.fill(out, 0)
+        return
+
+    def body(offsets):
+        lo.em.store(lo.read(x, source.position(offsets[:-1])), out.base, out.dtype,
+                    offsets[-1])
+    lo.loop_nest(out.shape, source.views + [out], body, owner=len(source.views))
+
+
+def concatenate(lo, node, inputs, outputs):
+    (out,), axis = outputs, node.params["axis"]
+    start = 0
+    for x in inputs:
+        starts = [start if i == axis else 0 for i in range(len(out.shape))]
+        lo.copy(x, out.slice(starts, [1] * len(out.shape), x.shape))
+        start += x.shape[axis]
+
+
+def pad(lo, node, inputs, outputs):
+    """x with `value` around it. NumPy converts the value by assignment to the array's
+    dtype (2.5 pads an int array with 2; inf raises OverflowError), even when every width
+    is 0, but never for a 0-d array, which np.pad cannot pad: the same here, at compile
+    time, since the value is static."""
+    (x,), (out,) = inputs, outputs
+    widths = node.params["widths"]
+    if x.shape:
+        value = np.empty((), out.dtype)
+        value[()] = node.params["value"]
+        if any(any(pair) for pair in widths):
+            lo.fill(out, value.item())
+    starts = [lo_width for lo_width, _ in widths]
+    lo.copy(x, out.slice(starts, [1] * len(out.shape), x.shape))
+
+
+def iota(lo, node, inputs, outputs):
+    (out,) = outputs
+    em = lo.em
+
+    def body(offsets):
+        em.store(em.cast(offsets[0], np.dtype(np.int64), out.dtype), out.base, out.dtype,
+                 offsets[1])
+    lo.loop_nest(out.shape, [index_view(out.shape, (node.params["axis"],)), out], body,
+                 owner=1)
+
+
+STRUCTURAL = {
+    "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
+    "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
+    "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
+    "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
+    "while": while_loop, "scan": scan, "while_grad": while_grad,
+}

@@ -1,0 +1,212 @@
+"""Vectorizable math functions for the loops that codegen emits.
+
+    value = mathlib.call(builder, "exp", x)   # x: a float or double, or a vector of them
+    value = mathlib.call(builder, "pow", x, y)
+
+On scalars, `call` emits a scalar call that LLVM's loop vectorizer can widen; on vectors,
+the vector code itself. Either way by one of two routes:
+
+- "libmvec", glibc's vector math library: a call to the scalar libm function (`expf`),
+  declared readnone, whose `vector-function-abi-variant` attribute names the libmvec
+  variant for this host's widest vector unit (`_ZGVeN16v_expf` on AVX-512). The vector
+  declaration is listed in `@llvm.compiler.used`, or the optimizer deletes it before the
+  vectorizer looks for it. A vector argument calls the variant directly, in pieces of
+  its width. jit/engine.py loads libmvec into the process for the JIT.
+- "inline", our own implementations (math_inline.py), emitted once per
+  module as internal alwaysinline functions named `jitflow.math.<name>.<f32|f64>`. They
+  have neither branches (selects only) nor tables, so once inlined into a loop they
+  vectorize like plain arithmetic.
+
+The route is picked per function: set_route("auto" | "libmvec" | "inline"), or the
+JITFLOW_MATH environment variable with the same values. "auto", the default, takes libmvec
+where the platform has the function and inline code elsewhere; "libmvec" insists on the
+library (an error where there is none); logistic has no libmvec variant and is always
+inline.
+
+Accuracy, measured by tests/codegen/math/test_mathlib.py (which has the table): the inline
+code stays within 1.6 ulp of the exact result (float64 tan: 2.3), libmvec within 4, on
+float32 and float64, with NumPy's special values (NaN, +-inf, signed zeros, the C99
+cases of pow). float32 sin, cos, tan and pow are computed in float64 and rounded once.
+"""
+import functools
+import os
+from collections import namedtuple
+
+import llvmlite.ir as ir
+
+from ..emitter import I32, element_of
+from ..jit import engine, target
+from .arithmetic import F32, F64, declare
+from .math_inline import ARITY, inline_function
+
+ROUTES = ("auto", "libmvec", "inline")
+
+
+def call(builder, name, *args):
+    """Emit `name(*args)` at `builder`'s position; a value of the arguments' type."""
+    ftype = _check_call(name, args)
+    if route_for(name, element_of(ftype)) == "libmvec":
+        if isinstance(ftype, ir.VectorType):
+            return _libmvec_vector_call(builder, name, ftype, args)
+        return _libmvec_call(builder, name, ftype, args)
+    return builder.call(inline_function(builder.module, name, ftype), args)
+
+
+def _check_call(name, args):
+    if name not in ARITY:
+        raise ValueError(f"mathlib.call: unknown function {name!r}; "
+                         f"known: {', '.join(ARITY)}")
+    if len(args) != ARITY[name]:
+        raise TypeError(f"mathlib.call: {name} takes {ARITY[name]} argument(s), "
+                        f"got {len(args)}")
+    types = {a.type for a in args}
+    if len(types) != 1 or element_of(args[0].type) not in (F32, F64):
+        raise TypeError(f"mathlib.call: {name} needs float or double arguments of one "
+                        f"type, got {', '.join(str(a.type) for a in args)}")
+    return args[0].type
+
+
+# --- the route switch ---------------------------------------------------------------
+
+_forced_route = None
+
+
+def set_route(route):
+    """Choose how math calls are emitted from now on; None defers to JITFLOW_MATH again."""
+    global _forced_route
+    _forced_route = None if route is None else _checked_route(route, "set_route")
+
+
+def get_route():
+    if _forced_route is not None:
+        return _forced_route
+    return _checked_route(os.environ.get("JITFLOW_MATH", "").strip().lower() or "auto",
+                          "JITFLOW_MATH")
+
+
+def _checked_route(route, where):
+    if route not in ROUTES:
+        raise ValueError(f"{where}: unknown math route {route!r}; "
+                         f"choose one of {', '.join(ROUTES)}")
+    return route
+
+
+def route_for(name, ftype):
+    """'libmvec' or 'inline': how `call` emits `name` on `ftype` under the current route."""
+    route = get_route()
+    if route == "inline":
+        return "inline"
+    if route == "libmvec" and not has_libmvec():
+        raise RuntimeError("math route 'libmvec' was asked for (set_route or JITFLOW_MATH),"
+                           " but this platform has no libmvec")
+    return "libmvec" if _libmvec_variants(name, ftype) else "inline"
+
+
+# --- route 1: glibc's libmvec -------------------------------------------------------
+
+# (host feature, vector ABI letter, register bits) from the widest down: the x86 vector
+# function ABI names a variant by the ISA it was compiled for.
+_VECTOR_ISAS = (("avx512f", "e", 512), ("avx2", "d", 256), ("avx", "c", 256),
+                ("sse2", "b", 128))
+_Variant = namedtuple("_Variant", "scalar vector lanes")
+
+
+@functools.cache
+def _host_isas():
+    """(ABI letter, bits) of each vector ISA this host has, widest first."""
+    features = set(engine.host()[2].split(","))
+    return tuple((letter, bits) for feature, letter, bits in _VECTOR_ISAS
+                 if "+" + feature in features)
+
+
+def vector_bits():
+    """The vector width, in bits, LLVM vectorizes loops to on this target (512 on AMD's
+    AVX-512 cores, 256 on Intel's and on AVX2 machines; jit/target.py), or None on a host
+    outside the x86 vector function ABI."""
+    return target.preferred_vector_bits() if _host_isas() else None
+
+
+def has_libmvec():
+    """True where the "libmvec" route can be taken: libmvec loaded, x86 vector host."""
+    return engine.libmvec() is not None and bool(_host_isas())
+
+
+@functools.cache
+def _libmvec_variants(name, ftype):
+    """The libmvec functions for `name` on `ftype`, one per vector ISA of this host that
+    the library has it for (glibc before 2.35 has few AVX-512 variants), widest first."""
+    if not has_libmvec() or name == "logistic":
+        return ()
+    scalar = name + ("f" if ftype == F32 else "")
+    variants = []
+    for letter, bits in _host_isas():
+        lanes = bits // (32 if ftype == F32 else 64)
+        vector = f"_ZGV{letter}N{lanes}{'v' * ARITY[name]}_{scalar}"
+        if hasattr(engine.libmvec(), vector) and lanes not in [v.lanes for v in variants]:
+            variants.append(_Variant(scalar, vector, lanes))
+    return tuple(variants)
+
+
+def _libmvec_call(builder, name, ftype, args):
+    """A scalar call that LLVM's loop vectorizer may replace by any of the variants:
+    it picks the vector length from its cost model for the CPU, not always the widest
+    registers (Intel's AVX-512 cores prefer 256-bit vectors)."""
+    variants = _libmvec_variants(name, ftype)
+    module, arity = builder.module, ARITY[name]
+    scalar = declare(module, variants[0].scalar, ftype, arity)
+    scalar.attributes.add("readnone")  # errno aside, libm is pure; calls may vectorize
+    scalar.attributes.add("nounwind")
+    mangled = []
+    for variant in variants:
+        vector = declare(module, variant.vector, ir.VectorType(ftype, variant.lanes), arity)
+        _keep_alive(module, vector)
+        mangled.append(f"_ZGV_LLVM_N{variant.lanes}{'v' * arity}_{variant.scalar}"
+                       f"({variant.vector})")
+    result = builder.call(scalar, args)
+    # llvmlite checks call attributes against a list of enum attributes, so this string
+    # attribute goes straight into the underlying set; it is printed verbatim.
+    set.add(result.attributes, f'"vector-function-abi-variant"="{",".join(mangled)}"')
+    return result
+
+
+def _libmvec_vector_call(builder, name, vtype, args):
+    """The variant called on `args` (vectors of any power-of-two length) piece by piece:
+    a shorter vector is padded with copies of its first lane, a longer one split."""
+    variant = _libmvec_variants(name, vtype.element)[0]
+    width, count = variant.lanes, vtype.count
+    function = declare(builder.module, variant.vector,
+                       ir.VectorType(vtype.element, width), ARITY[name])
+    if count <= width:
+        padded = [_lanes(builder, a, list(range(count)) + [0] * (width - count))
+                  for a in args]
+        return _lanes(builder, builder.call(function, padded), range(count))
+    pieces = [builder.call(function, [_lanes(builder, a, range(start, start + width))
+                                      for a in args])
+              for start in range(0, count, width)]
+    while len(pieces) > 1:  # concatenate pairwise
+        pieces = [_lanes(builder, left, range(2 * left.type.count), right)
+                  for left, right in zip(pieces[::2], pieces[1::2])]
+    return pieces[0]
+
+
+def _lanes(builder, vector, indices, second=None):
+    """shufflevector: the lanes `indices` of vector (and of `second` after it)."""
+    indices = list(indices)
+    if second is None and indices == list(range(vector.type.count)):
+        return vector  # all of it, in order
+    return builder.shuffle_vector(vector, vector if second is None else second,
+                                  ir.Constant(ir.VectorType(I32, len(indices)), indices))
+
+
+def _keep_alive(module, function):
+    """List `function` in @llvm.compiler.used, creating or growing that array."""
+    used = module.globals.get("llvm.compiler.used")
+    if used is None:
+        used = ir.GlobalVariable(module, ir.ArrayType(ir.PointerType(), 0),
+                                 "llvm.compiler.used")
+        used.linkage, used.section = "appending", "llvm.metadata"
+        used.initializer = used.value_type([])
+    members = list(used.initializer.constant)
+    if function not in members:
+        used.value_type = ir.ArrayType(ir.PointerType(), len(members) + 1)
+        used.initializer = used.value_type(members + [function])

@@ -1,0 +1,7 @@
+"""The call boundary of compiled code.
+
+Owns NativeGraph (native.py): a graph lowered and compiled, called through the checked
+path (every argument checked and converted in Python) or through the Python entry
+(python_entry.py and python_call.py: native code that Python calls like a builtin
+function and that checks its arguments itself).
+"""

@@ -1,0 +1,121 @@
+"""The call boundary of compiled code: check arguments, allocate, call, raise errors.
+
+Native code trusts its arguments completely, so everything is checked here first, in
+Python: each argument's shape and dtype against the compiled signature (non-contiguous
+arrays are copied to contiguous ones). Outputs are fresh NumPy arrays.
+"""
+import ctypes
+
+import numpy as np
+
+from ...ir.passes.fuse import fuse
+from ..errors import FALLBACK, OK, raise_for
+from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
+from ..lowering.lower import ENTRY, Lowering
+from ..memory import aligned_bytes
+from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
+
+_ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+
+
+class NativeGraph:
+    """One graph compiled to native code, callable on a flat list of argument values."""
+
+    def __init__(self, graph, name="function", threads=None, python_entry=True,
+                 backward_step=None):
+        """threads: how many threads its kernels split between (default: the
+        machine's); python_entry: whether Python calls it directly (python_entry.py);
+        backward_step(body): a while_grad body's backward step graph, built by the layer
+        that differentiates graphs (needed only when the graph has a while_grad)."""
+        self.name = name
+        self.threads = threads
+        self._backward_step = backward_step
+        self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
+        self._in_types = [v.type for v in graph.inputs]
+        self._out_types = [v.type for v in graph.outputs]
+        self._slots = len(self._in_types) + len(self._out_types) + 1
+        # Arrays only: a weakly typed input or output (a Python scalar) is left to the
+        # checked path, which keeps Python scalars apart from 0-d arrays.
+        direct = python_entry and python_entry_abi() and not any(
+            t.weak for t in self._in_types + self._out_types)
+        self.compiled = self._compile(direct)
+        self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
+        # python_entry(*arrays): the results, or an int: FALLBACK (the arrays do not
+        # match the signature exactly) or an error status (see python_entry.py).
+        self.python_entry = make_callable(self.compiled.address(PYTHON_ENTRY), self,
+                                          name) if direct else None
+
+    def _compile(self, direct):
+        """Lower the graph, compiling each segment's module while the next is lowered;
+        the module with the entry points (PYTHON_ENTRY if `direct`) comes last."""
+        with quick_thread_switches():
+            return self._lower_and_compile(direct)
+
+    def _lower_and_compile(self, direct):
+        compilation = Compilation(speed_level=3)
+        try:
+            lowering = Lowering(self.graph, self.name,
+                                on_segment=lambda module, level: compilation.add(
+                                    str(module), speed_level=level), threads=self.threads,
+                                compile_graph=self._compile_callee,
+                                backward_step=self._backward_step)
+            self.workspace_size = lowering.memory.size
+            self.callees = lowering.callees  # kept alive: this code calls theirs
+            entry = lowering.entry_module
+            if direct:
+                add_python_entry(entry, lowering.entry_function(), self._in_types,
+                                 self._out_types, self.workspace_size)
+            compilation.add(str(entry), in_background=False,
+                            speed_level=lowering.speed_levels[-1])
+        except BaseException:
+            compilation.abandon()
+            raise
+        compiled = CompiledModule.from_compilation(compilation)
+        self.llvm_irs = compilation.sources()  # the segments in the order they run
+        self.llvm_ir = "\n".join(self.llvm_irs)
+        return compiled
+
+    def _compile_callee(self, graph, name, **options):
+        """A subgraph the generated code calls (control/callees.py), compiled alike."""
+        return NativeGraph(graph, name, backward_step=self._backward_step, **options)
+
+    def entry_address(self):
+        """Where the entry point is: i32 entry(ptr slots), slots the inputs', outputs'
+        and workspace's pointers."""
+        return self.compiled.address(ENTRY)
+
+    def run(self, args):
+        """The outputs for `args`, through the Python entry when it takes them as they
+        are (it reads the arrays' pointers itself), else through the checked path."""
+        if self.python_entry is not None and self._out_types:
+            result = self.python_entry(*args)
+            if result.__class__ is not int:
+                return [result] if len(self._out_types) == 1 else list(result)
+            if result != FALLBACK:
+                raise_for(result, self.name)
+        return self(args)
+
+    def __call__(self, args):
+        """The checked path: each argument converted to its compiled type and layout."""
+        inputs = [self._argument(value, t, i) for i, (value, t) in
+                  enumerate(zip(args, self._in_types, strict=True))]
+        outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
+        workspace = aligned_bytes(self.workspace_size)
+        pointers = (ctypes.c_void_p * self._slots)(
+            *(a.ctypes.data for a in inputs), *(a.ctypes.data for a in outputs),
+            workspace.ctypes.data)
+        status = self._entry(pointers)
+        if status != OK:
+            raise_for(status, self.name)
+        return outputs
+
+    def _argument(self, value, type, position):
+        array = np.asarray(value)
+        if array.shape != type.shape or (array.dtype != type.dtype and not type.weak):
+            raise TypeError(f"{self.name}: argument {position} is {array.dtype}"
+                            f"{list(array.shape)}, compiled for {type}")
+        if array.dtype != type.dtype or not array.flags.c_contiguous or \
+                not array.flags.aligned:
+            array = np.array(array, dtype=type.dtype, order="C")  # a fresh, aligned copy
+        return array
+
