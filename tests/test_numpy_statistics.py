@@ -265,3 +265,16 @@ def test_eye_identity_tri(call, backend):
         return e
     np.testing.assert_array_equal(jitflow.function(written)(np.float64(5)),
                                   [[1, 5], [0, 1]])
+
+
+@pytest.mark.parametrize("x, y", [(np.float32(-0.0), 1e300), (1e300, np.float32(-0.0)),
+                                  (np.float32(1.0), 1), (2, np.array([2.0, np.inf]))])
+def test_isclose_keeps_python_numbers_passed_in_weak(x, y, backend):
+    # 1e300 taken as a float32 bound is inf, so NumPy finds -0.0 close to it (found by
+    # the program fuzzer, with 1e300 an argument of the compiled function)
+    with np.errstate(over="ignore"):  # (NumPy warns as it rounds 1e300 to float32)
+        expected = np.isclose(np.asarray(x) if isinstance(x, np.float32) else x, y)
+    for compiled in (jitflow.function(lambda x, y: jnp.isclose(x, y)),
+                     jitflow.function(lambda x, y: np.isclose(x, y))):
+        np.testing.assert_array_equal(compiled(np.asarray(x) if isinstance(x, np.float32)
+                                               else x, y), expected)

@@ -134,16 +134,25 @@ def count_nonzero(a, axis=None, *, keepdims=False):
         else int(counts)
 
 
+def _python_number(value):
+    """A Python number, written in the code or passed in (a weakly typed traced value):
+    NumPy's isclose keeps it one, so it takes the other operand's dtype."""
+    return isinstance(value, (int, float)) or (isinstance(value, Tracer) and value.type.weak)
+
+
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    x = a if isinstance(a, (int, float)) else asarray(a)
-    y = b if isinstance(b, (int, float)) else asarray(b)
+    x = a if _python_number(a) else asarray(a)
+    y = b if _python_number(b) else asarray(b)
     if isinstance(y, (int, float)):
-        # a Python number stays one, as in NumPy: the bound is a Python float too
+        # the bound a Python float too, rounded to x's dtype when compared
         y = float(y)
         bound, finite = atol + rtol * builtins.abs(y), math.isfinite(y)
     else:
-        y = astype(y, _np.result_type(_dtype_of(y), 1.0))  # NumPy's y in at least f64
-        bound, finite = ops.add(atol, multiply(rtol, absolute(y))), isfinite(y)
+        if _python_number(y):  # passed in: a float, still weak (NumPy's float(y))
+            y = y if y.dtype.kind == "f" else ops.cast(y, _np.float64, weak=True)
+        else:
+            y = astype(y, _np.result_type(_dtype_of(y), 1.0))  # NumPy's y in >= f64
+        bound, finite = ops.add(atol, ops.multiply(rtol, ops.absolute(y))), isfinite(y)
     within = less_equal(absolute(subtract(x, y)), bound)
     close = logical_or(logical_and(within, finite), equal(x, y))
     if equal_nan:
