@@ -126,6 +126,9 @@ class ArrayMethods:
     std, var = _method("std"), _method("var")
     dot, ravel, squeeze = _method("dot"), _method("ravel"), _method("squeeze")
     clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
+    repeat, diagonal, trace = _method("repeat"), _method("diagonal"), _method("trace")
+    all, any = _method("all"), _method("any")
+    searchsorted = _method("searchsorted")
 
     def flatten(self):
         """A copy, flat (ravel gives a view where it can)."""

@@ -85,9 +85,17 @@ def _in_place_operator():
     return instruction.opname.startswith("INPLACE_")
 
 
+def _namespace(module):
+    """jitflow's namespace for a NumPy module: numpy.linalg's functions are
+    jitflow.numpy.linalg's, the others jitflow.numpy's (None: not NumPy's)."""
+    if module == "numpy.linalg" or module.startswith("numpy.linalg."):
+        return jnp.linalg
+    return jnp if module.startswith("numpy") else None
+
+
 def dispatch_function(func, args, kwargs):
     module = getattr(func, "__module__", "") or ""
-    function = getattr(jnp, func.__name__, None) if module.startswith("numpy") else None
+    function = getattr(_namespace(module), func.__name__, None)
     if function is None or not callable(function):
         qualified = f"{module.replace('numpy._core', 'numpy')}.{func.__name__}"
         raise TypeError(at_user_line(f"{qualified} is not supported by jitflow on traced "

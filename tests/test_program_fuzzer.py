@@ -85,6 +85,22 @@ UNARY = {
     "log": lambda xp, x: xp.log(x),
     "tanh": lambda xp, x: xp.tanh(x),
     "sin": lambda xp, x: xp.sin(x),
+    # built from other primitives (jitflow/numpy/arithmetic.py, transcendental.py)
+    "fabs": lambda xp, x: xp.fabs(x),
+    "reciprocal": lambda xp, x: xp.reciprocal(x),
+    "trunc": lambda xp, x: xp.trunc(x),
+    "rint": lambda xp, x: xp.rint(x),
+    "degrees": lambda xp, x: xp.degrees(x),
+    "radians": lambda xp, x: xp.radians(x),
+    "exp2": lambda xp, x: xp.exp2(x),
+    "sinh": lambda xp, x: xp.sinh(x),
+    "cosh": lambda xp, x: xp.cosh(x),
+    "arcsinh": lambda xp, x: xp.arcsinh(x),
+    "arccosh": lambda xp, x: xp.arccosh(x),
+    "arctanh": lambda xp, x: xp.arctanh(x),
+    "round": lambda xp, x: xp.round(x),
+    "round_1": lambda xp, x: xp.round(x, 1),
+    "nan_to_num": lambda xp, x: xp.nan_to_num(x),
 }
 
 BINARY = {
@@ -107,6 +123,15 @@ BINARY = {
     "bitwise_and": lambda xp, x, y: x & y,
     "bitwise_or": lambda xp, x, y: x | y,
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "fmax": lambda xp, x, y: xp.fmax(x, y),
+    "fmin": lambda xp, x, y: xp.fmin(x, y),
+    "fmod": lambda xp, x, y: xp.fmod(x, y),  # of integers only: see _binary
+    "heaviside": lambda xp, x, y: xp.heaviside(x, y),
+    "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
+    "hypot": lambda xp, x, y: xp.hypot(x, y),
+    "float_power": lambda xp, x, y: xp.float_power(x, y),
+    "isclose": lambda xp, x, y: xp.isclose(x, y),
 }
 
 def _masked_update(xp, x, y):
@@ -134,6 +159,18 @@ REDUCTIONS = {
     "prod": lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
     "any": lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
     "all": lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
+    # jitflow/numpy/statistics.py, linalg.py
+    "nansum": lambda xp, x, axis, keepdims: xp.nansum(x, axis=axis, keepdims=keepdims),
+    "nanprod": lambda xp, x, axis, keepdims: xp.nanprod(x, axis=axis, keepdims=keepdims),
+    "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
+    "nanmax": lambda xp, x, axis, keepdims: xp.nanmax(x, axis=axis, keepdims=keepdims),
+    "nanmin": lambda xp, x, axis, keepdims: xp.nanmin(x, axis=axis, keepdims=keepdims),
+    "ptp": lambda xp, x, axis, keepdims: xp.ptp(x, axis=axis, keepdims=keepdims),
+    "average": lambda xp, x, axis, keepdims: xp.average(x, axis=axis, keepdims=keepdims),
+    # (of all the elements, a Python int, weakly typed: made an array as NumPy's runs
+    # make every value, so that later steps promote alike)
+    "count_nonzero": lambda xp, x, axis, keepdims: xp.asarray(xp.count_nonzero(
+        x, axis=axis, keepdims=keepdims)),
 }
 
 # Reductions over one axis (or all of them).
@@ -168,13 +205,45 @@ INDEXING = {
     "mask": lambda xp, x, mask: x[mask],
 }
 
+# Joining, splitting and rearranging (jitflow/numpy/stacking.py, rearranging.py).
+REARRANGING = {
+    "flip": lambda xp, x, axis: xp.flip(x, axis),
+    "rot90": lambda xp, x, k, axes: xp.rot90(x, k, axes),
+    "roll": lambda xp, x, shift, axis: xp.roll(x, shift, axis),
+    "tile": lambda xp, x, reps: xp.tile(x, reps),
+    "repeat": lambda xp, x, repeats, axis: xp.repeat(x, repeats, axis),
+    "diff": lambda xp, x, n, axis: xp.diff(x, n, axis),
+    "vstack": lambda xp, x, y: xp.vstack([x, y]),
+    "hstack": lambda xp, x, y: xp.hstack([x, y]),
+    "column_stack": lambda xp, x, y: xp.column_stack([x, y]),
+    "split_piece": lambda xp, x, sections, axis, piece: xp.array_split(
+        x, sections, axis)[piece],
+    # jitflow/numpy/matrices.py, linalg.py
+    "diagonal": lambda xp, x, offset: xp.diagonal(x, offset, -1, 0),
+    "trace": lambda xp, x, offset: xp.trace(x, offset),
+    "diag": lambda xp, x, k: xp.diag(x, k),
+    "kron": lambda xp, x, y: xp.kron(x, y),
+    "vecdot": lambda xp, x, y: xp.vecdot(x, y),
+    "norm": lambda xp, x, ord, axis: xp.linalg.norm(x, ord, axis),
+    "searchsorted": lambda xp, a, v, side: xp.searchsorted(a, v, side),
+    "tril": lambda xp, x, k: xp.tril(x, k),
+    "triu": lambda xp, x, k: xp.triu(x, k),
+    "matrix_transpose": lambda xp, x: xp.matrix_transpose(x),
+    "append": lambda xp, x, y: xp.append(x, y),
+}
+
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 
 OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
-       **INDEXING, **CONSTANT}
+       **INDEXING, **REARRANGING, **CONSTANT}
 
-TRANSCENDENTAL = {"exp", "log", "tanh", "sin"}
-SUMS = {"sum", "mean", "prod", "cumsum", "matmul"}
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh",
+                  "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
+# NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
+# arrays (its vector loop); jitflow keeps the second.
+OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp"}
+SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
+        "average", "trace", "vecdot", "norm"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
@@ -188,11 +257,13 @@ def is_inexact(step, values):
         exponent = step.args[1]
         return floats and not (isinstance(exponent, tuple) and exponent[0] == "lit" and
                                exponent[1] in EXACT_EXPONENTS)
-    if step.op == "mean":
-        return True  # an integer mean sums in float64 too
+    if step.op in ("mean", "nanmean", "average", "norm"):
+        return True  # an integer mean (and norm) sums in float64 too
     if step.op == "clip":  # see inexact_tolerance
         return floats and _open_zero_sign(args)
-    return floats and step.op in SUMS | {"max", "min"}
+    if step.op in ("fmax", "fmin"):
+        return floats
+    return floats and step.op in SUMS | OPEN_ZERO_SIGN
 
 
 def _open_zero_sign(clip_args):
@@ -329,7 +400,15 @@ def _unary(draw, values, usable, x_index):
 def _binary(draw, values, usable, x_index):
     y = _operand(draw, values, usable, values[x_index])
     args = (x_index, y) if draw(st.booleans()) else (y, x_index)
-    return Step(draw(st.sampled_from(list(BINARY))), args, {})
+    op = draw(st.sampled_from(list(BINARY)))
+    if op == "fmod" and any(_is_float(values[a] if isinstance(a, int) else a[1])
+                            for a in args):
+        op = "remainder"  # jitflow's fmod takes integers only (tests/test_numpy_ufuncs.py)
+    return Step(op, args, {})
+
+
+def _is_float(value):
+    return isinstance(value, float) or np.asarray(value).dtype.kind == "f"
 
 
 def _ternary(draw, values, usable, x_index):
@@ -426,6 +505,72 @@ def _shape_op(draw, values, usable, x_index, op=None):
     return Step(op, (x_index, draw(st.sampled_from(partners))), {"axis": axis})
 
 
+def _rearranging(draw, values, usable, x_index, op=None):
+    x = values[x_index]
+    shape, ndim = np.shape(x), np.ndim(x)
+    op = op or draw(st.sampled_from(list(REARRANGING)))
+    axis = draw(st.integers(-ndim, ndim - 1)) if ndim else None
+    if op == "flip":
+        return Step(op, (x_index,), {"axis": axis if draw(st.booleans()) else None})
+    if op == "rot90":
+        if ndim < 2:
+            return None
+        axes = draw(st.permutations(range(ndim)))[:2]
+        return Step(op, (x_index,), {"k": draw(st.integers(-5, 5)), "axes": tuple(axes)})
+    if op == "roll":
+        return Step(op, (x_index,), {"shift": draw(st.integers(-5, 5)),
+                                     "axis": axis if draw(st.booleans()) else None})
+    if op == "tile":
+        reps = draw(st.integers(0, 3) | st.lists(st.integers(0, 2), max_size=3).map(tuple))
+        return Step(op, (x_index,), {"reps": reps})
+    if op == "repeat":
+        return Step(op, (x_index,), {"repeats": draw(st.integers(0, 3)),
+                                     "axis": axis if draw(st.booleans()) else None})
+    if op == "diff":
+        return Step(op, (x_index,), {"n": draw(st.integers(0, 2)), "axis": axis or -1})
+    if op in ("diagonal", "trace"):
+        if ndim < 2:
+            return None
+        return Step(op, (x_index,), {"offset": draw(st.integers(-3, 3))})
+    if op == "diag":
+        return Step(op, (x_index,), {"k": draw(st.integers(-2, 2))}) if ndim in (1, 2) \
+            else None
+    if op == "kron":
+        return Step(op, (x_index, draw(st.sampled_from(usable))), {})
+    if op == "vecdot":
+        if not ndim:
+            return None
+        partners = [i for i in usable if np.ndim(values[i]) >= 1 and
+                    np.shape(values[i])[-1] == shape[-1] and
+                    broadcasts(np.empty(np.shape(values[i])[:-1]), np.empty(shape[:-1]))]
+        return Step(op, (x_index, draw(st.sampled_from(partners))), {})
+    if op == "norm":
+        ord = draw(st.sampled_from([None, 1, 2, 0, 3, np.inf, -np.inf]))
+        if ndim == 0 or (ord is not None and ndim > 2):
+            return Step(op, (x_index,), {"ord": None, "axis": None})
+        return Step(op, (x_index,), {"ord": ord, "axis": axis if ord != 2 or ndim == 1
+                                     else None if ndim > 2 else axis})
+    if op in ("tril", "triu"):
+        return Step(op, (x_index,), {"k": draw(st.integers(-2, 2))}) if ndim else None
+    if op == "matrix_transpose":
+        return Step(op, (x_index,), {}) if ndim >= 2 else None
+    if op == "append":
+        return Step(op, (x_index, draw(st.sampled_from(usable))), {})
+    if op == "searchsorted":  # into a sorted constant
+        dtype = draw(st.sampled_from(DTYPES))
+        a = np.sort(draw(input_values(dtype, (draw(st.integers(0, 6)),))))
+        return Step(op, (("const", a), x_index),
+                    {"side": draw(st.sampled_from(["left", "right"]))})
+    if op == "split_piece":
+        if not ndim:
+            return None
+        sections = draw(st.integers(1, 4))
+        return Step(op, (x_index,), {"sections": sections, "axis": axis,
+                                     "piece": draw(st.integers(0, sections - 1))})
+    partners = [i for i in usable if np.shape(values[i]) == shape]
+    return Step(op, (x_index, draw(st.sampled_from(partners))), {})
+
+
 def _matmul(draw, values, usable, x_index):
     """x @ y for a y that fits: an earlier value or a constant."""
     shape = np.shape(values[x_index])
@@ -441,11 +586,12 @@ def _matmul(draw, values, usable, x_index):
 
 
 DRAW_STEP = {"unary": _unary, "binary": _binary, "ternary": _ternary,
-             "reduction": _reduction, "indexing": _indexing, "shape": _shape_op}
+             "reduction": _reduction, "indexing": _indexing, "shape": _shape_op,
+             "rearranging": _rearranging}
 # How often each kind is drawn: the big tables more often, so that each op of theirs
 # comes up about as often as a ternary one.
 STEP_KINDS = ["binary"] * 4 + ["unary"] * 3 + ["shape"] * 3 + ["reduction"] * 2 + \
-    ["indexing"] * 2 + ["ternary"]
+    ["indexing"] * 2 + ["rearranging"] * 2 + ["ternary"]
 
 
 def _draw_steps(draw, values, usable, count, draw_step):
@@ -628,6 +774,8 @@ def inexact_tolerance(program, values, index):
     step = program.steps[index - len(program.inputs)]
     if not is_inexact(step, values):
         return None
+    if step.op in ("logaddexp", "logaddexp2"):
+        return _log_add_tolerance(step, values, values[index])
     if step.op in TRANSCENDENTAL:
         return {"ulps": NATIVE_ULPS}
     if step.op == "power":
@@ -636,18 +784,39 @@ def inexact_tolerance(program, values, index):
         # depends on the operands' casts and dimensions, not only on their shapes.
         one_element = np.size(values[index]) == 1
         return {"ulps": NATIVE_ULPS, "zero_sign": not one_element}
-    if step.op in ("max", "min", "clip"):
+    if step.op in OPEN_ZERO_SIGN:
         return {"zero_sign": False}
     args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
     with np.errstate(all="ignore"):  # magnitudes may overflow (then compared exactly)
         return _sum_tolerance(step, args, np.asarray(values[index]))
 
 
+def _log_add_tolerance(step, values, result):
+    """max(x, y) + log1p(exp(-|x - y|)) may cancel (-0.5 + 0.47): each term's rounding
+    (NATIVE_ULPS of the larger operand's magnitude, at least 1), not the sum's."""
+    args = [np.asarray(values[a] if isinstance(a, int) else a[1]) for a in step.args]
+    eps = float(np.finfo(np.asarray(result).dtype).eps)
+    with np.errstate(all="ignore"):
+        larger = np.nan_to_num(np.maximum(*args).astype(np.float64), posinf=0, neginf=0)
+    return {"ulps": NATIVE_ULPS, "atol": NATIVE_ULPS * eps * (np.abs(larger) + 1)}
+
+
 def _sum_tolerance(step, args, result):
     """n roundings of the sum of the magnitudes of the n terms of each result (relative
     for a product, which does not cancel)."""
     eps = float(np.finfo(result.dtype).eps)
-    magnitudes = [np.abs(np.asarray(a, np.float64)) for a in args]
+    # (NaN that nansum and friends leave out count for nothing)
+    magnitudes = [np.nan_to_num(np.abs(np.asarray(a, np.float64)), nan=0.0, posinf=np.inf)
+                  for a in args]
+    if step.op == "norm":  # a root of a sum of terms of one sign: relative
+        return {"rtol": 16 * (magnitudes[0].size + 1) * eps, "ulps": NATIVE_ULPS,
+                "zero_sign": False}
+    if step.op in ("trace", "vecdot"):  # the sum of at most n products: a loose bound
+        terms = max(magnitudes[0].size, 1)
+        bound = np.sum(magnitudes[0]) * (np.max(magnitudes[-1]) if magnitudes[-1].size
+                                         and step.op == "vecdot" else 1.0)
+        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
+                "zero_sign": False}
     if step.op == "matmul":
         terms = magnitudes[0].shape[-1]
         bound = magnitudes[0] @ magnitudes[1]
@@ -660,10 +829,10 @@ def _sum_tolerance(step, args, result):
     else:
         axis, keepdims = step.params["axis"], step.params["keepdims"]
         terms = magnitudes[0].size // max(result.size, 1)
-        if step.op == "prod":  # relative: no cancellation
+        if step.op in ("prod", "nanprod"):  # relative: no cancellation
             return {"rtol": 2 * terms * eps, "atol": float(np.finfo(np.float64).tiny)}
         bound = np.sum(magnitudes[0], axis=axis, keepdims=keepdims)
-        if step.op == "mean":
+        if step.op in ("mean", "average"):
             bound = bound / max(terms, 1)
     return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps}
 
@@ -679,6 +848,12 @@ SMOOTH_UNARY = {
     "bounded": lambda xp, x: x / (1.0 + x * x),
     "hypot_one": lambda xp, x: xp.sqrt(1.0 + x * x),
     "exp_tanh": lambda xp, x: xp.exp(xp.tanh(x)),
+    "sinh": lambda xp, x: xp.sinh(x),
+    "cosh": lambda xp, x: xp.cosh(x),
+    "arcsinh": lambda xp, x: xp.arcsinh(x),
+    "exp2": lambda xp, x: xp.exp2(x),
+    "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
+    "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
 }
 
 SMOOTH_BINARY = {
@@ -687,6 +862,8 @@ SMOOTH_BINARY = {
     "multiply": lambda xp, x, y: x * y,
     "divide_positive": lambda xp, x, y: x / (1.5 + y * y),
     "where": lambda xp, x, y, mask: xp.where(mask, x, y),
+    "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
 }
 
 # Derivatives with a kink (at ties, at 0, at the bounds): compiled gradients must still
@@ -699,14 +876,18 @@ KINKED_UNARY = {
     "plus_floor": lambda xp, x: x + xp.floor(x),
     "abs_power": lambda xp, x: xp.abs(x) ** 1.5,
     "through_float32": lambda xp, x: x.astype(np.float32).astype(np.float64),
+    "fabs": lambda xp, x: xp.fabs(x),
 }
 KINKED_BINARY = {
     "maximum": lambda xp, x, y: xp.maximum(x, y),
     "minimum": lambda xp, x, y: xp.minimum(x, y),
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
     "masked_update": _masked_update,
+    "fmax": lambda xp, x, y: xp.fmax(x, y),
+    "fmin": lambda xp, x, y: xp.fmin(x, y),
+    "hypot": lambda xp, x, y: xp.hypot(x, y),
 }
-KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min"}
+KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm"}
 
 DIFFERENTIABLE_UNARY = {**SMOOTH_UNARY, **KINKED_UNARY}
 DIFFERENTIABLE_BINARY = {**SMOOTH_BINARY, **KINKED_BINARY}
@@ -715,7 +896,8 @@ GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
                                    "reshape", "slice", "broadcast_to", "take",
                                    "index_array", "index_array_axis1", "mask",
                                    "concatenate", "stack", "matmul", "pad", "expand_dims",
-                                   "cumsum")}}
+                                   "cumsum", "nansum", "nanmean", "average", "ptp",
+                                   *[k for k in REARRANGING if k != "searchsorted"])}}
 
 
 @st.composite
@@ -767,7 +949,7 @@ def _differentiable_step(draw, values, x_index):
         return Step(op, (x_index, y), {})
     op = draw(st.sampled_from([k for k in GRAD_OPS if k not in DIFFERENTIABLE_UNARY and
                                k not in DIFFERENTIABLE_BINARY]))
-    if op in ("sum", "mean", "max", "min", "prod"):
+    if op in ("sum", "mean", "max", "min", "prod", "nansum", "nanmean", "average", "ptp"):
         return Step(op, (x_index,), {"axis": draw_axis(draw, len(shape)),
                                      "keepdims": draw(st.booleans())})
     if op == "cumsum":
@@ -775,6 +957,8 @@ def _differentiable_step(draw, values, x_index):
                                      draw(st.integers(-len(shape), len(shape) - 1))})
     if op in INDEXING:
         return _indexing(draw, values, [], x_index, op=op)
+    if op in REARRANGING:
+        return _rearranging(draw, values, list(range(len(values))), x_index, op=op)
     return _shape_op(draw, values, list(range(len(values))), x_index, op=op)
 
 

@@ -3,7 +3,11 @@
 On plain arrays every function runs eagerly and returns what NumPy returns (to rounding).
 Inside a trace it records the graph. Python-operator arithmetic on Python scalars stays
 weakly typed, as in Python; NumPy functions return strongly typed results, as np.* does.
-One module per family: elementwise, reductions, shapes, creation.
+One module per family: elementwise, reductions, shapes, creation, stacking (joining
+and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
+exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
+(diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
+searching (searchsorted), and the linalg namespace (norms).
 """
 import functools as _functools
 import inspect as _inspect
@@ -16,6 +20,18 @@ from .creation import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
+from .stacking import *  # noqa: F401,F403
+from .rearranging import *  # noqa: F401,F403
+from .arithmetic import *  # noqa: F401,F403
+from .transcendental import *  # noqa: F401,F403
+from .matrices import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
+from .searching import *  # noqa: F401,F403
+from . import linalg  # noqa: F401
+
+# NumPy 2's names for the same functions
+asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
+                                                  power, concatenate, transpose)  # noqa: F405
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -25,7 +41,9 @@ dtype = _np.dtype
 finfo, iinfo = _np.finfo, _np.iinfo
 
 __all__ = [name for name in dir() if not name.startswith("_") and
-           name not in ("creation", "elementwise", "reductions", "shapes")]
+           name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
+                        "rearranging", "arithmetic", "transcendental",
+                        "matrices", "statistics", "searching")]
 
 
 def _reading_variables(function):
@@ -79,3 +97,6 @@ def _deferring(args, kwargs):
 for _name in __all__:
     if _inspect.isfunction(globals()[_name]):
         globals()[_name] = _reading_variables(globals()[_name])
+for _name in linalg.__all__:
+    setattr(linalg, _name, _reading_variables(getattr(linalg, _name)))
+    getattr(linalg, _name).__module__ = linalg.__name__

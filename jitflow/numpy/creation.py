@@ -152,6 +152,20 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     return astype(values, dtype)
 
 
+def empty(shape, dtype=float):
+    """NumPy leaves the values unset; jitflow's are zeros."""
+    return zeros(shape, dtype)
+
+
+def empty_like(prototype, dtype=None, shape=None):
+    return zeros_like(prototype, dtype, shape)
+
+
+def copy(a):
+    a = asarray(a)
+    return a.copy()
+
+
 def shape(a):
     return _shape(a)
 
@@ -168,4 +182,4 @@ def result_type(*args):
     return _np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in args))
 
 
-__all__ = ["arange", "array", "asarray", "full", "full_like", "linspace", "ndim", "ones", "ones_like", "result_type", "shape", "size", "zeros", "zeros_like"]
+__all__ = ["copy", "empty", "empty_like", "arange", "array", "asarray", "full", "full_like", "linspace", "ndim", "ones", "ones_like", "result_type", "shape", "size", "zeros", "zeros_like"]

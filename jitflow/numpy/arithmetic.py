@@ -1,0 +1,166 @@
+"""Ufuncs that are exact compositions of the primitives: fabs, reciprocal, trunc, fix,
+rint, fmax, fmin, fmod (integers), heaviside, degrees, radians, deg2rad, rad2deg.
+
+Each computes in the dtypes of NumPy's loop (_loops.py) and gives NumPy's values bit for
+bit, NaN, infinities and signed zeros included; derivatives follow from the primitives.
+"""
+import numpy as _np
+
+from .. import ops
+from ..errors import at_user_line
+from ._common import _dtype_of, _no_out
+from ._loops import composite_ufunc
+from .creation import asarray
+
+
+@composite_ufunc(_np.fabs)
+def fabs(x, *, dtype):
+    """|x| of a float."""
+    return ops.absolute(x)
+
+
+@composite_ufunc(_np.reciprocal)
+def reciprocal(x, *, dtype):
+    """1 / x; an integer's is NumPy's 1.0 / x converted back: 1 and -1 stay, 0 gives the
+    smallest integer (inf converted on this machine), others 0."""
+    if dtype.kind == "f":
+        return ops.divide(_np.array(1, dtype), x)
+    smallest = _np.array(_np.iinfo(dtype).min, dtype)
+    return ops.where(ops.equal(x, 0), smallest,
+                     ops.where(ops.equal(ops.absolute(x), 1), x, _np.array(0, dtype)))
+
+
+def _truncated(x, dtype):
+    """Toward zero: floor above zero, ceil below; -0.0 and NaN stay themselves."""
+    if dtype.kind != "f":
+        return ops.cast(x, dtype)  # a new array of the same integers
+    return ops.where(ops.less(x, 0), ops.ceil(x), ops.floor(x))
+
+
+@composite_ufunc(_np.trunc)
+def trunc(x, *, dtype):
+    """x rounded toward zero."""
+    return _truncated(x, dtype)
+
+
+def fix(x, out=None):
+    """NumPy's fix: x rounded toward zero (as trunc, for every dtype)."""
+    _no_out("fix", out)
+    return trunc(x)
+
+
+@composite_ufunc(_np.rint)
+def rint(x, *, dtype):
+    """x rounded to the nearest integer, halves to the even one; the sign of a zero
+    result is x's (rint(-0.4) is -0.0)."""
+    below = ops.floor(x)
+    fraction = ops.subtract(x, below)  # exact: x and floor(x) are within 1
+    up = ops.add(below, _np.array(1, dtype))
+    odd = ops.not_equal(ops.remainder(below, _np.array(2, dtype)), 0)
+    rounded = ops.where(ops.greater(fraction, 0.5), up,
+                        ops.where(ops.less(fraction, 0.5), below,
+                                  ops.where(odd, up, below)))
+    return ops.where(ops.equal(rounded, 0), _signed_zero(x, dtype), rounded)
+
+
+def _signed_zero(x, dtype):
+    """0.0 with the sign of x (for x that are zero or round to zero)."""
+    negative = ops.logical_or(ops.less(x, 0),
+                              ops.less(ops.divide(_np.array(1, dtype), x), 0))
+    return ops.where(negative, _np.array(-0.0, dtype), _np.array(0.0, dtype))
+
+
+def _ignoring_nan(extremum):
+    """fmax and fmin: the other operand where one is NaN (NaN only where both are)."""
+    def body(x, y, *, dtype):
+        if dtype.kind != "f":
+            return extremum(x, y)
+        return ops.where(ops.isnan(y), x, ops.where(ops.isnan(x), y, extremum(x, y)))
+    body.__doc__ = (f"The {extremum.__name__} of x and y ignoring NaN; of 0.0 and -0.0 "
+                    f"it keeps y, as NumPy's array loop does.")
+    return body
+
+
+fmax = composite_ufunc(_np.fmax)(_ignoring_nan(ops.maximum))
+fmin = composite_ufunc(_np.fmin)(_ignoring_nan(ops.minimum))
+
+
+@composite_ufunc(_np.fmod)
+def fmod(x, y, *, dtype):
+    """The remainder of x / y with the sign of x (remainder's has the sign of y), of
+    integers; a division by zero gives 0, as in NumPy."""
+    if dtype.kind == "f":
+        raise NotImplementedError(at_user_line(
+            f"jitflow.numpy.fmod of floats ({dtype}) is not supported (only integers); "
+            f"numpy.remainder has the sign of the divisor instead"))
+    floored = ops.remainder(x, y)  # the sign of y: shift by y where x's sign differs
+    shifted = ops.logical_and(ops.not_equal(floored, 0),
+                              ops.not_equal(ops.less(floored, 0), ops.less(x, 0)))
+    return ops.where(shifted, ops.subtract(floored, y), floored)
+
+
+@composite_ufunc(_np.heaviside)
+def heaviside(x1, x2, *, dtype):
+    """0 below zero, 1 above, x2 at zero, NaN where x1 is NaN."""
+    zero, one = _np.array(0, dtype), _np.array(1, dtype)
+    return ops.where(ops.less(x1, 0), zero,
+                     ops.where(ops.greater(x1, 0), one,
+                               ops.where(ops.equal(x1, 0), x2, x1)))
+
+
+def _scaled_by(numerator, denominator):
+    """x times numerator / denominator, that ratio rounded in the loop's dtype, as
+    NumPy's degrees and radians compute it."""
+    def body(x, *, dtype):
+        return ops.multiply(x, dtype.type(numerator) / dtype.type(denominator))
+    return body
+
+
+degrees = rad2deg = composite_ufunc(_np.degrees)(_scaled_by(180, _np.pi))
+radians = deg2rad = composite_ufunc(_np.radians)(_scaled_by(_np.pi, 180))
+
+
+def round(a, decimals=0, out=None):
+    """NumPy's round: rint of a scaled by 10**decimals (the scale a Python float, so in
+    a's dtype), then scaled back; integers are copies for decimals >= 0."""
+    _no_out("round", out)
+    a = asarray(a)
+    decimals = int(decimals)
+    if _dtype_of(a) == _np.bool_:  # NumPy rounds bool in float16, or fails to cast
+        raise TypeError(at_user_line("numpy.round of bool: NumPy computes it in float16 "
+                                     "(decimals=0), which jitflow does not support, or "
+                                     "cannot cast the result back to bool"))
+    if _dtype_of(a).kind != "f":
+        if decimals < 0:
+            raise NotImplementedError(at_user_line(
+                f"jitflow.numpy.round of integers ({_dtype_of(a)}) to {decimals} "
+                f"decimals is not supported"))
+        return ops.cast(a, _dtype_of(a))
+    if decimals == 0:
+        return rint(a)
+    scale = 10.0 ** abs(decimals)
+    if decimals > 0:
+        return ops.divide(rint(ops.multiply(a, scale)), scale)
+    return ops.multiply(rint(ops.divide(a, scale)), scale)
+
+
+around = round
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN and the infinities replaced by finite numbers (the dtype's extremes by
+    default); other dtypes are copied."""
+    x = asarray(x)
+    dtype = _dtype_of(x)
+    if dtype.kind != "f":
+        return ops.cast(x, dtype)
+    info = _np.finfo(dtype)
+    big = _np.array(info.max if posinf is None else posinf).astype(dtype)
+    small = _np.array(info.min if neginf is None else neginf).astype(dtype)
+    infinite = ops.isinf(x)
+    return ops.where(ops.isnan(x), _np.array(nan).astype(dtype),
+                     ops.where(ops.logical_and(infinite, ops.greater(x, 0)), big,
+                               ops.where(infinite, small, x)))
+
+
+__all__ = ["around", "nan_to_num", "round", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]

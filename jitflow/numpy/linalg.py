@@ -1,0 +1,147 @@
+"""jitflow.numpy.linalg: the norms (norm, vector_norm, matrix_norm) and the functions
+of numpy.linalg that are products or diagonals (matmul, outer, vecdot, trace, diagonal).
+
+Norms follow numpy.linalg.norm's recipe for each order: integers are computed in
+float64, the 2-norm is the square root of a sum of squares (NumPy does not scale
+against overflow either). The orders that need singular values (2, -2 and 'nuc' of a
+matrix) are refused by name.
+"""
+import numpy as _np
+
+from .. import contract
+from ..errors import at_user_line
+from ..ir.types import normalize_axis
+from ._common import _dtype_of, _ndim, _shape
+from .creation import asarray, zeros
+from .elementwise import absolute, astype, multiply, not_equal, power, sqrt
+from .matrices import diagonal as _diagonal
+from .matrices import trace as _trace
+from .matrices import vecdot as _vecdot
+from .reductions import max, min, sum
+from .shapes import ravel, reshape
+
+
+def _as_float(x):
+    x = asarray(x)
+    return x if _dtype_of(x).kind == "f" else astype(x, _np.float64)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    x = _as_float(x)
+    ndim = _ndim(x)
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and ndim == 2) or (ord == 2 and ndim == 1):
+            flat = ravel(x)  # the 2-norm of all the elements, whatever the dimensions
+            result = sqrt(sum(multiply(flat, flat)))
+            return reshape(result, (1,) * ndim) if keepdims else result
+        axis = tuple(range(ndim))
+    axes = tuple(normalize_axis(a, ndim) for a in
+                 (axis if isinstance(axis, tuple) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError(at_user_line(f"Duplicate axes given: {axis!r}"))
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    if len(axes) == 2:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError(at_user_line(f"Improper number of dimensions to norm (shape "
+                                  f"{_shape(x)}, axis {axis!r})."))
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    if isinstance(ord, str):
+        raise ValueError(at_user_line(f"Invalid norm order '{ord}' for vectors"))
+    if ord is None or ord == 2:
+        return sqrt(sum(multiply(x, x), axis=axis, keepdims=keepdims))
+    if ord == _np.inf:
+        return _largest(absolute(x), axis, keepdims)
+    if ord == -_np.inf:
+        return min(absolute(x), axis=axis, keepdims=keepdims)
+    if ord == 0:  # the count of nonzero elements, in x's dtype
+        return sum(astype(not_equal(x, 0), _dtype_of(x)), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return sum(absolute(x), axis=axis, keepdims=keepdims)
+    # NumPy raises |x| to ord, sums, and raises to 1 / ord rounded in the sum's dtype
+    total = sum(power(absolute(x), ord), axis=axis, keepdims=keepdims)
+    return power(total, _np.reciprocal(_np.asarray(ord, dtype=_dtype_of(total))))
+
+
+def _largest(magnitudes, axis, keepdims):
+    """The max of non-negative values along `axis`, 0 when there are none (NumPy's
+    max with initial=0)."""
+    if _shape(magnitudes)[axis] == 0:
+        shape = list(_shape(magnitudes))
+        if keepdims:
+            shape[axis] = 1
+        else:
+            del shape[axis]
+        return zeros(shape, _dtype_of(magnitudes))
+    return max(magnitudes, axis=axis, keepdims=keepdims)
+
+
+def _matrix_norm(x, ord, axes, keepdims):
+    rows, columns = axes
+    if ord in (2, -2, "nuc"):
+        raise NotImplementedError(at_user_line(
+            f"jitflow.numpy.linalg.norm: ord={ord!r} of a matrix needs its singular "
+            f"values, which jitflow does not compute"))
+    if ord in (None, "fro", "f"):
+        result = sqrt(sum(multiply(x, x), axis=axes))
+    elif ord in (1, -1, _np.inf, -_np.inf):
+        # 1: the largest column sum (rows summed first); inf: the largest row sum
+        summed, kept = (rows, columns) if ord in (1, -1) else (columns, rows)
+        sums = sum(absolute(x), axis=summed)
+        kept = kept - 1 if kept > summed else kept
+        result = _largest(sums, kept, False) if ord in (1, _np.inf) else \
+            min(sums, axis=kept)
+    else:
+        raise ValueError(at_user_line(f"Invalid norm order for matrices ({ord!r})."))
+    if keepdims:
+        shape = list(_shape(x))
+        shape[rows] = shape[columns] = 1
+        result = reshape(result, shape)
+    return result
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    x = _as_float(x)
+    if axis is None:
+        result = norm(ravel(x), ord=ord)
+        return reshape(result, (1,) * _ndim(x)) if keepdims else result
+    if isinstance(axis, tuple) and len(axis) != 1:
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.linalg.vector_norm: over several axes at once is not "
+            "supported; reshape them into one first"))
+    return norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    return _trace(x, offset, -2, -1, dtype=dtype)
+
+
+def diagonal(x, /, *, offset=0):
+    return _diagonal(x, offset, -2, -1)
+
+
+def outer(x1, x2, /):
+    if _ndim(x1) != 1 or _ndim(x2) != 1:
+        raise ValueError(at_user_line(f"Input arrays must be one-dimensional, got "
+                                      f"shapes {_shape(x1)} and {_shape(x2)}"))
+    return contract.outer(x1, x2)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    if axis != -1:
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.linalg.vecdot: only axis=-1 is supported"))
+    return _vecdot(x1, x2)
+
+
+def matmul(x1, x2, /):
+    return contract.matmul(x1, x2)
+
+
+__all__ = ["diagonal", "matmul", "matrix_norm", "norm", "outer", "trace", "vecdot", "vector_norm"]
