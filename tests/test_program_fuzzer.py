@@ -267,12 +267,21 @@ def is_inexact(step, values):
 
 
 def _open_zero_sign(clip_args):
-    """Whether NumPy's clip of one element with both bounds may give either zero where
-    x ties with a bound: its loop keeps x's zero when it reads both bounds as single
-    values, which for one element depends on layout and casting (test_numpy.py)."""
+    """Whether NumPy's clip with both bounds may give either zero where x ties with a
+    bound: its loop keeps x's zero when it reads both bounds as single values, which
+    depends on layout and casting for one element (test_numpy.py), and happens for any
+    number of elements when each bound holds one value (a broadcast view, stride 0)."""
     x, low, high = clip_args
-    return low is not None and high is not None and \
-        np.broadcast(np.asarray(x), np.asarray(low), np.asarray(high)).size == 1
+    if low is None or high is None:
+        return False
+    if np.broadcast(np.asarray(x), np.asarray(low), np.asarray(high)).size == 1:
+        return True
+    return _one_value(low) and _one_value(high)
+
+
+def _one_value(bound):
+    bound = np.asarray(bound)
+    return bound.size > 0 and bool(np.all(bound == bound.flat[0]))
 
 
 # --- inputs ------------------------------------------------------------------------------
