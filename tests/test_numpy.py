@@ -643,3 +643,10 @@ def test_clip_by_python_int_arguments_past_the_dtype(low, high, backend):
 def test_pad_values_that_do_not_fit_the_dtype_raise_at_trace_time(value, error):
     with pytest.raises(error, match="test_numpy.py"):
         jitflow.function(lambda a: np.pad(a, 1, constant_values=value))(np.arange(3))
+
+
+def test_broadcast_to_its_own_shape_makes_a_python_number_an_array(backend):
+    # a weak Python int would overflow int32 where NumPy's int64 array promotes
+    f = jitflow.function(lambda x, y: jnp.broadcast_to(y, ()) + x)
+    expected = np.broadcast_to(2**31, ()) + np.int32(0)
+    assert_same(f(np.int32(0), 2**31), expected, what="int32 + broadcast_to(2**31, ())")

@@ -8,7 +8,8 @@ from .. import ops
 from ..errors import at_user_line
 from ..ir.types import normalize_axes, normalize_axis
 from ..trace import Tracer, aliases
-from ._common import _dtype_of, _ndim, _no_out, _python_scalar, _shape, _static_shape
+from ._common import (_dtype_of, _ndim, _no_out, _python_scalar, _shape, _static_shape,
+                      _strong)
 from .elementwise import astype
 
 
@@ -129,7 +130,8 @@ def expand_dims(a, axis):
 
 
 def broadcast_to(array, shape):
-    result = ops.broadcast_to(array, _static_shape(shape, "broadcast_to"))
+    # an array even from a Python number, as NumPy's (to its own shape too)
+    result = _strong(ops.broadcast_to(array, _static_shape(shape, "broadcast_to")))
     if isinstance(result, Tracer):
         aliases.mark_readonly(result, "numpy.broadcast_to gives a read-only view")
     return result
