@@ -1,0 +1,254 @@
+"""The operations the program fuzzer (test_program_fuzzer.py) draws, each as NumPy code
+over a namespace `xp` (numpy or jitflow.numpy), and the kinds they fall into: exact or
+rounded differently by native code, differentiable smoothly or with a kink."""
+import numpy as np
+
+from test_compositions import LITERALS
+
+# Python literals: the simplifier's identities and IEEE corners (test_compositions.py),
+# and integers that int32 cannot hold, where NumPy 2 raises OverflowError. (Integers
+# beyond int64 raise in jitflow: tests/test_ops.py.)
+BIG_INTS = [2**31, -2**31 - 1, 2**40, -2**40, 2**63 - 1, -2**63]
+FUZZ_LITERALS = LITERALS + BIG_INTS + [3, -2, 127, True, False, 1e300, -1.5]
+
+UNARY = {
+    "negative": lambda xp, x: -x,
+    "positive": lambda xp, x: +x,
+    "abs": lambda xp, x: xp.abs(x),
+    "floor": lambda xp, x: xp.floor(x),
+    "ceil": lambda xp, x: xp.ceil(x),
+    "sign": lambda xp, x: xp.sign(x),
+    "square": lambda xp, x: xp.square(x),
+    "sqrt": lambda xp, x: xp.sqrt(x),
+    "logical_not": lambda xp, x: xp.logical_not(x),
+    "isnan": lambda xp, x: xp.isnan(x),
+    "isinf": lambda xp, x: xp.isinf(x),
+    "isfinite": lambda xp, x: xp.isfinite(x),
+    "invert": lambda xp, x: ~x,
+    "exp": lambda xp, x: xp.exp(x),
+    "log": lambda xp, x: xp.log(x),
+    "tanh": lambda xp, x: xp.tanh(x),
+    "sin": lambda xp, x: xp.sin(x),
+    # built from other primitives (jitflow/numpy/arithmetic.py, transcendental.py)
+    "fabs": lambda xp, x: xp.fabs(x),
+    "reciprocal": lambda xp, x: xp.reciprocal(x),
+    "trunc": lambda xp, x: xp.trunc(x),
+    "rint": lambda xp, x: xp.rint(x),
+    "degrees": lambda xp, x: xp.degrees(x),
+    "radians": lambda xp, x: xp.radians(x),
+    "exp2": lambda xp, x: xp.exp2(x),
+    "sinh": lambda xp, x: xp.sinh(x),
+    "cosh": lambda xp, x: xp.cosh(x),
+    "arcsinh": lambda xp, x: xp.arcsinh(x),
+    "arccosh": lambda xp, x: xp.arccosh(x),
+    "arctanh": lambda xp, x: xp.arctanh(x),
+    "round": lambda xp, x: xp.round(x),
+    "round_1": lambda xp, x: xp.round(x, 1),
+    "nan_to_num": lambda xp, x: xp.nan_to_num(x),
+}
+
+BINARY = {
+    "add": lambda xp, x, y: x + y,
+    "subtract": lambda xp, x, y: x - y,
+    "multiply": lambda xp, x, y: x * y,
+    "divide": lambda xp, x, y: x / y,
+    "power": lambda xp, x, y: x ** y,
+    "remainder": lambda xp, x, y: x % y,
+    "floor_divide": lambda xp, x, y: x // y,
+    "maximum": lambda xp, x, y: xp.maximum(x, y),
+    "minimum": lambda xp, x, y: xp.minimum(x, y),
+    "greater": lambda xp, x, y: x > y,
+    "less_equal": lambda xp, x, y: x <= y,
+    "equal": lambda xp, x, y: x == y,
+    "not_equal": lambda xp, x, y: x != y,
+    "logical_and": lambda xp, x, y: xp.logical_and(x, y),
+    "logical_or": lambda xp, x, y: xp.logical_or(x, y),
+    "logical_xor": lambda xp, x, y: xp.logical_xor(x, y),
+    "bitwise_and": lambda xp, x, y: x & y,
+    "bitwise_or": lambda xp, x, y: x | y,
+    "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "fmax": lambda xp, x, y: xp.fmax(x, y),
+    "fmin": lambda xp, x, y: xp.fmin(x, y),
+    "fmod": lambda xp, x, y: xp.fmod(x, y),  # of integers only: see _binary
+    "heaviside": lambda xp, x, y: xp.heaviside(x, y),
+    "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
+    "hypot": lambda xp, x, y: xp.hypot(x, y),
+    "float_power": lambda xp, x, y: xp.float_power(x, y),
+    "isclose": lambda xp, x, y: xp.isclose(x, y),
+}
+
+def _masked_update(xp, x, y):
+    """x[m] *= 2; x[m] += y[m] with a mask computed from x (traced: masked_selection).
+    The copy of x is traced when y is: NumPy's own array cannot take a traced value."""
+    out = xp.where(xp.any(xp.asarray(y) == 0) | True, x, x)
+    mask = out > 0
+    out[mask] *= 2
+    out[mask] += xp.broadcast_to(y, out.shape)[mask]
+    return out
+
+
+BINARY["masked_update"] = _masked_update
+
+TERNARY = {
+    "clip": lambda xp, x, low, high: xp.clip(x, low, high),
+    "where": lambda xp, c, x, y: xp.where(c, x, y),
+}
+
+REDUCTIONS = {
+    "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
+    "mean": lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
+    "max": lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    "min": lambda xp, x, axis, keepdims: x.min(axis=axis, keepdims=keepdims),
+    "prod": lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
+    "any": lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
+    "all": lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
+    # jitflow/numpy/statistics.py, linalg.py
+    "nansum": lambda xp, x, axis, keepdims: xp.nansum(x, axis=axis, keepdims=keepdims),
+    "nanprod": lambda xp, x, axis, keepdims: xp.nanprod(x, axis=axis, keepdims=keepdims),
+    "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
+    "nanmax": lambda xp, x, axis, keepdims: xp.nanmax(x, axis=axis, keepdims=keepdims),
+    "nanmin": lambda xp, x, axis, keepdims: xp.nanmin(x, axis=axis, keepdims=keepdims),
+    "ptp": lambda xp, x, axis, keepdims: xp.ptp(x, axis=axis, keepdims=keepdims),
+    "average": lambda xp, x, axis, keepdims: xp.average(x, axis=axis, keepdims=keepdims),
+    # (of all the elements, a Python int, weakly typed: made an array as NumPy's runs
+    # make every value, so that later steps promote alike)
+    "count_nonzero": lambda xp, x, axis, keepdims: xp.asarray(xp.count_nonzero(
+        x, axis=axis, keepdims=keepdims)),
+}
+
+# Reductions over one axis (or all of them).
+SINGLE_AXIS = {
+    "argmax": lambda xp, x, axis: xp.argmax(x, axis=axis),
+    "argmin": lambda xp, x, axis: x.argmin(axis=axis),
+    "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
+}
+
+SHAPE_OPS = {
+    "transpose": lambda xp, x, perm: xp.transpose(x, perm),
+    "reshape": lambda xp, x, shape: x.reshape(shape),
+    "ravel": lambda xp, x: xp.ravel(x),
+    "broadcast_to": lambda xp, x, shape: xp.broadcast_to(x, shape),
+    "slice": lambda xp, x, index: x[index],
+    "expand_dims": lambda xp, x, axis: xp.expand_dims(x, axis),
+    "squeeze": lambda xp, x, axis: xp.squeeze(x, axis),
+    "swapaxes": lambda xp, x, a, b: xp.swapaxes(x, a, b),
+    "moveaxis": lambda xp, x, a, b: xp.moveaxis(x, a, b),
+    "pad": lambda xp, x, width, value: xp.pad(x, width, constant_values=value),
+    "astype": lambda xp, x, dtype: x.astype(dtype),
+    "concatenate": lambda xp, x, y, axis: xp.concatenate([x, y], axis=axis),
+    "stack": lambda xp, x, y, axis: xp.stack([x, y], axis=axis),
+    "matmul": lambda xp, x, y: x @ y,
+}
+
+# Indices are constants of the program (NumPy arrays), as a user's code holds them.
+INDEXING = {
+    "take": lambda xp, x, indices, axis: xp.take(x, indices, axis=axis),
+    "index_array": lambda xp, x, indices: x[indices],
+    "index_array_axis1": lambda xp, x, indices: x[:, indices],
+    "mask": lambda xp, x, mask: x[mask],
+}
+
+# Joining, splitting and rearranging (jitflow/numpy/stacking.py, rearranging.py).
+REARRANGING = {
+    "flip": lambda xp, x, axis: xp.flip(x, axis),
+    "rot90": lambda xp, x, k, axes: xp.rot90(x, k, axes),
+    "roll": lambda xp, x, shift, axis: xp.roll(x, shift, axis),
+    "tile": lambda xp, x, reps: xp.tile(x, reps),
+    "repeat": lambda xp, x, repeats, axis: xp.repeat(x, repeats, axis),
+    "diff": lambda xp, x, n, axis: xp.diff(x, n, axis),
+    "vstack": lambda xp, x, y: xp.vstack([x, y]),
+    "hstack": lambda xp, x, y: xp.hstack([x, y]),
+    "column_stack": lambda xp, x, y: xp.column_stack([x, y]),
+    "split_piece": lambda xp, x, sections, axis, piece: xp.array_split(
+        x, sections, axis)[piece],
+    # jitflow/numpy/matrices.py, linalg.py
+    "diagonal": lambda xp, x, offset: xp.diagonal(x, offset, -1, 0),
+    "trace": lambda xp, x, offset: xp.trace(x, offset),
+    "diag": lambda xp, x, k: xp.diag(x, k),
+    "kron": lambda xp, x, y: xp.kron(x, y),
+    "vecdot": lambda xp, x, y: xp.vecdot(x, y),
+    "norm": lambda xp, x, ord, axis: xp.linalg.norm(x, ord, axis),
+    "searchsorted": lambda xp, a, v, side: xp.searchsorted(a, v, side),
+    "tril": lambda xp, x, k: xp.tril(x, k),
+    "triu": lambda xp, x, k: xp.triu(x, k),
+    "matrix_transpose": lambda xp, x: xp.matrix_transpose(x),
+    "append": lambda xp, x, y: xp.append(x, y),
+}
+
+CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
+
+OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
+       **INDEXING, **REARRANGING, **CONSTANT}
+
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh",
+                  "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
+# NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
+# arrays (its vector loop); jitflow keeps the second.
+OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp"}
+SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
+        "average", "trace", "vecdot", "norm"}
+EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
+
+
+# --- derivatives -------------------------------------------------------------------------
+
+SMOOTH_UNARY = {
+    "negative": lambda xp, x: -x,
+    "tanh": lambda xp, x: xp.tanh(x),
+    "sin": lambda xp, x: xp.sin(x),
+    "square": lambda xp, x: x * x,
+    "cube": lambda xp, x: x ** 3,
+    "bounded": lambda xp, x: x / (1.0 + x * x),
+    "hypot_one": lambda xp, x: xp.sqrt(1.0 + x * x),
+    "exp_tanh": lambda xp, x: xp.exp(xp.tanh(x)),
+    "sinh": lambda xp, x: xp.sinh(x),
+    "cosh": lambda xp, x: xp.cosh(x),
+    "arcsinh": lambda xp, x: xp.arcsinh(x),
+    "exp2": lambda xp, x: xp.exp2(x),
+    "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
+    "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
+}
+
+SMOOTH_BINARY = {
+    "add": lambda xp, x, y: x + y,
+    "subtract": lambda xp, x, y: x - y,
+    "multiply": lambda xp, x, y: x * y,
+    "divide_positive": lambda xp, x, y: x / (1.5 + y * y),
+    "where": lambda xp, x, y, mask: xp.where(mask, x, y),
+    "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
+    "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
+}
+
+# Derivatives with a kink (at ties, at 0, at the bounds): compiled gradients must still
+# be the eager ones, but central differences do not check them there.
+KINKED_UNARY = {
+    "abs": lambda xp, x: xp.abs(x),
+    "relu": lambda xp, x: xp.maximum(x, 0.0),
+    "clip": lambda xp, x: xp.clip(x, -1.0, 1.0),
+    "leaky_relu": lambda xp, x: xp.where(x > 0, x, 0.5 * x),
+    "plus_floor": lambda xp, x: x + xp.floor(x),
+    "abs_power": lambda xp, x: xp.abs(x) ** 1.5,
+    "through_float32": lambda xp, x: x.astype(np.float32).astype(np.float64),
+    "fabs": lambda xp, x: xp.fabs(x),
+}
+KINKED_BINARY = {
+    "maximum": lambda xp, x, y: xp.maximum(x, y),
+    "minimum": lambda xp, x, y: xp.minimum(x, y),
+    "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
+    "masked_update": _masked_update,
+    "fmax": lambda xp, x, y: xp.fmax(x, y),
+    "fmin": lambda xp, x, y: xp.fmin(x, y),
+    "hypot": lambda xp, x, y: xp.hypot(x, y),
+}
+KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm"}
+
+DIFFERENTIABLE_UNARY = {**SMOOTH_UNARY, **KINKED_UNARY}
+DIFFERENTIABLE_BINARY = {**SMOOTH_BINARY, **KINKED_BINARY}
+GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
+            **{k: OPS[k] for k in ("sum", "mean", "max", "min", "prod", "transpose",
+                                   "reshape", "slice", "broadcast_to", "take",
+                                   "index_array", "index_array_axis1", "mask",
+                                   "concatenate", "stack", "matmul", "pad", "expand_dims",
+                                   "cumsum", "nansum", "nanmean", "average", "ptp",
+                                   *[k for k in REARRANGING if k != "searchsorted"])}}
