@@ -42,11 +42,15 @@ LAYERS = [
                   "jitflow.variable_scope",
                   "jitflow.tape"]),
     # Features built on all of the above.
-    ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets", "jitflow.debug"]),
+    ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets", "jitflow.debug",
+                  "jitflow.distributed", "jitflow.summary", "jitflow.profiler",
+                  "jitflow.drawing", "jitflow.saving"]),
     # Layers, models, losses and optimizers.
     ("models", ["jitflow.nn", "jitflow.optim"]),
     # The graph-and-session API (Graph, placeholder, Session.run) over the same IR.
     ("graph api", ["jitflow.v1"]),
+    # Exchange with other tools: ONNX models written and read.
+    ("exchange", ["jitflow.onnx"]),
     # The package's own namespace, which gathers everything.
     ("api", ["jitflow"]),
 ]
