@@ -5,6 +5,7 @@ Python: each argument's shape and dtype against the compiled signature (non-cont
 arrays are copied to contiguous ones). Outputs are fresh NumPy arrays.
 """
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -13,7 +14,8 @@ from ..errors import FALLBACK, OK, raise_for
 from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
 from ..memory import aligned_bytes
-from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
+from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
+                           free_spare_workspace, make_callable, python_entry_abi)
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 
@@ -44,6 +46,12 @@ class NativeGraph:
         # match the signature exactly) or an error status (see python_entry.py).
         self.python_entry = make_callable(self.compiled.address(PYTHON_ENTRY), self,
                                           name) if direct else None
+        if direct:
+            weakref.finalize(self, free_spare_workspace, self.compiled,
+                             self.compiled.global_address(SPARE_WORKSPACE))
+        # The checked path's workspace kept between calls, as the Python entry keeps its
+        # own (python_call.py): a list, whose pop and append are atomic under the GIL.
+        self._spare_workspaces = []
 
     def _compile(self, direct):
         """Lower the graph, compiling each segment's module while the next is lowered;
@@ -100,14 +108,22 @@ class NativeGraph:
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
         outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
-        workspace = aligned_bytes(self.workspace_size)
+        workspace = self._take_workspace()
         pointers = (ctypes.c_void_p * self._slots)(
             *(a.ctypes.data for a in inputs), *(a.ctypes.data for a in outputs),
             workspace.ctypes.data)
         status = self._entry(pointers)
+        if not self._spare_workspaces:
+            self._spare_workspaces.append(workspace)
         if status != OK:
             raise_for(status, self.name)
         return outputs
+
+    def _take_workspace(self):
+        try:
+            return self._spare_workspaces.pop()
+        except IndexError:
+            return aligned_bytes(self.workspace_size)
 
     def _argument(self, value, type, position):
         array = np.asarray(value)
