@@ -140,8 +140,8 @@ class Function:
             return
         name = named.changed()
         if name is not None:
-            self._forget_traces(f"array '{name}' changed, and the trace read it through "
-                                f"NumPy alone (its values were constants of the trace)")
+            self._forget_traces(f"array '{name}' changed, and NumPy read it while tracing "
+                                f"(what it computed was a constant of the trace)")
 
     def _forget_traces(self, reason):
         with self._compiling:
@@ -228,8 +228,8 @@ class Function:
         closes over as constants: their contents now)."""
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        graph, _, state = self._trace(bound, structure, self._leaf_types(leaves, paths),
-                                      paths, leaves)
+        graph, _, state, _ = self._trace(bound, structure, self._leaf_types(leaves, paths),
+                                         paths, leaves)
         return closed_as_constants(graph, state)
 
     def wait(self):
@@ -323,24 +323,25 @@ class Function:
                 raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves
-        named = NamedArrays(self.fn)
+        named, read = NamedArrays(self.fn), set()
+        named.watch(read)  # which named arrays NumPy reads while tracing
         try:
             graph, state = trace_with_variables(flat_fn, leaves, types, paths,
                                                 self.__qualname__)
         finally:
-            named.put_back()  # arrays the code rebound to traced results (`w += x`)
-        return graph, out["structure"], state
+            named.put_back()  # and arrays the code rebound to traced results (`w += x`)
+        return graph, out["structure"], state, read
 
     def _compile(self, bound, signature, leaves):
         if self._last is not None:
             self._record_retrace(self._last, signature)
         self._info.traces += 1
-        graph, out_structure, state = self._trace(bound, signature.structure,
-                                                  signature.types, signature.paths, leaves)
+        graph, out_structure, state, read = self._trace(
+            bound, signature.structure, signature.types, signature.paths, leaves)
         if self._named is None:
             self._named = NamedArrays(self.fn) or None
         if self._named is not None:
-            self._named.traced(state.closed if state is not None else ())
+            self._named.traced(state.closed if state is not None else (), read)
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
                                 background=config.background_compile, state=state)

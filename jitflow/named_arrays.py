@@ -7,16 +7,19 @@ variable_scope.py). A name rebound to another array (`w = w - lr * g` at module 
 `self.w = new_w`) makes the trace stale, so every call checks first that each path still
 leads to the same object, and the function is traced again when one does not.
 
-A named array the trace read through NumPy alone (`w.sum()`, with no traced value
-involved) is not an input: NumPy computed with its contents once, while tracing. So the
-trace keeps a copy of each such array, every call compares, and a change makes the
-function trace again, as a rebound name does.
+A named array the trace read through NumPy (`w.sum()`, with no traced value involved)
+holds a result NumPy computed with its contents once, while tracing. So the trace keeps a
+copy of each such array, every call compares, and a change makes the function trace
+again, as a rebound name does. Which arrays NumPy read is seen while tracing
+(watched_arrays.py); an array no trace takes as an input is copied in any case, as
+NumPy may have read it in ways no view sees.
 """
 import types
 
 import numpy as np
 
 from .trace import Tracer
+from .watched_arrays import original_of, watched_view
 
 _MISSING = object()
 _DEPTH = 3  # steps from a name: `self.layers[0].w` is three
@@ -33,6 +36,10 @@ class NamedArrays:
         code = getattr(fn, "__code__", None)
         # (path, how to reach it now, how to put a value there, the array it led to)
         self.found = []
+        self._copies = {}  # id(array) -> (path, array, its contents when traced)
+        self._inputs = set()  # ids of the arrays some trace takes as inputs
+        self._read = set()  # ids of the arrays NumPy read while some trace ran
+        self._views = []  # (put, the array, its watching view) while tracing
         if code is None:
             return
         words = _code_words(code)
@@ -49,12 +56,10 @@ class NamedArrays:
             first = code.co_varnames[0] if code.co_argcount else "self"
             self._walk(first, lambda: method.__self__, None, words, _DEPTH)
 
-        self._copies = {}  # id(array) -> (path, array, its contents when traced)
-        self._inputs = set()  # ids of the arrays some trace takes as inputs
 
     def _walk(self, path, reach, put, words, depth):
         """Record the arrays found from reach() within `depth` steps."""
-        value = reach()
+        value = original_of(reach())  # (another thread may be tracing)
         if isinstance(value, np.ndarray):
             self.found.append((path, reach, put, value))
         elif depth > 0 and _looked_into(value):
@@ -67,12 +72,14 @@ class NamedArrays:
     def __bool__(self):
         return bool(self.found)
 
-    def traced(self, inputs):
-        """After a trace that takes the arrays `inputs` as inputs: copy the other
-        writable named arrays, whose contents the trace may hold."""
+    def traced(self, inputs, read):
+        """After a trace that takes the arrays `inputs` as inputs, in which NumPy read
+        the arrays whose ids are in `read`: copy the writable named arrays whose
+        contents the trace may hold."""
         self._inputs.update(id(array) for array in inputs)
+        self._read.update(read)
         for path, _, _, array in self.found:
-            if id(array) in self._inputs:
+            if id(array) in self._inputs and id(array) not in self._read:
                 self._copies.pop(id(array), None)
             elif array.flags.writeable and id(array) not in self._copies:
                 self._copies[id(array)] = (path, array, array.copy())
@@ -87,16 +94,31 @@ class NamedArrays:
     def rebound(self):
         """The path of one that leads to another object now, or None."""
         for path, reach, _, array in self.found:
-            if reach() is not array:
+            if original_of(reach()) is not array:
                 return path
         return None
 
+    def watch(self, read):
+        """Before a trace: put a view of each writable array where its name leads, which
+        adds the array's id to the set `read` when NumPy reads it (watched_arrays.py)."""
+        on_read = lambda array: read.add(id(array))  # noqa: E731
+        for _, reach, put, array in self.found:
+            if put is not None and type(array) is np.ndarray and array.flags.writeable:
+                view = watched_view(array, on_read)
+                put(view)
+                self._views.append((reach, put, array, view))
+
     def put_back(self):
         """After a trace: put each array back where the function's code rebound it to
-        the traced result of writing into it (`w += x`: numpy_dispatch.py)."""
+        the traced result of writing into it (`w += x`: numpy_dispatch.py), or where a
+        view watched it."""
         for _, reach, put, array in self.found:
             if put is not None and isinstance(reach(), Tracer):
                 put(array)
+        for reach, put, array, view in self._views:
+            if reach() is view:
+                put(array)
+        self._views = []
 
 
 def _looked_into(value):

@@ -37,7 +37,8 @@ LAYERS = [
     # @function, its executables and signature cache, state (Variables, closed-over
     # arrays) and the eager GradientTape.
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
-                  "jitflow.named_arrays", "jitflow.bound_methods", "jitflow.nan_check",
+                  "jitflow.named_arrays", "jitflow.watched_arrays",
+                  "jitflow.bound_methods", "jitflow.nan_check",
                   "jitflow.variables",
                   "jitflow.variable_scope",
                   "jitflow.tape"]),

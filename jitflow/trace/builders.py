@@ -72,6 +72,7 @@ class GraphBuilder:
                 return value._var
             return self._capture(value)
         if isinstance(value, np.ndarray) and _may_change(value):
+            value = _unwatched(value)
             tracer = self.array_input(value)
             if tracer is not None:
                 return self.operand(tracer)
@@ -94,6 +95,7 @@ class GraphBuilder:
             outer = _builders_around(self)
             return next((b.array_input(array) for b in outer if b.closed is not None),
                         None)
+        array = _unwatched(array)
         entry = self.closed.get(id(array))
         if entry is None:
             tracer = mark_array(self.new_input(type_of_value(array), None))
@@ -177,6 +179,13 @@ def _builders_around(builder):
     if builder not in _ACTIVE_BUILDERS:
         return []
     return list(reversed(_ACTIVE_BUILDERS[:_ACTIVE_BUILDERS.index(builder)]))
+
+
+def _unwatched(array):
+    """The array itself for a view that watches NumPy's reads of a named array while the
+    function is traced (watched_arrays.py): the trace reads its memory at each call."""
+    unwatched = getattr(array, "_jitflow_unwatched", None)
+    return array if unwatched is None else unwatched()
 
 
 def _may_change(array):
