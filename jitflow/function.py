@@ -232,6 +232,21 @@ class Function:
                                       paths, leaves)
         return closed_as_constants(graph, state)
 
+    def trace_with_input_names(self, *args, **kwargs):
+        """trace()'s graph and a name for each of its inputs: the argument's path, or
+        the name of the Variable (or other state) read there. For drawings of the
+        graph, which label its inputs."""
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, _ = self._split(bound)
+        types = self._leaf_types(leaves, paths)
+        graph, _, state = self._trace(bound, structure, types, paths, leaves)
+        names = [path for path, t in zip(paths, types) if not isinstance(t, VariableArgument)]
+        for slot in state.slots if state is not None else ():
+            held = slot.variable if slot.argument is None else leaves[slot.argument]
+            names.append(getattr(held, "name", None) or type(held).__name__)
+        graph = closed_as_constants(graph, state)
+        return graph, names[:len(graph.inputs)]
+
     def wait(self):
         """Block until native code for every signature traced so far is built (see
         config.background_compile); raise the error of a build that failed."""
