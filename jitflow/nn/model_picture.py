@@ -41,6 +41,13 @@ def model_picture(model):
     return picture
 
 
+def can_draw(model):
+    """Whether model_picture can draw `model` now: it has a layer graph, or it was
+    built (a subclass: once it has been called on data)."""
+    return _layer_graph(model) is not None or (
+        model.built and getattr(model, "input_shape", None) is not None)
+
+
 def _layer_graph(model):
     functional = getattr(model, "_functional_or_none", None)
     if functional is not None:
@@ -94,13 +101,12 @@ def _merged(a, b):
 
 
 def _whole_model_picture(model):
-    shape = getattr(model, "input_shape", None)
-    if shape is None or not model.built:
+    if not can_draw(model):
         raise ValueError(f"Model {model.name!r} has not been built yet: call it on data "
                          f"(or fit it) before drawing its graph")
     dtype = model.weights[0].dtype if model.weights else np.float32
     graph, names = function(lambda x: model(x, training=False)).trace_with_input_names(
-        np.zeros(shape, dtype))
+        np.zeros(model.input_shape, dtype))
     picture = Picture(model.name)
     scope = picture.unique_name("", clean_name(model.name))
     add_outputs(picture, add_graph(picture, graph, scope, input_names=names))

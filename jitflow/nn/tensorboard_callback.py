@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import at_user_line
 from .callback_base import Callback
-from .model_picture import model_picture
+from .model_picture import can_draw, model_picture
 
 
 class TensorBoard(Callback):
@@ -33,6 +33,7 @@ class TensorBoard(Callback):
         self.write_graph = write_graph
         self.update_freq = _update_freq(update_freq)
         self._writers = {}
+        self._graph_pending = False
         self._steps = 0  # steps run when the model has no optimizer step count
 
     # --- writers ----------------------------------------------------------------------
@@ -50,10 +51,18 @@ class TensorBoard(Callback):
     # --- hooks ------------------------------------------------------------------------
     def on_train_begin(self, logs=None):
         self._close()
-        if self.write_graph:
+        self._graph_pending = self.write_graph
+        self._write_graph_when_drawable()
+
+    def _write_graph_when_drawable(self):
+        """The graph, once: a subclassed model can be drawn after its first step only
+        (it is built by its first call)."""
+        if self._graph_pending and can_draw(self.model):
             self._writer("train").graph(model_picture(self.model))
+            self._graph_pending = False
 
     def on_train_batch_end(self, batch, logs=None):
+        self._write_graph_when_drawable()
         self._steps += 1
         step = self._global_step()
         if self.update_freq != "epoch" and step % self.update_freq == 0:
