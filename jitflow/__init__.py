@@ -28,8 +28,9 @@ from .variables import Variable
 
 from ._version import __version__
 # They build on everything above.
-from . import datasets, debug, drawing, nn, optim, random, testing  # noqa: E402
+from . import datasets, debug, drawing, nn, optim, profiler, random, testing  # noqa: E402
 from .drawing import to_dot  # noqa: E402
+from .profiler import profile  # noqa: E402
 
 
 def __getattr__(name):
@@ -54,4 +55,4 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning", "CacheWarning",
            "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
-           "testing", "debug", "drawing", "to_dot"]
+           "testing", "debug", "drawing", "to_dot", "profiler", "profile"]

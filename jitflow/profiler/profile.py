@@ -1,0 +1,142 @@
+"""Profile: what `with jitflow.profile() as prof:` records.
+
+While the block runs, every call of a jitflow.function runs native code that times
+each of its kernels (Executable.profiled_call; the variant is built once per compiled
+signature, its build not counted as the function's), and every trace and build is
+recorded with its times. Outside the block nothing is timed and calls cost what they
+always do.
+"""
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..executable import PROFILERS
+from .chrome_trace import chrome_trace
+from .kernels import describe
+from .report import summary_text
+
+
+@dataclass
+class CallRecord:
+    """One call: which compiled signature, when it began and how long it took, and the
+    nanoseconds each kernel (node index) ran in it."""
+    executable: object
+    started: float
+    seconds: float
+    node_times: dict
+    thread: int
+
+
+@dataclass
+class CompileRecord:
+    """One trace of a function: when it began, and how long tracing and optimizing
+    took (the native build's time is the executable's build_seconds)."""
+    executable: object
+    started: float
+    trace_seconds: float
+    optimize_seconds: float
+
+
+@dataclass
+class KernelTotal:
+    """One kernel's time summed over the calls recorded."""
+    function: str
+    kernel: object  # kernels.Kernel
+    index: int
+    calls: int = 0
+    seconds: float = 0.0
+
+    @property
+    def mean_seconds(self):
+        return self.seconds / self.calls if self.calls else 0.0
+
+
+@dataclass
+class FunctionTotal:
+    name: str
+    calls: int = 0
+    seconds: float = 0.0
+    kernel_seconds: float = 0.0
+    traces: int = 0
+    trace_seconds: float = 0.0
+    optimize_seconds: float = 0.0
+    build_seconds: float = 0.0
+    executables: list = field(default_factory=list)
+
+
+class Profile:
+    def __init__(self):
+        self.calls = []
+        self.compiles = []
+        self.origin = None  # time.perf_counter() when recording began
+        self.origin_wall = None  # time.time() then
+
+    def __enter__(self):
+        self.origin, self.origin_wall = time.perf_counter(), time.time()
+        PROFILERS.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        PROFILERS.remove(self)
+
+    # --- recording (called by the executables) ------------------------------------------
+    def record_call(self, executable, started, seconds, node_times):
+        self.calls.append(CallRecord(executable, started, seconds, node_times,
+                                     threading.get_ident()))
+
+    def record_compile(self, executable, started, trace_seconds, optimize_seconds):
+        self.compiles.append(CompileRecord(executable, started, trace_seconds,
+                                           optimize_seconds))
+
+    # --- reading --------------------------------------------------------------------
+    def kernel_of(self, executable, index):
+        """The Kernel of node `index` of the graph `executable` runs when profiled."""
+        return describe(executable.profiled_native().graph.nodes[index])
+
+    def kernels(self):
+        """Every kernel's KernelTotal, the longest first."""
+        totals = {}
+        for call in self.calls:
+            for index, nanoseconds in call.node_times.items():
+                key = (id(call.executable), index)
+                if key not in totals:
+                    totals[key] = KernelTotal(call.executable.name,
+                                              self.kernel_of(call.executable, index), index)
+                totals[key].calls += 1
+                totals[key].seconds += nanoseconds * 1e-9
+        return sorted(totals.values(), key=lambda total: -total.seconds)
+
+    def functions(self):
+        """Each function's FunctionTotal, in the order they were first seen."""
+        totals = {}
+        for call in self.calls:
+            total = totals.setdefault(call.executable.name, FunctionTotal(call.executable.name))
+            total.calls += 1
+            total.seconds += call.seconds
+            total.kernel_seconds += sum(call.node_times.values()) * 1e-9
+        for record in self.compiles:
+            name = record.executable.name
+            total = totals.setdefault(name, FunctionTotal(name))
+            total.traces += 1
+            total.trace_seconds += record.trace_seconds
+            total.optimize_seconds += record.optimize_seconds
+            record.executable.wait()
+            total.build_seconds += record.executable.build_seconds or 0.0
+        return list(totals.values())
+
+    def summary(self, top=10, print_fn=print):
+        """Print (with print_fn) and return the functions' times and the `top` kernels."""
+        text = summary_text(self.functions(), self.kernels()[:top])
+        if print_fn is not None:
+            print_fn(text)
+        return text
+
+    def export_chrome_trace(self, path):
+        """Write the calls, their kernels and the traces and builds as Chrome's trace
+        event JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing open."""
+        chrome_trace(self, path, os.getpid())
+        return path
+
+    def __repr__(self):
+        return f"<jitflow.profiler.Profile: {len(self.calls)} calls>"

@@ -1,0 +1,117 @@
+"""jitflow.profile(): per-call and per-kernel times of a small digits training step, the
+summary naming the kernels native code runs, and a Chrome trace that loads."""
+import json
+
+import numpy as np
+import pytest
+
+import jitflow
+from jitflow import nn
+from jitflow.datasets import load_digits
+from jitflow.executable import PROFILERS
+from jitflow.ir.primitive import VIEW_OPS
+from jitflow.optim import Adam
+from jitflow.profiler import describe
+
+CALLS = 3
+
+
+def _small_digits_step():
+    """The digits convnet's training step (examples/digits_convnet.py), smaller."""
+    rng = np.random.default_rng(0)
+    model = nn.Sequential([nn.Conv2D(4, 3, padding="same", activation="relu", rng=rng),
+                           nn.MaxPool2D(2), nn.Flatten(), nn.Dense(10, rng=rng)])
+    optimizer = Adam(1e-3)
+
+    def train_step(images, labels):
+        with jitflow.GradientTape() as tape:
+            logits = model(images, training=True)
+            loss = nn.losses.sparse_softmax_cross_entropy_from_logits(labels, logits)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+    (images, labels), _ = load_digits()
+    return jitflow.function(train_step), images[:32], labels[:32]
+
+
+@pytest.fixture(scope="module")
+def profiled():
+    step, images, labels = _small_digits_step()
+    with jitflow.profile() as prof:
+        losses = [float(step(images, labels)) for _ in range(CALLS)]
+    return prof, step, losses, (images, labels)
+
+
+def test_each_call_is_recorded_with_every_kernel_of_its_native_code(profiled):
+    prof, step, losses, _ = profiled
+    assert len(prof.calls) == CALLS and losses[-1] < losses[0]  # it trained
+    executable = prof.calls[0].executable
+    graph = executable.profiled_native().graph
+    timed = [i for i, node in enumerate(graph.nodes) if node.op not in VIEW_OPS]
+    for call in prof.calls:
+        assert call.executable is executable
+        assert sorted(call.node_times) == timed
+        # the kernels run inside the call: their times add up to no more than it took
+        assert 0 < sum(call.node_times.values()) * 1e-9 <= call.seconds
+
+
+def test_the_summary_names_the_real_kernels_with_their_rates(profiled):
+    prof, *_ = profiled
+    graph = prof.calls[0].executable.profiled_native().graph
+    kernels = prof.kernels()
+    assert {k.kernel for k in kernels} == {describe(n) for n in graph.nodes
+                                          if n.op not in VIEW_OPS}
+    assert all(k.calls == CALLS for k in kernels)
+    assert [k.seconds for k in kernels] == sorted((k.seconds for k in kernels), reverse=True)
+    kinds = {k.kernel.kind for k in kernels}
+    assert {"matmul", "fused region"} <= kinds
+    text = prof.summary(top=8, print_fn=None)
+    assert "train_step" in text and "GFLOP/s" in text and "GB/s" in text
+    for kernel in kernels[:8]:
+        assert kernel.kernel.name[:40] in text
+
+
+def test_trace_optimize_and_build_times_are_recorded(profiled):
+    prof, *_ = profiled
+    (function,) = prof.functions()
+    assert function.calls == CALLS and function.traces == 1
+    assert function.trace_seconds > 0 and function.optimize_seconds > 0
+    assert function.build_seconds > 0
+
+
+def test_the_chrome_trace_loads_with_kernels_inside_their_calls(profiled, tmp_path):
+    prof, *_ = profiled
+    with open(prof.export_chrome_trace(tmp_path / "trace.json")) as file:
+        events = json.load(file)["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    calls = [e for e in complete if e["cat"] == "call"]
+    assert len(calls) == CALLS
+    for call in calls:
+        inside = [e for e in complete if e["tid"] == call["tid"] and e["cat"] != "call"
+                  and call["ts"] <= e["ts"] < call["ts"] + call["dur"]]
+        assert len(inside) == len(prof.calls[0].node_times)
+        assert max(e["ts"] + e["dur"] for e in inside) <= call["ts"] + call["dur"] + 1e-3
+    compiles = sorted(e["name"].split()[0] for e in complete if e["cat"] == "compile")
+    assert compiles == ["build", "optimize", "trace"]
+    assert all(isinstance(e["pid"], int) and e["dur"] >= 0 for e in complete)
+
+
+def test_nothing_is_recorded_outside_the_block(profiled):
+    prof, step, _, (images, labels) = profiled
+    assert PROFILERS == []
+    step(images, labels)
+    assert len(prof.calls) == CALLS
+
+
+def test_a_single_product_is_the_whole_call():
+    product = jitflow.function(lambda a, b: a @ b)
+    a = np.ones((192, 192), np.float32)
+    product(a, a)
+    with jitflow.profile() as prof:
+        for _ in range(5):
+            product(a, a)
+    (kernel,) = prof.kernels()
+    assert kernel.kernel.kind == "matmul" and kernel.kernel.flops == 2 * 192 ** 3
+    assert kernel.kernel.bytes == 3 * 192 * 192 * 4
+    assert kernel.seconds <= sum(call.seconds for call in prof.calls)
+    assert prof.functions()[0].traces == 0  # compiled before the block
