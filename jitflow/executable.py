@@ -69,6 +69,7 @@ class Executable:
         self._profiled = None  # the NativeGraph that times its nodes, once profiled
         self._profiled_lock = threading.Lock()
         self.build_seconds = None  # how long building the native code took
+        self.locations = None  # Var -> the user's (file, line), when traced to profile
         if backend == "native":
             try:
                 self._build = _NativeBuild(graph, name, self) if background else None

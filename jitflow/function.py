@@ -333,9 +333,10 @@ class Function:
             f"(static_argnames)"))
 
     # --- tracing ----------------------------------------------------------------------
-    def _trace(self, bound, structure, types, paths, leaves):
+    def _trace(self, bound, structure, types, paths, leaves, locations=None):
         """The graph of the function at these arguments, its output structure and its
-        VariableState (variable_scope.py)."""
+        VariableState (variable_scope.py); `locations` (a dict) gets the user's line
+        of each value."""
         out = {}
 
         def flat_fn(arguments):
@@ -354,7 +355,7 @@ class Function:
         named = NamedArrays(self.fn)
         try:
             graph, state = trace_with_variables(flat_fn, leaves, types, paths,
-                                                self.__qualname__)
+                                                self.__qualname__, locations)
         finally:
             named.put_back()  # arrays the code rebound to traced results (`w += x`)
         return graph, out["structure"], state
@@ -364,8 +365,10 @@ class Function:
             self._record_retrace(self._last, signature)
         self._info.traces += 1
         started = time.perf_counter()
+        locations = {} if PROFILERS else None  # the profiler names kernels' lines
         graph, out_structure, state = self._trace(bound, signature.structure,
-                                                  signature.types, signature.paths, leaves)
+                                                  signature.types, signature.paths, leaves,
+                                                  locations)
         if self._named is None:
             self._named = NamedArrays(self.fn) or None
         if self._named is not None:
@@ -375,6 +378,7 @@ class Function:
         optimized = time.perf_counter()
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
                                 background=config.background_compile, state=state)
+        executable.locations = locations
         for profiler in list(PROFILERS):  # (build_seconds: the native code's)
             profiler.record_compile(executable, started, traced - started,
                                     optimized - traced)

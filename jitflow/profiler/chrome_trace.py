@@ -41,7 +41,8 @@ def _call_events(profile, call, pid):
         events.append({"name": kernel.name, "cat": kernel.kind, "ph": "X", "ts": cursor,
                        "dur": duration, "pid": pid, "tid": call.thread,
                        "args": {"node": index, "bytes": kernel.bytes, "flops": kernel.flops,
-                                "rate": kernel.rate(duration * 1e-6)}})
+                                "rate": kernel.rate(duration * 1e-6),
+                                "lines": kernel.where()}})
         cursor += duration
     return events
 

@@ -92,7 +92,8 @@ class Profile:
     # --- reading --------------------------------------------------------------------
     def kernel_of(self, executable, index):
         """The Kernel of node `index` of the graph `executable` runs when profiled."""
-        return describe(executable.profiled_native().graph.nodes[index])
+        return describe(executable.profiled_native().graph.nodes[index],
+                        executable.locations)
 
     def kernels(self):
         """Every kernel's KernelTotal, the longest first."""

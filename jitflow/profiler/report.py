@@ -13,11 +13,13 @@ def summary_text(functions, kernels):
                           _ms(f.build_seconds)))
     lines += ["", f"Top {len(kernels)} kernels (by total time)",
               _kernel_row("#", "function", "kernel", "kind", "calls", "total ms",
-                          "mean us", "rate")]
+                          "mean us", "rate", "lines")]
     for rank, k in enumerate(kernels, 1):
         lines.append(_kernel_row(rank, k.function, k.kernel.name, k.kernel.kind, k.calls,
                                  _ms(k.seconds), f"{k.mean_seconds * 1e6:.1f}",
-                                 k.kernel.rate(k.mean_seconds)))
+                                 k.kernel.rate(k.mean_seconds), k.kernel.where()))
+    if kernels and not any(k.kernel.lines for k in kernels):
+        lines.append("(source lines are known for the functions traced inside the profile)")
     return "\n".join(lines)
 
 
@@ -25,9 +27,9 @@ def _row(name, *cells):
     return f"{_cut(_short(name), 24):<24}" + "".join(f"{str(c):>12}" for c in cells)
 
 
-def _kernel_row(rank, function, name, kind, calls, total, mean, rate):
+def _kernel_row(rank, function, name, kind, calls, total, mean, rate, lines):
     return (f"{str(rank):>3}  {_cut(_short(function), 18):<18} {_cut(str(name), 52):<52} "
-            f"{kind:<12} {str(calls):>6} {str(total):>9} {str(mean):>9}  {rate}")
+            f"{kind:<12} {str(calls):>6} {str(total):>9} {str(mean):>9}  {rate:<16} {lines}")
 
 
 def _short(name):

@@ -1,6 +1,8 @@
 """jitflow.profile(): per-call and per-kernel times of a small digits training step, the
 summary naming the kernels native code runs, and a Chrome trace that loads."""
+import inspect
 import json
+import os
 
 import numpy as np
 import pytest
@@ -57,10 +59,11 @@ def test_each_call_is_recorded_with_every_kernel_of_its_native_code(profiled):
 
 def test_the_summary_names_the_real_kernels_with_their_rates(profiled):
     prof, *_ = profiled
-    graph = prof.calls[0].executable.profiled_native().graph
+    executable = prof.calls[0].executable
+    graph = executable.profiled_native().graph
     kernels = prof.kernels()
-    assert {k.kernel for k in kernels} == {describe(n) for n in graph.nodes
-                                          if n.op not in VIEW_OPS}
+    assert {k.kernel for k in kernels} == {describe(n, executable.locations)
+                                          for n in graph.nodes if n.op not in VIEW_OPS}
     assert all(k.calls == CALLS for k in kernels)
     assert [k.seconds for k in kernels] == sorted((k.seconds for k in kernels), reverse=True)
     kinds = {k.kernel.kind for k in kernels}
@@ -69,6 +72,19 @@ def test_the_summary_names_the_real_kernels_with_their_rates(profiled):
     assert "train_step" in text and "GFLOP/s" in text and "GB/s" in text
     for kernel in kernels[:8]:
         assert kernel.kernel.name[:40] in text
+
+
+def test_kernels_name_the_lines_of_the_step_that_made_them(profiled):
+    prof, step, *_ = profiled
+    source, first = inspect.getsourcelines(step.fn)
+    step_lines = {first + i: text.strip() for i, text in enumerate(source)}
+    found = {(os.path.basename(f), line) for k in prof.kernels() for f, line in k.kernel.lines}
+    assert {name for name, _ in found} == {"test_profiler.py"}
+    assert all(step_lines[line].startswith(("logits =", "loss =", "grads =", "optimizer."))
+               for _, line in found)
+    forward = next(line for line, text in step_lines.items() if text.startswith("logits ="))
+    assert (os.path.basename(__file__), forward) in found
+    assert "test_profiler.py:" in prof.summary(top=40, print_fn=None)
 
 
 def test_trace_optimize_and_build_times_are_recorded(profiled):
