@@ -165,9 +165,10 @@ class Executable:
             return self(leaves, native=native)
         finally:
             seconds = time.perf_counter() - started
-            node_times = native.take_node_times() if native is not None else {}
+            node_times, body_times = ({}, {}) if native is None else \
+                (native.take_node_times(), native.take_body_times())
             for profiler in list(PROFILERS):
-                profiler.record_call(self, started, seconds, node_times)
+                profiler.record_call(self, started, seconds, node_times, body_times)
 
     def profiled_native(self):
         """The NativeGraph of this graph that times its nodes (built on first use), or

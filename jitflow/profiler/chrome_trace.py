@@ -36,14 +36,32 @@ def _call_events(profile, call, pid):
                "args": {"inputs": ", ".join(str(v.type) for v in call.executable.graph.inputs)}}]
     cursor = start
     for index in sorted(call.node_times):
-        duration = call.node_times[index] / 1e3
-        kernel = profile.kernel_of(call.executable, index)
-        events.append({"name": kernel.name, "cat": kernel.kind, "ph": "X", "ts": cursor,
-                       "dur": duration, "pid": pid, "tid": call.thread,
-                       "args": {"node": index, "bytes": kernel.bytes, "flops": kernel.flops,
-                                "rate": kernel.rate(duration * 1e-6),
-                                "lines": kernel.where()}})
+        nanoseconds, runs = call.node_times[index]
+        duration = nanoseconds / 1e3
+        events.append(_kernel_event(profile, call, index, (), cursor, duration, runs, pid))
+        events += _body_events(profile, call, index, cursor, pid)
         cursor += duration
+    return events
+
+
+def _kernel_event(profile, call, index, path, start, duration, runs, pid):
+    kernel = profile.kernel_of(call.executable, index, path)
+    per_run = duration * 1e-6 / runs if runs else 0.0
+    return {"name": kernel.name, "cat": f"in a {kernel.body}" if path else kernel.kind,
+            "ph": "X", "ts": start, "dur": duration, "pid": pid, "tid": call.thread,
+            "args": {"node": index, "bytes": kernel.bytes, "flops": kernel.flops,
+                     "runs": runs, "rate": kernel.rate(per_run), "lines": kernel.where()}}
+
+
+def _body_events(profile, call, owner, start, pid):
+    """The kernels of the bodies control-flow node `owner` ran, inside its event, each
+    with its time summed over the iterations."""
+    cursor, events = start, []
+    for (path, index), (nanoseconds, runs) in sorted(call.body_times.items()):
+        if profile.body_owner(call.executable, path) == owner:
+            events.append(_kernel_event(profile, call, index, path, cursor,
+                                        nanoseconds / 1e3, runs, pid))
+            cursor += nanoseconds / 1e3
     return events
 
 

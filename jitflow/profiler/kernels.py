@@ -28,6 +28,7 @@ class Kernel:
     bytes: int
     flops: int
     lines: tuple = ()  # (file, line) of the user's code that made its results
+    body: str = ""  # the control-flow body it is in ("body", "cond", "branch0"...)
 
     def where(self):
         """'step.py:12,14' (lines in one file) or 'a.py:3, b.py:9'; '' when unknown."""
@@ -41,8 +42,9 @@ class Kernel:
         return self.kind == "matmul"
 
     def rate(self, seconds):
-        """'12.3 GFLOP/s' or '4.5 GB/s' at `seconds` per run ('' when unknown)."""
-        if seconds <= 0:
+        """'12.3 GFLOP/s' or '4.5 GB/s' at `seconds` per run ('' when unknown, or for
+        a control-flow node, whose work is its bodies')."""
+        if seconds <= 0 or self.kind == "control flow":
             return ""
         if self.compute_bound:
             return f"{self.flops / seconds / 1e9:.1f} GFLOP/s"

@@ -9,7 +9,7 @@ always do.
 import os
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..executable import PROFILERS
 from .chrome_trace import chrome_trace
@@ -19,12 +19,15 @@ from .report import summary_text
 
 @dataclass
 class CallRecord:
-    """One call: which compiled signature, when it began and how long it took, and the
-    nanoseconds each kernel (node index) ran in it."""
+    """One call: which compiled signature, when it began and how long it took, the
+    (nanoseconds, runs) of each kernel (node index) in it, and those of the kernels of
+    the control-flow bodies it ran ({(callee path, node index): (nanoseconds, runs)},
+    summed over the times each body ran: NativeGraph.take_body_times)."""
     executable: object
     started: float
     seconds: float
     node_times: dict
+    body_times: dict
     thread: int
 
 
@@ -45,11 +48,13 @@ class KernelTotal:
     kernel: object  # kernels.Kernel
     index: int
     calls: int = 0
+    runs: int = 0  # more than calls for a kernel in a loop's body
     seconds: float = 0.0
 
     @property
     def mean_seconds(self):
-        return self.seconds / self.calls if self.calls else 0.0
+        """Per run."""
+        return self.seconds / self.runs if self.runs else 0.0
 
 
 @dataclass
@@ -81,8 +86,8 @@ class Profile:
         PROFILERS.remove(self)
 
     # --- recording (called by the executables) ------------------------------------------
-    def record_call(self, executable, started, seconds, node_times):
-        self.calls.append(CallRecord(executable, started, seconds, node_times,
+    def record_call(self, executable, started, seconds, node_times, body_times):
+        self.calls.append(CallRecord(executable, started, seconds, node_times, body_times,
                                      threading.get_ident()))
 
     def record_compile(self, executable, started, trace_seconds, optimize_seconds):
@@ -90,21 +95,37 @@ class Profile:
                                            optimize_seconds))
 
     # --- reading --------------------------------------------------------------------
-    def kernel_of(self, executable, index):
-        """The Kernel of node `index` of the graph `executable` runs when profiled."""
-        return describe(executable.profiled_native().graph.nodes[index],
-                        executable.locations)
+    def kernel_of(self, executable, index, path=()):
+        """The Kernel of node `index` of the graph `executable` runs when profiled, or
+        of the control-flow body at `path` (positions in the callees) it calls."""
+        native = executable.profiled_native()
+        for position in path:
+            native = native.callees[position]
+        kernel = describe(native.graph.nodes[index], executable.locations)
+        if path:
+            body = native.name.rpartition(".")[2]  # cond, body, branch0, backward
+            kernel = replace(kernel, body=body, name=f"{body}: {kernel.name}")
+        return kernel
+
+    def body_owner(self, executable, path):
+        """The index of the control-flow node whose body `path` leads to."""
+        return executable.profiled_native().callee_nodes[path[0]]
 
     def kernels(self):
-        """Every kernel's KernelTotal, the longest first."""
+        """Every kernel's KernelTotal, the longest first. Kernels inside control-flow
+        bodies (Kernel.body) are also counted in their control-flow node."""
         totals = {}
         for call in self.calls:
-            for index, nanoseconds in call.node_times.items():
-                key = (id(call.executable), index)
+            timed = [((), index, counts) for index, counts in call.node_times.items()] + \
+                [(path, index, counts) for (path, index), counts in call.body_times.items()]
+            for path, index, (nanoseconds, runs) in timed:
+                key = (id(call.executable), path, index)
                 if key not in totals:
-                    totals[key] = KernelTotal(call.executable.name,
-                                              self.kernel_of(call.executable, index), index)
+                    totals[key] = KernelTotal(
+                        call.executable.name, self.kernel_of(call.executable, index, path),
+                        index)
                 totals[key].calls += 1
+                totals[key].runs += runs
                 totals[key].seconds += nanoseconds * 1e-9
         return sorted(totals.values(), key=lambda total: -total.seconds)
 
@@ -115,7 +136,7 @@ class Profile:
             total = totals.setdefault(call.executable.name, FunctionTotal(call.executable.name))
             total.calls += 1
             total.seconds += call.seconds
-            total.kernel_seconds += sum(call.node_times.values()) * 1e-9
+            total.kernel_seconds += sum(ns for ns, _ in call.node_times.values()) * 1e-9
         for record in self.compiles:
             name = record.executable.name
             total = totals.setdefault(name, FunctionTotal(name))

@@ -12,12 +12,16 @@ def summary_text(functions, kernels):
                           _ms(f.trace_seconds), _ms(f.optimize_seconds),
                           _ms(f.build_seconds)))
     lines += ["", f"Top {len(kernels)} kernels (by total time)",
-              _kernel_row("#", "function", "kernel", "kind", "calls", "total ms",
+              _kernel_row("#", "function", "kernel", "kind", "runs", "total ms",
                           "mean us", "rate", "lines")]
     for rank, k in enumerate(kernels, 1):
-        lines.append(_kernel_row(rank, k.function, k.kernel.name, k.kernel.kind, k.calls,
+        lines.append(_kernel_row(rank, k.function, k.kernel.name, k.kernel.kind, k.runs,
                                  _ms(k.seconds), f"{k.mean_seconds * 1e6:.1f}",
                                  k.kernel.rate(k.mean_seconds), k.kernel.where()))
+    if any(k.kernel.body for k in kernels):
+        lines.append("(a kernel named 'body: ...', 'cond: ...' or 'branchN: ...' ran inside "
+                     "a control-flow node: its time, summed over its runs, is also the "
+                     "node's)")
     if kernels and not any(k.kernel.lines for k in kernels):
         lines.append("(source lines are known for the functions traced inside the profile)")
     return "\n".join(lines)

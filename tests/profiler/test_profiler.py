@@ -53,8 +53,9 @@ def test_each_call_is_recorded_with_every_kernel_of_its_native_code(profiled):
     for call in prof.calls:
         assert call.executable is executable
         assert sorted(call.node_times) == timed
+        assert all(runs == 1 for _, runs in call.node_times.values())
         # the kernels run inside the call: their times add up to no more than it took
-        assert 0 < sum(call.node_times.values()) * 1e-9 <= call.seconds
+        assert 0 < sum(ns for ns, _ in call.node_times.values()) * 1e-9 <= call.seconds
 
 
 def test_the_summary_names_the_real_kernels_with_their_rates(profiled):
@@ -131,3 +132,34 @@ def test_a_single_product_is_the_whole_call():
     assert kernel.kernel.bytes == 3 * 192 * 192 * 4
     assert kernel.seconds <= sum(call.seconds for call in prof.calls)
     assert prof.functions()[0].traces == 0  # compiled before the block
+
+
+def test_the_kernels_of_a_loop_body_count_every_iteration(tmp_path):
+    @jitflow.function
+    def powers(x):
+        def body(carry):
+            i, v = carry
+            return i + 1, np.tanh(v @ v) * 0.5
+        return jitflow.while_loop(lambda c: c[0] < 4, body, (0, x))[1].sum()
+    x = np.random.default_rng(0).random((64, 64)).astype(np.float32)
+    with jitflow.profile() as prof:
+        for _ in range(2):
+            powers(x)
+    kernels = {k.kernel.name.split(" ")[0]: k for k in prof.kernels()}
+    assert kernels["while"].kernel.kind == "control flow" and kernels["while"].runs == 2
+    bodies = [k for k in prof.kernels() if k.kernel.body == "body"]
+    product = next(k for k in bodies if k.kernel.kind == "matmul")
+    assert product.calls == 2 and product.runs == 2 * 4
+    assert product.kernel.rate(product.mean_seconds).endswith("GFLOP/s")
+    conditions = [k for k in prof.kernels() if k.kernel.body == "cond"]
+    assert conditions and all(k.runs == 2 * 5 for k in conditions)
+    for call in prof.calls:  # the bodies' kernels run inside the while node
+        (loop_ns, _), = [t for i, t in call.node_times.items()
+                         if prof.kernel_of(call.executable, i).kind == "control flow"]
+        assert sum(ns for ns, _ in call.body_times.values()) <= loop_ns
+    with open(prof.export_chrome_trace(tmp_path / "loop.json")) as file:
+        events = [e for e in json.load(file)["traceEvents"] if e["ph"] == "X"]
+    for loop in (e for e in events if e["cat"] == "control flow"):
+        inside = [e for e in events if e["cat"] in ("in a body", "in a cond")
+                  and loop["ts"] <= e["ts"] <= loop["ts"] + loop["dur"]]
+        assert len(inside) == len(prof.calls[0].body_times)

@@ -62,6 +62,7 @@ class Lowering:
         self.compile_graph = compile_graph or _not_given("compile_graph", "subgraphs")
         self.backward_step = backward_step or _not_given("backward_step", "while_grad")
         self.callees = []  # graphs compiled apart that this one calls (control/branches.py)
+        self.callee_nodes = []  # the index of the node that calls each
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
         self.values = {}

@@ -1,9 +1,10 @@
 """Timing each node of a graph in its native code, for the profiler.
 
 A graph lowered with `profile=True` reads the monotonic clock (clock_gettime, a vDSO
-call of ~20 ns) before and after the code of each node, and adds the difference to the
-node's counter: a global i64 named by counter_name(node index), which Python reads and
-resets after each call (runtime/native.py). Between nodes the lowering is always in
+call of ~20 ns) before and after the code of each node, adds the difference to the
+node's time counter and 1 to its run counter: global i64s named by counter_name(node
+index, kind), which Python reads and resets after each call (runtime/native.py). (A
+loop body's nodes run many times in one call.) Between nodes the lowering is always in
 serial code (worker 0 alone, lowering/parallel.py), so only worker 0 reads the clock;
 a nest split between workers ends at a barrier, so worker 0's time for it is the
 node's wall time. (A clock read in serial code makes the next split nest wait at a
@@ -19,8 +20,9 @@ CLOCK_MONOTONIC = 1  # Linux's clockid_t for the monotonic clock
 NANOSECONDS = 10 ** 9
 
 
-def counter_name(index):
-    return f"jitflow_profile_{index}"
+def counter_name(index, kind):
+    """The global counting `kind` ("time" in nanoseconds, or "runs") of node `index`."""
+    return f"jitflow_profile_{kind}_{index}"
 
 
 class NodeClock:
@@ -39,8 +41,9 @@ class NodeClock:
     def stop(self, index, started):
         b = self.lo.builder
         elapsed = b.sub(self._now(), b.load(started, typ=I64))
-        counter = self._counter(index)
-        b.store(b.add(b.load(counter, typ=I64), elapsed), counter)
+        for kind, amount in (("time", elapsed), ("runs", I64(1))):
+            counter = self._counter(index, kind)
+            b.store(b.add(b.load(counter, typ=I64), amount), counter)
 
     def _now(self):
         b = self.lo.builder
@@ -58,10 +61,10 @@ class NodeClock:
         return existing or ir.Function(module, ir.FunctionType(I32, [I32, PTR]),
                                        "clock_gettime")
 
-    def _counter(self, index):
+    def _counter(self, index, kind):
         """The node's counter, defined in the module its code is in (each node's code
         is in one segment's module)."""
-        module, name = self.lo.module, counter_name(index)
+        module, name = self.lo.module, counter_name(index, kind)
         counter = module.globals.get(name)
         if counter is None:
             counter = ir.GlobalVariable(module, I64, name)
