@@ -31,9 +31,10 @@ def _micros(profile, moment):
 
 def _call_events(profile, call, pid):
     start = _micros(profile, call.started)
+    inputs = ", ".join(str(v.type) for v in call.executable.graph.inputs)
     events = [{"name": call.executable.name, "cat": "call", "ph": "X", "ts": start,
                "dur": call.seconds * 1e6, "pid": pid, "tid": call.thread,
-               "args": {"inputs": ", ".join(str(v.type) for v in call.executable.graph.inputs)}}]
+               "args": {"inputs": inputs}}]
     cursor = start
     for index in sorted(call.node_times):
         nanoseconds, runs = call.node_times[index]
@@ -82,4 +83,5 @@ def _compile_events(profile, record, pid):
 
 
 def _metadata(pid, tid, name):
-    return {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}
+    return {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+            "args": {"name": name}}

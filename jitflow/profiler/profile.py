@@ -133,7 +133,8 @@ class Profile:
         """Each function's FunctionTotal, in the order they were first seen."""
         totals = {}
         for call in self.calls:
-            total = totals.setdefault(call.executable.name, FunctionTotal(call.executable.name))
+            name = call.executable.name
+            total = totals.setdefault(name, FunctionTotal(name))
             total.calls += 1
             total.seconds += call.seconds
             total.kernel_seconds += sum(ns for ns, _ in call.node_times.values()) * 1e-9

@@ -19,9 +19,9 @@ def summary_text(functions, kernels):
                                  _ms(k.seconds), f"{k.mean_seconds * 1e6:.1f}",
                                  k.kernel.rate(k.mean_seconds), k.kernel.where()))
     if any(k.kernel.body for k in kernels):
-        lines.append("(a kernel named 'body: ...', 'cond: ...' or 'branchN: ...' ran inside "
-                     "a control-flow node: its time, summed over its runs, is also the "
-                     "node's)")
+        lines.append("(a kernel named 'body: ...', 'cond: ...' or 'branchN: ...' ran "
+                     "inside a control-flow node: its time, summed over its runs, is "
+                     "also the node's)")
     if kernels and not any(k.kernel.lines for k in kernels):
         lines.append("(source lines are known for the functions traced inside the profile)")
     return "\n".join(lines)
@@ -33,7 +33,8 @@ def _row(name, *cells):
 
 def _kernel_row(rank, function, name, kind, calls, total, mean, rate, lines):
     return (f"{str(rank):>3}  {_cut(_short(function), 18):<18} {_cut(str(name), 52):<52} "
-            f"{kind:<12} {str(calls):>6} {str(total):>9} {str(mean):>9}  {rate:<16} {lines}")
+            f"{kind:<12} {str(calls):>6} {str(total):>9} {str(mean):>9}  {rate:<16} "
+            f"{lines}")
 
 
 def _short(name):

@@ -66,7 +66,8 @@ def test_the_summary_names_the_real_kernels_with_their_rates(profiled):
     assert {k.kernel for k in kernels} == {describe(n, executable.locations)
                                           for n in graph.nodes if n.op not in VIEW_OPS}
     assert all(k.calls == CALLS for k in kernels)
-    assert [k.seconds for k in kernels] == sorted((k.seconds for k in kernels), reverse=True)
+    seconds = [k.seconds for k in kernels]
+    assert seconds == sorted(seconds, reverse=True)
     kinds = {k.kernel.kind for k in kernels}
     assert {"matmul", "fused region"} <= kinds
     text = prof.summary(top=8, print_fn=None)
@@ -79,7 +80,8 @@ def test_kernels_name_the_lines_of_the_step_that_made_them(profiled):
     prof, step, *_ = profiled
     source, first = inspect.getsourcelines(step.fn)
     step_lines = {first + i: text.strip() for i, text in enumerate(source)}
-    found = {(os.path.basename(f), line) for k in prof.kernels() for f, line in k.kernel.lines}
+    found = {(os.path.basename(f), line)
+             for k in prof.kernels() for f, line in k.kernel.lines}
     assert {name for name, _ in found} == {"test_profiler.py"}
     assert all(step_lines[line].startswith(("logits =", "loss =", "grads =", "optimizer."))
                for _, line in found)

@@ -47,12 +47,12 @@ class NodeClock:
 
     def _now(self):
         b = self.lo.builder
-        timespec = self.lo.entry_alloca(ir.ArrayType(I64, 2), align=8)
+        timespec_type = ir.ArrayType(I64, 2)  # struct timespec: seconds, nanoseconds
+        timespec = self.lo.entry_alloca(timespec_type, align=8)
         b.call(self._clock_gettime(), [I32(CLOCK_MONOTONIC), timespec])
-        seconds = b.load(b.gep(timespec, [I32(0), I32(0)], source_etype=ir.ArrayType(I64, 2)),
-                         typ=I64)
-        nanos = b.load(b.gep(timespec, [I32(0), I32(1)], source_etype=ir.ArrayType(I64, 2)),
-                       typ=I64)
+        seconds, nanos = (b.load(b.gep(timespec, [I32(0), I32(field)],
+                                       source_etype=timespec_type), typ=I64)
+                          for field in (0, 1))
         return b.add(b.mul(seconds, I64(NANOSECONDS)), nanos)
 
     def _clock_gettime(self):

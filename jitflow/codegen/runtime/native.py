@@ -42,8 +42,9 @@ class NativeGraph:
         direct = python_entry and python_entry_abi() and not any(
             t.weak for t in self._in_types + self._out_types)
         self.compiled = self._compile(direct)
-        self._node_counters = [(index, self._counter(index, "time"), self._counter(index, "runs"))
-                               for index in self.timed_nodes]
+        self._node_counters = [
+            (index, self._counter(index, "time"), self._counter(index, "runs"))
+            for index in self.timed_nodes]
         self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
         # python_entry(*arrays): the results, or an int: FALLBACK (the arrays do not
         # match the signature exactly) or an error status (see python_entry.py).
