@@ -5,8 +5,9 @@ TensorBoard's event files, as Keras writes them.
     # tensorboard --logdir logs
 
 Training summaries go to `log_dir/train`, validation ones (the logs' "val_" values) to
-`log_dir/validation`, under Keras' tags: "epoch_loss" at each epoch, "batch_loss" every
-`update_freq` steps (the optimizer's step count, so a resumed run continues its curves).
+`log_dir/validation`, under Keras' tags: "epoch_loss" (and "epoch_learning_rate") at
+each epoch, "batch_loss" every `update_freq` steps (the optimizer's step count, so a
+resumed run continues its curves).
 Written through jitflow.summary (the tensorboard package's writer), loaded when training
 begins: tensorboard is an optional dependency.
 """
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..errors import at_user_line
 from .callback_base import Callback
+from .learning_rate import AdjustableRate
 from .model_picture import can_draw, model_picture
 
 
@@ -78,6 +80,9 @@ class TensorBoard(Callback):
                 validation.scalar(f"epoch_{name[4:]}", value, epoch)
             else:
                 train.scalar(f"epoch_{name}", value, epoch)
+        rate = self._learning_rate()
+        if rate is not None:
+            train.scalar("epoch_learning_rate", rate, epoch)
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._write_histograms(train, epoch)
         for writer in self._writers.values():
@@ -90,6 +95,14 @@ class TensorBoard(Callback):
         for layer in self.model.layers:
             for weight in layer.weights:
                 writer.histogram(weight.name, np.asarray(weight.numpy()), epoch)
+
+    def _learning_rate(self):
+        """The optimizer's learning rate now, when it is a number (compile makes it one
+        that callbacks can change); None for a schedule."""
+        rate = getattr(getattr(self.model, "optimizer", None), "learning_rate", None)
+        if isinstance(rate, (AdjustableRate, int, float)):
+            return float(rate)
+        return None
 
     def _global_step(self):
         """The optimizer's step count after this step (it counts across fit calls and

@@ -47,6 +47,8 @@ def test_epoch_and_batch_scalars_match_what_fit_reported(tmp_path):
         assert series(validation, f"epoch_{name}") == [
             (epoch, np.float32(value))
             for epoch, value in enumerate(history.history[f"val_{name}"])]
+    assert series(train, "epoch_learning_rate") == [(epoch, np.float32(1e-3))
+                                                    for epoch in range(3)]
     steps = len(batches.logs)  # 3 epochs of 60 examples in batches of 16
     assert steps == 12
     assert series(train, "batch_loss") == [
