@@ -80,6 +80,8 @@ V1_LAYERS = [
     ("train", ["jitflow.v1.train"]),
     # Sessions and the compiled plans they run.
     ("session", ["jitflow.v1.plan", "jitflow.v1.session"]),
+    # TensorBoard's event files of a graph (through jitflow.summary).
+    ("summaries", ["jitflow.v1.summary"]),
     # jitflow.v1's namespace, which gathers everything.
     ("namespace", ["jitflow.v1"]),
 ]

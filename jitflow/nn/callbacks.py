@@ -6,37 +6,9 @@ import os
 import numpy as np
 
 from ..errors import at_user_line
+from .callback_base import Callback
 from .learning_rate import get_learning_rate, set_learning_rate
-
-
-class Callback:
-    """The base: every hook does nothing. `self.model` is the model being trained and
-    `self.params` fit's settings (epochs, steps, verbose)."""
-
-    def __init__(self):
-        self.model = None
-        self.params = {}
-
-    def set_model(self, model):
-        self.model = model
-
-    def set_params(self, params):
-        self.params = params
-
-    def on_train_begin(self, logs=None): pass
-    def on_train_end(self, logs=None): pass
-    def on_epoch_begin(self, epoch, logs=None): pass
-    def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
-    def on_test_begin(self, logs=None): pass
-    def on_test_end(self, logs=None): pass
-    def on_test_batch_begin(self, batch, logs=None): pass
-    def on_test_batch_end(self, batch, logs=None): pass
-    def on_predict_begin(self, logs=None): pass
-    def on_predict_end(self, logs=None): pass
-    def on_predict_batch_begin(self, batch, logs=None): pass
-    def on_predict_batch_end(self, batch, logs=None): pass
+from .tensorboard_callback import TensorBoard
 
 
 class CallbackList:
@@ -260,4 +232,4 @@ class ModelCheckpoint(_Monitor):
 
 
 __all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "LearningRateScheduler",
-           "ReduceLROnPlateau", "CSVLogger", "ModelCheckpoint"]
+           "ReduceLROnPlateau", "CSVLogger", "ModelCheckpoint", "TensorBoard"]

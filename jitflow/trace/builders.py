@@ -4,7 +4,7 @@ import contextlib
 
 import numpy as np
 
-from ..errors import TracerLeakError, at_user_line
+from ..errors import TracerLeakError, at_user_line, user_frame
 from ..ir.graph import Graph, Lit, Node, Var
 from ..ir.interpret import as_operand
 from ..ir.types import ShapeError, type_of_value
@@ -42,6 +42,9 @@ class GraphBuilder:
         self.inputs = []
         self.nodes = []
         self.sources = {}
+        # Var -> (file, line) of the user's code that made it, when asked for (a dict
+        # given by the profiler's traces: finding the line costs a walk of the stack)
+        self.locations = None
         self.captured = {}  # outer Tracer's Var -> (outer Tracer, inner input Var)
         # id(ndarray) -> (ndarray, its Tracer, its input Var): the writable arrays the
         # function reads, inputs standing for their contents at each call; None where
@@ -143,6 +146,11 @@ class GraphBuilder:
                                       if isinstance(v, Var)))
         for var in outputs:
             self.sources[var] = sources
+        if self.locations is not None:
+            frame = user_frame()
+            if frame is not None:
+                for var in outputs:
+                    self.locations[var] = (frame.f_code.co_filename, frame.f_lineno)
         return [Tracer(var, self) for var in outputs]
 
     def build(self, outputs):

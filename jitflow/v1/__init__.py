@@ -14,7 +14,7 @@ with jitflow (trace to IR, optimize, native code), once per kind of run.
 """
 import numpy as _np
 
-from . import nn, train
+from . import nn, summary, train
 from . import tensor_methods  # noqa: F401  (gives the Tensor its operators and methods)
 from .control_flow import cond, while_loop
 from .custom_gradients import RegisterGradient
@@ -39,5 +39,5 @@ __all__ = ["Graph", "Operation", "Tensor", "TensorShape", "Session", "Interactiv
            "convert_to_tensor", "get_default_graph", "reset_default_graph", "name_scope",
            "group", "no_op", "global_variables", "trainable_variables",
            "global_variables_initializer", "initialize_all_variables",
-           "variables_initializer", "nn", "train", "random_normal", "random_uniform",
+           "variables_initializer", "nn", "summary", "train", "random_normal", "random_uniform",
            "float32", "float64", "int32", "int64", "bool"] + list(_op_names)

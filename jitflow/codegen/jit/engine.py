@@ -218,6 +218,7 @@ class CompiledModule:
         return address
 
     def global_address(self, name):
+        """Where the global variable `name` is."""
         address = self._engine.get_global_value_address(name)
         if not address:
             raise KeyError(f"compiled module has no global '{name}'")
