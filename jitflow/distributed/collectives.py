@@ -30,8 +30,12 @@ from ..trace import bind, constant_type
 from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction
 from .runtime import communicator, rank, size
 
-def _contiguous(x, dtype):
-    return np.ascontiguousarray(np.asarray(x, dtype=dtype))
+def _contiguous(what, x):
+    """x as a C-contiguous array MPI can read, its dtype checked (eagerly, bind runs
+    the implementation without the type rule)."""
+    x = np.asarray(x, order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
+    check_dtype(what, x.dtype)
+    return x
 
 
 def _extremum_weights(x, chosen, dtype):
@@ -52,7 +56,8 @@ def _all_reduce_type(x, *, op):
 
 
 def _all_reduce_impl(x, *, op):
-    x = _contiguous(x, None)
+    check_reduction("all_reduce", op)
+    x = _contiguous("all_reduce", x)
     out = np.empty_like(x)
     communicator().Allreduce([x, DATATYPES[x.dtype]], [out, DATATYPES[x.dtype]],
                              op=REDUCTIONS[op])
@@ -95,7 +100,7 @@ def _all_gather_type(x, *, processes):
 
 
 def _all_gather_impl(x, *, processes):
-    x = _contiguous(x, None)
+    x = _contiguous("all_gather", x)
     out = np.empty(_gathered_shape(x.shape, processes), x.dtype)
     communicator().Allgather([x, DATATYPES[x.dtype]], [out, DATATYPES[x.dtype]])
     return out
@@ -129,7 +134,7 @@ def _reduce_scatter_type(x, *, processes):
 
 
 def _reduce_scatter_impl(x, *, processes):
-    x = _contiguous(x, None)
+    x = _contiguous("reduce_scatter", x)
     out = np.empty(_scattered_shape("reduce_scatter", x.shape, processes), x.dtype)
     communicator().Reduce_scatter_block([x, DATATYPES[x.dtype]],
                                         [out, DATATYPES[x.dtype]], op=REDUCTIONS["sum"])
@@ -161,7 +166,7 @@ def _broadcast_type(x, *, root):
 
 
 def _broadcast_impl(x, *, root):
-    out = np.array(x, dtype=np.asarray(x).dtype, order="C", copy=True)
+    out = np.array(_contiguous("broadcast", x), copy=True)
     communicator().Bcast([out, DATATYPES[out.dtype]], root=root)
     return out
 
