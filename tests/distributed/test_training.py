@@ -26,3 +26,10 @@ def test_a_rank_that_dies_ends_the_job_instead_of_a_hang(how):
     if how == "raise":
         assert "this rank fails mid-training" in job.stderr
         assert "aborting the whole job" in job.stderr
+
+
+def test_fit_distributed_trains_as_one_process_on_the_whole_batches(tmp_path):
+    job = run("fit.py", tmp_path)
+    assert_succeeded(job)
+    assert job.stdout.count("Epoch 1/3") == 1  # rank 0 alone prints
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log-rank0.csv"]
