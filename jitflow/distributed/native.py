@@ -36,7 +36,8 @@ from .runtime import communicator
 
 COLLECTIVE_FAILED = 64
 MESSAGES.setdefault(COLLECTIVE_FAILED, (
-    RuntimeError, "an MPI collective called from compiled code returned an error"))
+    RuntimeError, "an MPI collective called from compiled code returned an error (do "
+                  "all the processes pass arrays of one shape and dtype?)"))
 CHUNK = 2 ** 30  # elements per call: below C's INT_MAX
 
 COMM, DATATYPE, OP = (ir.IntType(8 * MPI._sizeof(kind))

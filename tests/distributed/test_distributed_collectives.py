@@ -22,11 +22,14 @@ def test_without_mpiexec_the_process_is_a_job_of_one():
     assert_succeeded(job, processes=1)
 
 
-def test_init_is_idempotent_and_the_job_is_described():
-    job = run(ROOT / "tests" / "distributed" / "scripts" / "describe.py")
+def test_init_is_idempotent_the_job_is_described_and_mismatches_raise():
+    job = run("describe.py")
     assert_succeeded(job)
     for rank in range(2):
         assert f"rank {rank} of 2, local rank {rank} of 2" in job.stdout
+    assert job.stdout.count("rank 1 mismatch raised") == 2
+    assert "RuntimeError: broadcast: an MPI collective called from compiled code " \
+        "returned an error" in job.stdout
 
 
 def test_a_missing_mpi4py_is_named_with_the_install_command():
