@@ -14,10 +14,11 @@ code calls MPI on the buffers themselves, with derivatives and vmap rules.
 from .mpi import MPI  # first: without mpi4py the import stops here, having changed nothing
 from . import batching, native  # noqa: F401,E402  (they install codegen's and vmap's rules)
 from .collectives import all_gather, all_reduce, broadcast, reduce_scatter
-from .data_parallel import (FUSION_BYTES, DistributedOptimizer, average_gradients,
-                            broadcast_variables)
+from .data_parallel import (FUSION_BYTES, DistributedGradientTape, DistributedOptimizer,
+                            average_gradients, broadcast_variables)
 from .runtime import barrier, communicator, init, local_rank, local_size, rank, size
 
 __all__ = ["init", "rank", "size", "local_rank", "local_size", "barrier", "communicator",
            "all_reduce", "all_gather", "reduce_scatter", "broadcast",
-           "DistributedOptimizer", "broadcast_variables", "average_gradients", "FUSION_BYTES"]
+           "DistributedOptimizer", "DistributedGradientTape", "broadcast_variables",
+           "average_gradients", "FUSION_BYTES"]

@@ -6,6 +6,9 @@ before every update, so all processes make the same update and stay identical.
     opt = DistributedOptimizer(jitflow.optim.SGD(0.1))
     opt.apply_gradients(zip(grads, variables))     # eager or in @jitflow.function
 
+or, averaging where the gradients are taken, DistributedGradientTape in place of
+jitflow.GradientTape (with any optimizer).
+
 Tensor fusion: one all_reduce per gradient would pay MPI's latency once per weight
 array, which for small biases costs more than their bytes. The gradients are instead
 packed, in order and per dtype, into flat buffers of up to `fusion_bytes` (Horovod's
@@ -15,8 +18,9 @@ concatenate into the buffer MPI reads, and the cutting views of the buffer MPI w
 """
 import numpy as np
 
-from .. import ops
+from .. import ops, pytree
 from ..ops.slicing import slice_array
+from ..tape import GradientTape
 from ..trace import constant_type
 from ..variables import Variable
 from .collectives import all_reduce, broadcast
@@ -122,5 +126,25 @@ def DistributedOptimizer(optimizer, fusion_bytes=FUSION_BYTES):
     return wrapped
 
 
-__all__ = ["DistributedOptimizer", "broadcast_variables", "average_gradients",
+class DistributedGradientTape(GradientTape):
+    """A GradientTape whose gradient() gives the gradients averaged over the processes
+    (fused, see the module's docstring). Every process must ask for the same gradients:
+    a Variable without one (None) on some process but not on another would leave the
+    processes' all-reduces unmatched."""
+
+    def __init__(self, *args, fusion_bytes=FUSION_BYTES, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fusion_bytes = int(fusion_bytes)
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients="none"):
+        gradients = super().gradient(target, sources, output_gradients,
+                                     unconnected_gradients)
+        if size() == 1:
+            return gradients
+        leaves, _, structure = pytree.flatten(gradients)  # None is no leaf
+        return pytree.unflatten(structure, average_gradients(leaves, self.fusion_bytes))
+
+
+__all__ = ["DistributedOptimizer", "DistributedGradientTape", "broadcast_variables", "average_gradients",
            "fusion_groups", "FUSION_BYTES"]

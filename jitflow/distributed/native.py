@@ -26,7 +26,7 @@ import functools
 from llvmlite import binding as llvm
 from llvmlite import ir
 
-from ..codegen.control.callees import address, byte_pointer, contiguous_output
+from ..codegen.control.callees import address, buffer, byte_pointer, contiguous_output
 from ..codegen.emitter import I32, PTR, external_byte
 from ..codegen.errors import MESSAGES
 from ..codegen.lowering.structural import STRUCTURAL
@@ -90,15 +90,6 @@ class Call:
                                  COLLECTIVE_FAILED)
 
 
-def send_buffer(lo, view):
-    """A pointer to `view`'s elements, contiguous in memory: its own, or a copy."""
-    if view.is_contiguous():
-        return address(lo, view)
-    copy = lo.memory.scratch(view.shape, view.dtype, until=lo.node_index)
-    lo.copy(view, copy)
-    return copy.base
-
-
 def chunks(count):
     return [(start, min(CHUNK, count - start)) for start in range(0, count, CHUNK)]
 
@@ -115,7 +106,7 @@ def per_process_count(what, count):
 def all_reduce(lo, node, inputs, outputs):
     (x,), (out,) = inputs, outputs
     call, size = Call(lo), out.dtype.itemsize
-    send, receive = send_buffer(lo, x), address(lo, contiguous_output(out, "all_reduce"))
+    send, receive = buffer(lo, x), address(lo, contiguous_output(out, "all_reduce"))
     for start, count in chunks(out.size):
         call("MPI_Allreduce", byte_pointer(lo, send, start * size),
              byte_pointer(lo, receive, start * size), I32(count), call.datatype(out.dtype),
@@ -127,14 +118,14 @@ def all_gather(lo, node, inputs, outputs):
     call = Call(lo)
     count = per_process_count("all_gather", x.size)
     datatype = call.datatype(out.dtype)
-    call("MPI_Allgather", send_buffer(lo, x), count, datatype,
+    call("MPI_Allgather", buffer(lo, x), count, datatype,
          address(lo, contiguous_output(out, "all_gather")), count, datatype, call.comm())
 
 
 def reduce_scatter(lo, node, inputs, outputs):
     (x,), (out,) = inputs, outputs
     call = Call(lo)
-    call("MPI_Reduce_scatter_block", send_buffer(lo, x),
+    call("MPI_Reduce_scatter_block", buffer(lo, x),
          address(lo, contiguous_output(out, "reduce_scatter")),
          per_process_count("reduce_scatter", out.size), call.datatype(out.dtype),
          call.op("sum"), call.comm())

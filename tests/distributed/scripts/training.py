@@ -1,7 +1,8 @@
 """The contract of data-parallel training: with every rank taking its share of each
 global batch, the weights after K steps are those of one process training on the
 global batches (to float rounding), for compiled and eager steps, for SGD with momentum
-and Adam, whatever the fusion of the gradients into buffers."""
+and Adam, whatever the fusion of the gradients into buffers, averaged by the optimizer
+or by the tape."""
 import numpy as np
 
 import jitflow
@@ -24,9 +25,9 @@ def model(seed):
     return nn.Sequential([nn.Dense(8, activation="tanh", rng=rng), nn.Dense(3, rng=rng)])
 
 
-def train_step(net, optimizer):
+def train_step(net, optimizer, tape_kind=jitflow.GradientTape):
     def step(x, y):
-        with jitflow.GradientTape() as tape:
+        with tape_kind() as tape:
             loss = nn.losses.sparse_softmax_cross_entropy_from_logits(y, net(x, training=True))
         grads = tape.gradient(loss, net.trainable_variables)
         optimizer.apply_gradients(zip(grads, net.trainable_variables))
@@ -65,4 +66,10 @@ for make_optimizer in (lambda: SGD(0.5, momentum=0.9), lambda: Adam(0.05)):
                 fusion_bytes)
             assert graph.count("all_reduce") == len(buffers), (graph, buffers)
             assert len(buffers) == (1 if fusion_bytes > 1000 else 2), buffers  # 320+64, 192+24 bytes
+    net = model(seed=rank)
+    net(inputs[0, mine])
+    dist.broadcast_variables(net, root=0)
+    step = jitflow.function(train_step(net, make_optimizer(), dist.DistributedGradientTape))
+    for got, want in zip(trained(net, step, mine), reference, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg="the tape")
 print(f"rank {rank} done")
