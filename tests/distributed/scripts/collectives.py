@@ -74,6 +74,23 @@ summed, ones = step(x)
 np.testing.assert_allclose(summed, sum(everyone(np.float64, (3, 4))).T, rtol=1e-12)
 np.testing.assert_array_equal(ones, np.full(3, size, np.float64))
 
+# Inside compiled loops (bodies compiled apart, called from the caller's code), once per
+# iteration; and on operands large enough for their copies to be split between threads.
+loop = jitflow.function(lambda c: jitflow.fori_loop(
+    0, 3, lambda i, c: dist.all_reduce(c) / size + i, c))
+np.testing.assert_allclose(loop(np.full(2, rank + 1.0)), np.full(2, (size + 1) / 2 + 3))
+scanned = jitflow.function(lambda xs: jitflow.scan(
+    lambda c, x: (c + dist.all_reduce(x), c), np.zeros(2), xs))
+total, partial = scanned(np.full((4, 2), rank + 1.0))
+whole = size * (size + 1) / 2
+np.testing.assert_allclose(partial[:, 0], whole * np.arange(4))
+np.testing.assert_allclose(total, np.full(2, 4 * whole))
+big = np.arange(600 * 500, dtype=np.float64).reshape(600, 500)
+sent, summed = jitflow.function(lambda x: (dist.broadcast(x * 2, root=size - 1),
+                                           dist.all_reduce(x.T)))(big + rank)
+np.testing.assert_array_equal(sent, (big + size - 1) * 2)
+np.testing.assert_allclose(summed, (size * big + whole - size).T)
+
 # NaN on one rank makes max and min NaN there, as np.max over the ranks.
 x = np.array([1.0, 2.0, np.nan if rank == 0 else 3.0], np.float32)
 for run in (lambda x: dist.all_reduce(x, "max"), jitflow.function(lambda x: dist.all_reduce(x, "max"))):
