@@ -30,6 +30,7 @@ from ..trace import bind, constant_type
 from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction
 from .runtime import communicator, rank, size
 
+
 def _contiguous(what, x):
     """x as a C-contiguous array MPI can read, its dtype checked (eagerly, bind runs
     the implementation without the type rule)."""
@@ -40,7 +41,8 @@ def _contiguous(what, x):
 
 def _extremum_weights(x, chosen, dtype):
     """The derivative of max and min goes to the processes that held the extremum,
-    shared between ties as np.max's is: 1/ties where a process's x is the extremum chosen (NaN counts as hitting NaN)."""
+    shared between ties as np.max's is: 1/ties where a process's x is the extremum
+    chosen (a NaN counts as holding a NaN result)."""
     hit = ops.logical_or(ops.equal(x, chosen),
                          ops.logical_and(ops.isnan(x), ops.isnan(chosen)))
     weight = ops.cast(hit, dtype)

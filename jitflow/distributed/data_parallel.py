@@ -146,5 +146,5 @@ class DistributedGradientTape(GradientTape):
         return pytree.unflatten(structure, average_gradients(leaves, self.fusion_bytes))
 
 
-__all__ = ["DistributedOptimizer", "DistributedGradientTape", "broadcast_variables", "average_gradients",
-           "fusion_groups", "FUSION_BYTES"]
+__all__ = ["DistributedOptimizer", "DistributedGradientTape", "broadcast_variables",
+           "average_gradients", "fusion_groups", "FUSION_BYTES"]
