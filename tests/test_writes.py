@@ -278,6 +278,64 @@ def test_writes_through_views_reach_the_base_and_other_views(backend):
     same_as_numpy(f, np.arange(5.0))
 
 
+VIEWS_MADE_BEFORE_A_WRITE = {
+    "diagonal": lambda y: np.diagonal(y),
+    "diagonal-method": lambda y: y.diagonal(1),
+    "broadcast_to": lambda y: np.broadcast_to(y, (3, 2, 2)),
+    "broadcast_arrays": lambda y: np.broadcast_arrays(y, np.ones((3, 1, 1)))[0],
+    "flip": np.flip, "rot90": np.rot90, "fliplr": np.fliplr, "ravel": np.ravel,
+    "swapaxes": lambda y: y.swapaxes(0, 1), "moveaxis": lambda y: np.moveaxis(y, 0, 1),
+    "atleast_3d": np.atleast_3d, "newaxis": lambda y: y[None, :, None],
+    "split": lambda y: np.split(y, 2)[1], "hsplit": lambda y: np.hsplit(y, 2)[0],
+    "unstack": lambda y: np.unstack(y)[1], "matrix_transpose": np.matrix_transpose,
+    "squeeze": lambda y: np.squeeze(y[None]), "expand_dims": lambda y: np.expand_dims(y, 0),
+}
+
+
+@pytest.mark.parametrize("make_view", VIEWS_MADE_BEFORE_A_WRITE.values(),
+                         ids=VIEWS_MADE_BEFORE_A_WRITE.keys())
+def test_views_made_before_a_write_see_it(backend, make_view):
+    def f(x):
+        y = x.copy()  # C-ordered, as NumPy's copy is: its reshapes are views
+        view = make_view(y)
+        y[1, 0] = 7.0
+        y += 1
+        return view + 0
+    same_as_numpy(f, np.arange(4.0).reshape(2, 2))
+
+
+def test_a_write_after_a_reshape_of_unknown_layout_raises(backend):
+    # x * 1 keeps x's memory order, the caller's choice: NumPy's ravel of it is a view
+    # for a C-ordered x and a copy for a transposed one, so whether it sees the write
+    # is not known when tracing.
+    def f(x):
+        y = x * 1
+        flat = y.ravel()
+        y[1, 0] = 7.0
+        return flat + 0
+    with pytest.raises(ValueError, match="view or a copy depending on its memory layout"):
+        jitflow.function(f)(np.ones((2, 2)))
+
+    def g(x):
+        y = x * 1
+        total = y.ravel().sum()  # the reshape is gone before the write: no question
+        y[1, 0] = 7.0
+        return total + y
+    same_as_numpy(g, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("make_view", [lambda y: np.diagonal(y),
+                                       lambda y: np.broadcast_to(y, (2, 2, 2))],
+                         ids=["diagonal", "broadcast_to"])
+def test_read_only_views_refuse_writes(backend, make_view):
+    def f(x):
+        view = make_view(x * 1)
+        view[0] = 1.0
+        return view
+    with pytest.raises(ValueError, match="read-only"):
+        jitflow.function(f)(np.ones((2, 2)))
+
+
 def test_writes_through_views_of_arguments_reach_the_caller(backend):
     def f(x):
         row = x[1]
