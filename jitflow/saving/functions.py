@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import ops, pytree
 from ..autodiff.transform import run_nodes
-from ..function import Function
+from ..function import Function, _readable
 from ..ir.graph import Lit
 from ..ir.types import type_of_value
 from ..trace import Tracer
@@ -151,7 +151,7 @@ class LoadedFunction:
         if encode_structure(structure, "arguments") != self._encoded_structure:
             raise TypeError(f"{self.__name__}(): the arguments' structure differs from the "
                             f"saved one")
-        return [_fitted(leaf, type, path, self.__name__)
+        return [_fitted(leaf, type, _readable(path), self.__name__)
                 for leaf, type, path in zip(leaves, self.in_types, paths)]
 
     def _replay(self, *leaves):

@@ -1,0 +1,135 @@
+"""Files that are not what jitflow wrote, or not all of it, are refused with FormatError
+saying why; none of their content is run."""
+import io
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+import jitflow
+from jitflow.saving import FormatError, read_graph, write_graph
+
+
+def _graph():
+    return jitflow.function(lambda x: np.exp(x) * 2.0 + x.sum()).trace(np.ones(3))
+
+
+@pytest.fixture
+def saved(tmp_path):
+    return write_graph(_graph(), tmp_path / "graph.jitflow")
+
+
+def _document(path):
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read("jitflow.json"))
+
+
+def _rewrite(path, document=None, extra=None):
+    """The archive at `path` with its document (and members) replaced."""
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    if document is not None:
+        members["jitflow.json"] = json.dumps(document).encode()
+    members.update(extra or {})
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("cut", [0.1, 0.5, 0.9, 0.99])
+def test_a_truncated_file(saved, cut):
+    data = saved.read_bytes()
+    saved.write_bytes(data[:int(len(data) * cut)])
+    with pytest.raises(FormatError):
+        read_graph(saved)
+
+
+def test_a_truncated_text_file(tmp_path):
+    path = write_graph(_graph(), tmp_path / "graph.json", as_text=True)
+    text = path.read_text()
+    path.write_text(text[:len(text) // 2])
+    with pytest.raises(FormatError, match="not JSON"):
+        read_graph(path)
+
+
+@pytest.mark.parametrize("content", [b"", b"hello", b"PK\x03\x04garbage",
+                                     pickle.dumps({"graph": 1}), b"[1, 2]"])
+def test_something_else(tmp_path, content):
+    path = tmp_path / "other"
+    path.write_bytes(content)
+    with pytest.raises(FormatError):
+        read_graph(path)
+
+
+def test_a_newer_version_is_named(saved):
+    _rewrite(saved, {**_document(saved), "version": 99})
+    with pytest.raises(FormatError, match="format version 99, by a newer jitflow"):
+        read_graph(saved)
+
+
+def test_another_kind_of_file(saved):
+    with pytest.raises(FormatError, match="holds a 'graph', not a 'function'"):
+        jitflow.load(saved)
+
+
+def test_an_unknown_primitive(saved):
+    document = _document(saved)
+    document["graph"]["nodes"][0]["op"] = "os.system"
+    _rewrite(saved, document)
+    with pytest.raises(FormatError, match="'os.system' is not a primitive"):
+        read_graph(saved)
+
+
+def test_a_type_that_contradicts_the_type_rule(saved):
+    document = _document(saved)
+    document["graph"]["nodes"][0]["outputs"][0][1][1] = "int32"
+    _rewrite(saved, document)
+    with pytest.raises(FormatError, match="type rule gives"):
+        read_graph(saved)
+
+
+def test_a_value_used_before_it_is_defined(saved):
+    document = _document(saved)
+    document["graph"]["nodes"][0]["inputs"][0] = {"var": 12345}
+    _rewrite(saved, document)
+    with pytest.raises(FormatError, match="used before it is defined"):
+        read_graph(saved)
+
+
+def test_a_missing_or_mistyped_constant(saved):
+    document = _document(saved)
+    constant = next(ref for node in document["graph"]["nodes"] for ref in node["inputs"]
+                    if "lit" in ref)
+    constant["lit"] = 77
+    _rewrite(saved, document)
+    with pytest.raises(FormatError, match="names no constant"):
+        read_graph(saved)
+
+
+def test_an_array_of_python_objects_is_not_unpickled(saved):
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    _rewrite(saved, extra={"arrays/0.npy": buffer.getvalue()})
+    with pytest.raises(FormatError, match="array 0 is not a valid .npy array"):
+        read_graph(saved)
+
+
+def test_a_bad_parameter_value(saved):
+    document = _document(saved)
+    reduction = next(node for node in document["graph"]["nodes"] if node["params"])
+    reduction["params"]["axes"] = {"call": "print"}
+    _rewrite(saved, document)
+    with pytest.raises(FormatError, match="not a value the format knows"):
+        read_graph(saved)
+
+
+def test_a_saved_function_whose_graph_does_not_fit_its_signature(tmp_path):
+    path = jitflow.save(lambda x: x * 2, tmp_path / "f.jitflow", np.ones(3))
+    document = _document(path)
+    document["variables"] = [{"name": "v", "trainable": True, "array": 0}]
+    _rewrite(path, document)
+    with pytest.raises(FormatError, match="its graph takes 1 inputs"):
+        jitflow.load(path)
