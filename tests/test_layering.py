@@ -75,6 +75,8 @@ V1_LAYERS = [
     # Derivatives and control flow, run through jitflow's own.
     ("derivatives", ["jitflow.v1.custom_gradients", "jitflow.v1.gradients",
                      "jitflow.v1.control_flow"]),
+    # Graphs and Variables' values to files and back (jitflow.saving's format).
+    ("saving", ["jitflow.v1.saver"]),
     # Optimizers: assign operations over gradients.
     ("train", ["jitflow.v1.train"]),
     # Sessions and the compiled plans they run.
