@@ -125,3 +125,15 @@ def test_what_cannot_be_saved_is_named(tmp_path):
         return x.sum()
     with pytest.raises(jitflow.saving.NotSerializableError, match="writes into an array"):
         jitflow.save(writes, tmp_path / "f", np.ones(2))
+
+
+def test_a_generator_it_draws_from_is_saved_and_draws_the_same_numbers(tmp_path):
+    generator = jitflow.random.Generator(7)
+
+    @jitflow.function
+    def noisy(x):
+        return x + generator.normal((3,))
+    x = np.zeros(3, np.float32)
+    loaded = jitflow.load(jitflow.save(noisy, tmp_path / "noisy.jitflow", x))
+    for _ in range(2):
+        np.testing.assert_array_equal(loaded(x), noisy(x))
