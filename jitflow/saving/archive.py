@@ -10,6 +10,7 @@ import base64
 import io
 import json
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -61,7 +62,10 @@ def _read_zip(path):
             document = _json(archive.read(DOCUMENT), path)
             count = _array_count(document, archive.namelist(), path)
             arrays = [_npy(archive.read(f"arrays/{i}.npy"), path, i) for i in range(count)]
-    except (zipfile.BadZipFile, KeyError, EOFError, OSError) as error:
+    except FormatError:
+        raise
+    except (zipfile.BadZipFile, KeyError, EOFError, OSError, zlib.error,
+            NotImplementedError, RuntimeError, ValueError) as error:  # damaged archives
         raise FormatError(f"{path}: not a complete jitflow file (a damaged or truncated "
                           f"archive: {error})") from None
     return document, arrays

@@ -91,9 +91,9 @@ def load(path):
     document, arrays = archive.read(path, KIND)
     try:
         return LoadedFunction(document, arrays)
-    except (KeyError, TypeError, ValueError, IndexError) as error:
-        if isinstance(error, FormatError):
-            raise
+    except FormatError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise FormatError(f"{path}: not a valid saved function ({type(error).__name__}: "
                           f"{error})") from None
 

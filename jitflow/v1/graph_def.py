@@ -200,8 +200,11 @@ class _Importer:
                               f"jitflow does not know")
         try:
             op = make(self, record, [self.tensor(n, where) for n in record["inputs"]])
-        except (KeyError, IndexError) as error:
-            raise FormatError(f"{where}: not a valid operation ({error!r})") from None
+        except FormatError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+            raise FormatError(f"{where} could not be made again: {type(error).__name__}: "
+                              f"{error}") from None
         if len(op.outputs) != len(record.get("outputs", ())):
             raise FormatError(f"{where}: imported with {len(op.outputs)} outputs, stored "
                               f"with {len(record.get('outputs', ()))}")

@@ -7,8 +7,11 @@ import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import jitflow
+import jitflow.v1 as tf
 from jitflow.saving import FormatError, read_graph, write_graph
 
 
@@ -133,3 +136,58 @@ def test_a_saved_function_whose_graph_does_not_fit_its_signature(tmp_path):
     _rewrite(path, document)
     with pytest.raises(FormatError, match="its graph takes 1 inputs"):
         jitflow.load(path)
+
+
+def _rich_graph():
+    def body(carry):
+        return carry[0] + 1, np.sin(carry[1]) * 0.5
+    return jitflow.function(lambda x: jitflow.while_loop(
+        lambda c: c[0] < 3, body, (0, x))[1].sum() + x[1:].max()).trace(np.ones(3))
+
+
+def _write_graph(path, as_text):
+    write_graph(_rich_graph(), path, as_text=as_text)
+
+
+def _write_function(path, as_text):
+    v = jitflow.Variable(np.arange(3.0), name="v")
+    jitflow.save(lambda x, y: {"a": x * v, "b": [np.tanh(y)]}, path, np.ones(3), 2.0)
+
+
+def _write_graph_def(path, as_text):
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, (None, 3), name="x")
+    w = tf.Variable(np.ones((3, 2), np.float32), name="w")
+    y = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.matmul(x, w), lambda: -tf.matmul(x, w))
+    tf.gradients(tf.reduce_sum(y[:, 1:] ** 2), [w])
+    tf.io.write_graph(tf.get_default_graph(), str(path.parent), path.name, as_text=as_text)
+
+
+def _read_graph_def(path):
+    with tf.Graph().as_default():
+        tf.import_graph_def(tf.io.read_graph_def(path))
+
+
+KINDS = {"graph": (_write_graph, lambda path: jitflow.verify(read_graph(path))),
+         "function": (_write_function, jitflow.load),
+         "graph_def": (_write_graph_def, _read_graph_def)}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("as_text", [False, True], ids=["zip", "text"])
+@settings(deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_damaged_file_loads_or_raises_format_error_never_anything_else(
+        kind, as_text, data, tmp_path_factory):
+    write, read = KINDS[kind]
+    path = tmp_path_factory.mktemp("damaged") / "file.jitflow"
+    write(path, as_text)
+    content = bytearray(path.read_bytes())
+    for _ in range(data.draw(st.integers(1, 3))):
+        position = data.draw(st.integers(0, len(content) - 1))
+        content[position] = data.draw(st.integers(0, 255))
+    path.write_bytes(bytes(content))
+    try:
+        read(path)
+    except FormatError:
+        pass
