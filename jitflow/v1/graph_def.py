@@ -20,6 +20,7 @@ from .functions_table import function_named, name_of
 from .gradients import gradients_operation
 from .graph import Graph, get_default_graph
 from .numpy_calls import _Slot, operation
+from .random_ops import random_normal, random_uniform
 from .state import Variable, constant, placeholder, placeholder_with_default
 from .tensor import Operation, Tensor, TensorShape
 
@@ -98,6 +99,8 @@ def _how_made(op, arrays):
             f"(RegisterGradient), Python code a GraphDef cannot hold"))
     if op.type == "Gradients" and hasattr(op, "derivative"):
         return _gradients_record(op)
+    if hasattr(op, "random"):
+        return _random_record(op, arrays)
     recipe = getattr(op, "recipe", None)
     name = name_of(recipe[0]) if recipe is not None else None
     if name is None:
@@ -109,6 +112,19 @@ def _how_made(op, arrays):
     args, kwargs = recipe[1]
     return {"made": "call", "function": name,
             "arguments": _encode_argument([list(args), kwargs], arrays, op.name)}
+
+
+def _random_record(op, arrays):
+    """A random operation: its function and static arguments, and its two operands
+    (mean and stddev, or minval and maxval) as the op function took them."""
+    function, statics = op.random
+    if statics["seed"] is None:
+        raise NotSerializableError(at_user_line(
+            f"as_graph_def: random operation {op.name!r} has no seed: its draws could not "
+            f"be made again; give seed="))
+    return {"made": "random", "function": function.__name__,
+            "statics": _encode_argument(statics, arrays, op.name),
+            "arguments": _encode_argument(list(op.recipe[1][0]), arrays, op.name)}
 
 
 def _body(body):
@@ -328,6 +344,21 @@ def _decode_argument(data, inputs, arrays, where):
     return decode(data, f"GraphDef operation {where!r}, an argument")
 
 
+def _made_random(importer, record, inputs):
+    function = _RANDOM.get(record["function"])
+    if function is None:
+        raise FormatError(f"GraphDef operation {record['name']!r}: "
+                          f"{record['function']!r} is not a random op function")
+    statics = _decode_argument(record["statics"], inputs, importer.arrays, record["name"])
+    first, second = _decode_argument(record["arguments"], inputs, importer.arrays,
+                                     record["name"])
+    return function(statics["shape"], first, second, dtype=statics["dtype"],
+                    seed=statics["seed"], name=record["name"]).op
+
+
+_RANDOM = {"random_normal": random_normal, "random_uniform": random_uniform}
+
+
 def _made_body(importer, data, where):
     operations = [importer.operation(n, where) for n in data["operations"]]
     outputs = [importer.tensor(n, where) for n in data["outputs"]]
@@ -367,7 +398,7 @@ _MAKERS = {"const": _made_const, "Placeholder": _made_placeholder,
            "PlaceholderWithDefault": _made_placeholder_with_default, "NoOp": _made_group,
            "LoopVar": _made_source, "variable": _made_variable, "assign": _made_assign,
            "call": _made_call, "cond": _made_cond, "while": _made_while,
-           "gradients": _made_gradients}
+           "gradients": _made_gradients, "random": _made_random}
 
 
 # --- files ----------------------------------------------------------------------------------

@@ -128,10 +128,29 @@ def test_a_fresh_process_imports_and_runs_it(tmp_path):
     assert_all_equal([got[f"arr_{i}"] for i in range(len(expected))], expected)
 
 
-def test_operations_a_graph_def_cannot_hold_are_named(tmp_path):
+def test_seeded_random_operations_draw_the_same_numbers_after_import():
     x = tf.placeholder(tf.float32, (2,), name="x")
-    tf.random_normal((2,), seed=0, name="noise")
-    with pytest.raises(NotSerializableError, match="'noise' .*RandomStandardNormal"):
+    normal = tf.random_normal((2,), mean=x, stddev=2.0, seed=3, name="noise")
+    uniform = tf.random_uniform((3,), 1, 5, dtype=tf.float64, seed=4)
+    graph_def = tf.get_default_graph().as_graph_def()
+    with tf.Session() as sess:
+        expected = [sess.run([normal, uniform], {x: [1.0, 2.0]}) for _ in range(2)]
+    with tf.Graph().as_default():
+        fetched = tf.import_graph_def(graph_def, return_elements=[normal.name,
+                                                                   uniform.name])
+        with tf.Session() as sess:
+            got = [sess.run(fetched, {"x:0": [1.0, 2.0]}) for _ in range(2)]
+    assert_all_equal(sum(got, []), sum(expected, []))
+
+
+def test_operations_a_graph_def_cannot_hold_are_named(tmp_path):
+    tf.random_normal((2,), name="noise")
+    with pytest.raises(NotSerializableError, match="'noise' has no seed"):
+        tf.get_default_graph().as_graph_def()
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, (2,), name="x")
+    tf.add(x, 1.0, name="mine").op.recipe = (lambda a, b: a, (((), ), {}))
+    with pytest.raises(NotSerializableError, match="'mine' .*AddV2.*<lambda>"):
         tf.get_default_graph().as_graph_def()
     tf.reset_default_graph()
 
