@@ -137,3 +137,23 @@ def test_a_generator_it_draws_from_is_saved_and_draws_the_same_numbers(tmp_path)
     loaded = jitflow.load(jitflow.save(noisy, tmp_path / "noisy.jitflow", x))
     for _ in range(2):
         np.testing.assert_array_equal(loaded(x), noisy(x))
+
+
+def test_a_training_step_with_its_optimizer_state_goes_on_as_the_original(tmp_path):
+    w = jitflow.Variable(np.array([[0.5], [-1.0]]), name="w")
+    optimizer = jitflow.optim.Adam(0.1)
+
+    @jitflow.function
+    def train_step(x, y):
+        loss, g = jitflow.value_and_grad(lambda v: ((x @ v - y) ** 2).mean())(w.value)
+        optimizer.apply_gradients([(g, w)])
+        return loss
+    x, y = np.array([[1.0, 2.0], [3.0, 1.0]]), np.array([[1.0], [2.0]])
+    train_step(x, y)  # one step before saving: the optimizer's slots hold values
+    loaded = jitflow.load(jitflow.save(train_step, tmp_path / "step.jitflow", x, y))
+    assert [v.name for v in loaded.variables] == ["w", "Adam/iterations", "Adam/w/m",
+                                                  "Adam/w/v"]
+    for _ in range(3):
+        assert loaded(x, y) == train_step(x, y)
+    for saved, original in zip(loaded.variables, [w] + optimizer.variables()):
+        np.testing.assert_array_equal(saved.numpy(), original.numpy())
