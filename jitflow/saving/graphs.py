@@ -8,46 +8,33 @@
 A ref is {"var": id} (a value defined before, by an input or a node, here or in an
 enclosing graph) or {"lit": index, "type": type} (constant number `index` of the
 array list). Types and parameters are values.py's. A custom derivative's call is stored
-as its forward body, spliced in (its rule is the user's code, which the format never
-holds). Reading checks every reference and re-runs every node's type rule
-(ir.graph.verify), so a file that does not describe a valid graph is refused.
+with its body and the graph of its rule, traced as it is written (custom_rules.py): the
+user's code itself is never stored. Reading checks every reference and re-runs every
+node's type rule (ir.graph.verify), so a file that does not describe a valid graph is
+refused.
 """
 import numpy as np
 
+from ..autodiff.custom import custom_jvp_call_p
 from ..control_flow.scan import scan_p
 from ..control_flow.switch import switch_p
 from ..control_flow.while_grad import while_grad_p
 from ..control_flow.while_loop import while_p
 from ..ir.graph import Graph, Lit, Node, Var, VerifyError, verify
 from ..ir.passes.fuse import fused_p
-from ..ir.passes.inline import inline
 from ..ir.primitive import REGISTRY
+from .custom_rules import CALLS, saved_call, traced_rule
 from .errors import FormatError, NotSerializableError
 from .values import decode, decode_type, encode, encode_type
 
 
 def primitives():
     """Every primitive a file may name: the registry's and the structured ones."""
-    return {**REGISTRY, **{p.name: p for p in (switch_p, scan_p, while_p, while_grad_p,
-                                               fused_p)}}
+    return {**REGISTRY, **CALLS, **{p.name: p for p in (switch_p, scan_p, while_p,
+                                                        while_grad_p, fused_p)}}
 
 
 # --- writing --------------------------------------------------------------------------------
-
-def stored_form(graph, done=None):
-    """`graph` as a file holds it: each custom-derivative call replaced by its body,
-    here and in every subgraph (the graph itself when it has none). A subgraph that
-    several nodes share stays shared (`done`: id(graph) -> its stored form)."""
-    done = {} if done is None else done
-    if id(graph) in done:
-        return done[id(graph)][1]
-    stored = inline(graph)
-    nodes = [node.replace(subgraphs=tuple(stored_form(g, done) for g in node.subgraphs))
-             if node.subgraphs else node for node in stored.nodes]
-    if not all(a is b for a, b in zip(nodes, stored.nodes)):
-        stored = Graph(stored.inputs, nodes, stored.outputs)
-    done[id(graph)] = (graph, stored)  # (the graph is kept so its id stays its own)
-    return stored
 
 class GraphWriter:
     """Writes graphs, numbering their values and gathering their constants."""
@@ -85,11 +72,16 @@ class GraphWriter:
         if self._known.get(node.op) is not node.prim:
             raise NotSerializableError(f"primitive '{node.op}' is not one the format knows")
         where = f"primitive '{node.op}'"
+        params = {} if node.op in CALLS else node.params  # (the user's function)
         data = {"op": node.op, "inputs": [self.ref(v) for v in node.inputs],
                 "params": {k: encode(v, f"{where}, parameter '{k}'")
-                           for k, v in sorted(node.params.items())}}
+                           for k, v in sorted(params.items())}}
         if node.subgraphs:
             data["subgraphs"] = [self.graph(g) for g in node.subgraphs]
+        if node.op in CALLS:
+            rule, results = traced_rule(node)
+            data.update(name=str(node.params["call"]), rule=self.graph(rule),
+                        rule_results=results)
         data["outputs"] = [self._define(v) for v in node.outputs]
         return data
 
@@ -97,7 +89,7 @@ class GraphWriter:
 def graph_to_data(graph):
     """(JSON data, arrays) for `graph`."""
     writer = GraphWriter()
-    return writer.graph(stored_form(graph)), writer.arrays
+    return writer.graph(graph), writer.arrays
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -174,9 +166,24 @@ class GraphReader:
         params = {k: decode(v, f"{where}, parameter '{k}'") for k, v in params.items()}
         subgraphs = [self.graph(d, f"{where}, subgraph {i}")
                      for i, d in enumerate(data.get("subgraphs", []))]
+        if prim.name in CALLS:
+            params = {"call": self._saved_call(prim, data, subgraphs, where)}
         outputs = [self._define(d, f"{where}, output {i}")
                    for i, d in enumerate(_list(data, "outputs", where))]
         return Node(prim, inputs, params, outputs, subgraphs)
+
+    def _saved_call(self, prim, data, subgraphs, where):
+        """A custom-derivative call's stand-in for the user's function (custom_rules)."""
+        results = data.get("rule_results")
+        body = subgraphs[0] if len(subgraphs) == 1 else None
+        if body is None or not isinstance(data.get("name"), str) or not (
+                isinstance(results, int) if prim is custom_jvp_call_p else
+                isinstance(results, list) and len(results) == len(body.inputs) and all(
+                    r is None or r == "ct" or isinstance(r, dict) and
+                    isinstance(r.get("error"), str) for r in results)):
+            raise FormatError(f"{where}: not a valid custom-derivative call")
+        rule = self.graph(data.get("rule"), f"{where}, rule")
+        return saved_call(prim, data["name"], body, rule, results)
 
 
 def graph_from_data(data, arrays):

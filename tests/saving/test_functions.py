@@ -18,15 +18,26 @@ W0 = np.array([[0.5, -1.0], [0.25, 2.0], [-0.75, 0.125]], np.float32)
 X = np.array([[1.0, 2.0, -0.5], [0.5, -1.5, 3.0]], np.float32)
 
 
+@jitflow.custom_vjp
+def clipped_gradient(x):
+    """The identity, whose derivative is clipped to [-0.005, 0.005]: a loaded model must
+    keep the rule (the identity's own derivative would be 1)."""
+    return x * 1.0
+
+
+clipped_gradient.defvjp(lambda x: (clipped_gradient(x), None),
+                        lambda _, ct: (np.clip(ct, -0.005, 0.005),))
+
+
 def make_model():
-    """A model reading a Variable, with a loop, a branch and a dict of results; and a
-    step that assigns Variables."""
+    """A model reading a Variable, with a custom derivative, a loop, a branch and a
+    dict of results; and a step that assigns Variables."""
     w = jitflow.Variable(W0, name="w")
     steps = jitflow.Variable(np.int64(0), name="steps")
 
     @jitflow.function
     def predict(x, scale):
-        h = np.tanh(x @ w) * scale
+        h = np.tanh(clipped_gradient(x) @ w) * scale
         h = jitflow.fori_loop(0, 3, lambda i, v: v * 0.9 + np.sin(v), h)
         h = jitflow.cond(h.sum() > 0, lambda v: v * 2.0, lambda v: np.exp(v), h)
         return {"out": h, "loss": (h * h).mean()}
