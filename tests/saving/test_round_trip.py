@@ -218,3 +218,12 @@ def test_a_python_callback_is_refused_by_name(tmp_path):
         return x + 1
     with pytest.raises(NotSerializableError, match="debug_callback.*callback"):
         write_graph(f.trace(np.ones(2)), tmp_path / "g.jitflow")
+
+
+def test_a_fused_graph_as_native_code_runs_it_comes_back_the_same(tmp_path):
+    f = jitflow.function(lambda x: np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1))
+    fused = f.lower(X)._native.graph
+    assert "fused" in {node.op for node in fused.nodes}
+    loaded = round_trip(fused, tmp_path / "fused.jitflow")
+    assert_same_graph(loaded, fused)
+    assert_same_values(eval_graph(loaded, [X]), eval_graph(fused, [X]))
