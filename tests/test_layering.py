@@ -76,7 +76,8 @@ V1_LAYERS = [
     ("derivatives", ["jitflow.v1.custom_gradients", "jitflow.v1.gradients",
                      "jitflow.v1.control_flow"]),
     # Graphs and Variables' values to files and back (jitflow.saving's format).
-    ("saving", ["jitflow.v1.functions_table", "jitflow.v1.graph_def", "jitflow.v1.io",
+    ("saving", ["jitflow.v1.functions_table", "jitflow.v1.graph_def",
+                "jitflow.v1.graph_import", "jitflow.v1.io",
                 "jitflow.v1.saver"]),
     # Optimizers: assign operations over gradients.
     ("train", ["jitflow.v1.train"]),

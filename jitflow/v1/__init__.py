@@ -20,7 +20,8 @@ from .control_flow import cond, while_loop
 from .custom_gradients import RegisterGradient
 from .gradients import gradients
 from .graph import Graph, get_default_graph, name_scope, reset_default_graph
-from .graph_def import GraphDef, import_graph_def
+from .graph_def import GraphDef
+from .graph_import import import_graph_def
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _op_names
 from .random_ops import random_normal, random_uniform
