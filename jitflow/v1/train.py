@@ -11,7 +11,7 @@ from ..errors import at_user_line
 from .gradients import gradients
 from .graph import get_default_graph
 from .ops import sqrt
-from .saver import Saver, latest_checkpoint  # noqa: F401  (train.Saver, as in TensorFlow)
+from .saver import Saver, import_meta_graph, latest_checkpoint  # noqa: F401  (as in TF)
 from .state import Variable, group, trainable_variables
 
 

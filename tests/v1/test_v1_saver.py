@@ -87,3 +87,34 @@ def test_what_goes_wrong_is_said(tmp_path):
     w = tf.Variable(np.zeros((3, 1), np.float32), name="w")
     with tf.Session() as sess, pytest.raises(ValueError, match=r"float32\(3, 1\).*\[2, 1\]"):
         tf.train.Saver().restore(sess, prefix)
+
+
+def test_import_meta_graph_brings_back_graph_and_saver_without_the_code(tmp_path):
+    x, w, b, step, train = _model()
+    train_name = train.name
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {x: X})
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "model"), global_step=step)
+        expected_w = sess.run(w)
+        sess.run(train, {x: X})
+        expected_after = sess.run(w)
+    assert os.path.exists(prefix + ".meta")
+    tf.reset_default_graph()
+    saver = tf.train.import_meta_graph(prefix + ".meta")
+    graph = tf.get_default_graph()
+    with tf.Session() as sess:
+        saver.restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run("w:0"), expected_w)
+        sess.run(graph.get_operation_by_name(train_name), {"x:0": X})
+        np.testing.assert_array_equal(sess.run("w:0"), expected_after)
+
+
+def test_a_graph_without_a_graph_def_still_saves_its_values_and_warns(tmp_path):
+    w = tf.Variable(np.ones(2, np.float32), name="w")
+    tf.random_normal((2,), name="unseeded")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.warns(UserWarning, match="not written.*'unseeded' has no seed"):
+            prefix = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    assert os.path.exists(prefix + ".jitflow") and not os.path.exists(prefix + ".meta")
