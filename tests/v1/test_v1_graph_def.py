@@ -82,6 +82,16 @@ def test_an_imported_graph_runs_and_trains_as_the_original(tmp_path, as_text):
         assert_all_equal(run(fetches, train, imported), expected)
 
 
+def test_the_session_and_train_spellings(tmp_path):
+    tf.exp(tf.placeholder(tf.float64, (2,), name="x"), name="y")
+    with tf.Session() as sess:
+        path = tf.train.write_graph(sess.graph_def, str(tmp_path), "g.jitflow")
+    with tf.Graph().as_default():
+        y, = tf.import_graph_def(tf.io.read_graph_def(path), return_elements=["y:0"])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y, {"x:0": [0.0, 1.0]}), np.exp([0.0, 1.0]))
+
+
 def test_names_under_a_prefix_input_map_and_return_elements():
     fetches, train = build()
     graph_def = tf.get_default_graph().as_graph_def()
