@@ -117,6 +117,9 @@ class LoadedFunction:
         self._arity = pytree.leaf_count(self._structure)
         self._check_counts()
         self._compiled = Function(_with_arity(self._replay, self._arity))
+        self.__signature__ = inspect.Signature(  # (so it can be saved again, or wrapped)
+            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for p in self.parameters])
 
     def _check_counts(self):
         inputs = self._arity + len(self.variables)

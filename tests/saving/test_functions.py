@@ -168,3 +168,13 @@ def test_a_training_step_with_its_optimizer_state_goes_on_as_the_original(tmp_pa
         assert loaded(x, y) == train_step(x, y)
     for saved, original in zip(loaded.variables, [w] + optimizer.variables()):
         np.testing.assert_array_equal(saved.numpy(), original.numpy())
+
+
+def test_a_loaded_function_can_be_saved_again(tmp_path):
+    predict, _, _, _ = make_model()
+    once = jitflow.load(jitflow.save(predict, tmp_path / "once.jitflow", X, 1.5))
+    twice = jitflow.load(jitflow.save(once, tmp_path / "twice.jitflow", X, 1.5))
+    assert twice.parameters == ["x", "scale"]
+    np.testing.assert_array_equal(twice(X, scale=1.5)["out"], predict(X, 1.5)["out"])
+    np.testing.assert_array_equal(jitflow.grad(loss_of(twice))(X),
+                                  jitflow.grad(loss_of(predict))(X))
