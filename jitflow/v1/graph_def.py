@@ -67,6 +67,8 @@ def _record(op, arrays):
               "outputs": [[t.shape.dims and list(t.shape.dims), encode_dtype(t.dtype, op.name)]
                           for t in op.outputs]}
     record.update(_how_made(op, arrays))
+    if op.gradient_name is not None:  # (gradient_override_map)
+        record["gradient_name"] = op.gradient_name
     return record
 
 
@@ -81,17 +83,14 @@ def _how_made(op, arrays):
     if op.type == "Const" and "value" in op.attrs:
         arrays.append(np.asarray(op.attrs["value"]))
         return {"made": "const", "array": len(arrays) - 1}
-    if op.type in ("Placeholder", "PlaceholderWithDefault", "NoOp", "LoopVar"):
+    if op.type in ("Placeholder", "PlaceholderWithDefault", "NoOp", "LoopVar",
+                   "GradientInput"):
         return {"made": op.type}
     if op.type == "If" and hasattr(op, "bodies"):
         return {"made": "cond", "true": _body(op.bodies[0]), "false": _body(op.bodies[1])}
     if op.type == "While" and hasattr(op, "bodies"):
         return {"made": "while", "carried": [t.name for t in op.carried],
                 "cond": _body(op.bodies[0]), "body": _body(op.bodies[1])}
-    if op.type == "GradientInput":
-        raise NotSerializableError(at_user_line(
-            f"as_graph_def: {op.name!r} belongs to a registered gradient "
-            f"(RegisterGradient), Python code a GraphDef cannot hold"))
     if op.type == "Gradients" and hasattr(op, "derivative"):
         return _gradients_record(op)
     if hasattr(op, "random"):
@@ -129,16 +128,22 @@ def _body(body):
 
 def _gradients_record(op):
     xs, ys, grad_ys, path, blocked = op.derivative
-    for step in path:
-        if step.gradient_name is not None:
-            raise NotSerializableError(at_user_line(
-                f"as_graph_def: {op.name!r} differentiates {step.name!r} with the "
-                f"registered gradient {step.gradient_name!r}, Python code a GraphDef "
-                f"cannot hold"))
     return {"made": "gradients", "xs": len(xs), "ys": len(ys),
             "weighted": [g is not None for g in grad_ys],
             "path": [step.name for step in path],
-            "blocked": sorted(t.name for t in blocked)}
+            "blocked": sorted(t.name for t in blocked),
+            "registered": [_registered(step) for step in path
+                           if step.custom_gradient is not None]}
+
+
+def _registered(op):
+    """An operation's registered gradient (custom_gradients.py) as the operations the
+    registered function made: the stand-ins of the incoming gradients, the operations,
+    and the gradient of each input (None for none)."""
+    gradient = op.custom_gradient
+    return {"op": op.name, "incoming": [t.name for t in gradient.incoming],
+            "operations": [o.name for o in gradient.operations],
+            "results": [None if r is None else r.name for r in gradient.results]}
 
 
 def _described(recipe):

@@ -7,6 +7,7 @@ from ..errors import at_user_line
 from ..saving.errors import FormatError
 from ..saving.values import decode, decode_dtype
 from .control_flow import _Body, cond_operation, while_operation
+from .custom_gradients import CustomGradient
 from .functions_table import function_named
 from .graph import get_default_graph
 from .graph_def import PYTHON_TYPES, GraphDef
@@ -59,6 +60,8 @@ class _Importer:
         if len(op.outputs) != len(record.get("outputs", ())):
             raise FormatError(f"{where}: imported with {len(op.outputs)} outputs, stored "
                               f"with {len(record.get('outputs', ()))}")
+        if isinstance(record.get("gradient_name"), str):  # its gradient, by name
+            op.gradient_name = record["gradient_name"]
         self.operations[record["name"]] = op
 
     def tensor(self, name, where):
@@ -114,7 +117,7 @@ def _made_group(importer, record, inputs):
 
 
 def _made_source(importer, record, inputs):
-    """A LoopVar: a stand-in fed by the loop that runs it."""
+    """A LoopVar or GradientInput: a stand-in fed by the operation that runs it."""
     graph = importer.graph
     return Operation(graph, record["type"], graph.unique_name(record["name"]), (), None,
                      _types(record))
@@ -224,13 +227,29 @@ def _made_gradients(importer, record, inputs):
     grad_ys = [next(weights) if weighted else None for weighted in record["weighted"]]
     path = [importer.operation(n, name) for n in record["path"]]
     blocked = {importer.tensor(n, name) for n in record["blocked"]}
+    for registered in record.get("registered", []):
+        _made_registered_gradient(importer, registered, name)
     graph = importer.graph
     return gradients_operation(graph, graph.unique_name(name), xs, ys, grad_ys, path,
                                blocked)
 
 
+def _made_registered_gradient(importer, data, where):
+    """The operation's registered gradient, from the operations it was made of."""
+    op = importer.operation(data["op"], where)
+    if op.custom_gradient is not None:
+        return  # (another Gradients operation made it already)
+    results = [None if r is None else importer.tensor(r, where) for r in data["results"]]
+    if len(results) != len(op.inputs):
+        raise FormatError(f"{where}: the registered gradient of {data['op']!r} has "
+                          f"{len(results)} results for {len(op.inputs)} inputs")
+    op.custom_gradient = CustomGradient.made_of(
+        op, [importer.tensor(n, where) for n in data["incoming"]],
+        [importer.operation(n, where) for n in data["operations"]], results)
+
+
 _MAKERS = {"const": _made_const, "Placeholder": _made_placeholder,
            "PlaceholderWithDefault": _made_placeholder_with_default, "NoOp": _made_group,
-           "LoopVar": _made_source, "variable": _made_variable, "assign": _made_assign,
+           "LoopVar": _made_source, "GradientInput": _made_source, "variable": _made_variable, "assign": _made_assign,
            "call": _made_call, "cond": _made_cond, "while": _made_while,
            "gradients": _made_gradients, "random": _made_random}

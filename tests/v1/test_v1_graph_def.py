@@ -166,15 +166,37 @@ def test_operations_a_graph_def_cannot_hold_are_named(tmp_path):
         tf.get_default_graph().as_graph_def()
     tf.reset_default_graph()
 
-    @tf.RegisterGradient("GraphDefTestGradient")
-    def _(op, grad):
-        return [grad * 3.0]
-    x = tf.placeholder(tf.float32, (2,), name="x")
-    with tf.get_default_graph().gradient_override_map({"Exp": "GraphDefTestGradient"}):
+
+@tf.RegisterGradient("GraphDefTripled")
+def _tripled(op, grad):
+    return [grad * 3.0]
+
+
+def test_registered_gradients_come_back_with_the_graph():
+    x = tf.placeholder(tf.float64, (2,), name="x")
+    with tf.get_default_graph().gradient_override_map({"Exp": "GraphDefTripled"}):
         y = tf.exp(x, name="exp")
-    tf.gradients(y, [x])
-    with pytest.raises(NotSerializableError, match="registered gradient"):
-        tf.get_default_graph().as_graph_def()
+    dx, = tf.gradients(y, [x])
+    graph_def = tf.get_default_graph().as_graph_def()
+    values = np.array([0.5, -1.0])
+    with tf.Graph().as_default():
+        gradient, y2 = tf.import_graph_def(graph_def, return_elements=[dx.name, "exp:0"])
+        later, = tf.gradients(y2 * 2.0, [tf.get_default_graph().get_tensor_by_name("x:0")])
+        with tf.Session() as sess:
+            got, got_later = sess.run([gradient, later], {"x:0": values})
+    np.testing.assert_array_equal(got, np.full(2, 3.0))
+    np.testing.assert_array_equal(got_later, np.full(2, 6.0))
+
+
+def test_a_gradient_registered_nowhere_is_named():
+    tf.exp(tf.placeholder(tf.float64, (2,), name="x"), name="exp")
+    graph_def = tf.get_default_graph().as_graph_def()
+    graph_def.document["operations"][1]["gradient_name"] = "NotRegisteredAnywhere"
+    with tf.Graph().as_default():
+        y, x = tf.import_graph_def(graph_def, return_elements=["exp:0", "x:0"])
+        with pytest.raises(KeyError, match="'NotRegisteredAnywhere', which is not "
+                                           "registered in this program"):
+            tf.gradients(y, [x])
 
 
 def test_bad_graph_def_files_are_refused(tmp_path):
