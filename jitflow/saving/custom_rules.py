@@ -90,7 +90,7 @@ class SavedRule:
         return None, tuple(replay(self.rule, list(primals) + list(tangents[:self.results])))
 
 
-def saved_call(prim, name, body, rule, results):
+def saved_call(name, body, rule, results):
     """The `call` parameter of a custom-derivative node read from a file: every input of
     the body is an argument (a captured value's derivative is the saved rule's)."""
     arguments = pytree.flatten(tuple(range(len(body.inputs))))[2]

@@ -37,7 +37,7 @@ def save(fn, path, *example_args, **example_kwargs):
     fn = fn if isinstance(fn, Function) else Function(fn)
     name = fn.__qualname__
     bound = fn._bind(example_args, example_kwargs)
-    leaves, paths, structure, statics = fn._split(bound)
+    leaves, paths, structure, _ = fn._split(bound)  # (static arguments: in the trace)
     types = fn._leaf_types(leaves, paths)
     if any(isinstance(leaf, Tracer) for leaf in leaves):
         raise TypeError(f"jitflow.save({name}): the example arguments must be arrays or "

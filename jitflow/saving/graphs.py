@@ -182,8 +182,15 @@ class GraphReader:
                     r is None or r == "ct" or isinstance(r, dict) and
                     isinstance(r.get("error"), str) for r in results)):
             raise FormatError(f"{where}: not a valid custom-derivative call")
-        rule = self.graph(data.get("rule"), f"{where}, rule")
-        return saved_call(prim, data["name"], body, rule, results)
+        rule = checked(self.graph(data.get("rule"), f"{where}, rule"))
+        if prim is custom_jvp_call_p:
+            sizes = (len(body.inputs) + results, len(body.outputs))
+        else:
+            sizes = (len(body.inputs) + len(body.outputs), results.count("ct"))
+        if (len(rule.inputs), len(rule.outputs)) != sizes:
+            raise FormatError(f"{where}: its rule takes {len(rule.inputs)} values and "
+                              f"gives {len(rule.outputs)}, the call needs {sizes}")
+        return saved_call(data["name"], body, rule, results)
 
 
 def graph_from_data(data, arrays):

@@ -191,3 +191,17 @@ def test_a_damaged_file_loads_or_raises_format_error_never_anything_else(
         read(path)
     except FormatError:
         pass
+
+
+def test_a_custom_rule_that_does_not_fit_its_call(tmp_path):
+    @jitflow.custom_vjp
+    def f(x):
+        return x * 2.0
+    f.defvjp(lambda x: (f(x), None), lambda _, ct: (ct * 3.0,))
+    path = write_graph(jitflow.function(lambda x: f(x)).trace(np.ones(2)), tmp_path / "g")
+    document = _document(path)
+    call = next(n for n in document["graph"]["nodes"] if n["op"] == "custom_vjp_call")
+    call["rule"]["outputs"].append(call["rule"]["outputs"][0])
+    _rewrite(path, document)
+    with pytest.raises(FormatError, match="its rule takes 2 values and gives 2"):
+        read_graph(path)
