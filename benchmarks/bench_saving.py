@@ -25,7 +25,8 @@ def model():
     import jitflow
     rng = np.random.default_rng(0)
     weights = [jitflow.Variable(rng.standard_normal((a, b)).astype(np.float32) * 0.05,
-                                name=f"w{i}") for i, (a, b) in enumerate(zip(SIZES, SIZES[1:]))]
+                                name=f"w{i}")
+               for i, (a, b) in enumerate(zip(SIZES, SIZES[1:]))]
 
     @jitflow.function
     def predict(x):

@@ -124,7 +124,8 @@ def decode_structure(data, where):
         raise FormatError(f"{where}: {data!r:.80} is not a pytree structure")
     kind = _KINDS[data[0]]
     keys = None if data[1] is None else tuple(decode(k, where) for k in data[1])
-    if (kind is dict) != (keys is not None) or (keys is not None and len(keys) != len(data[2])):
+    if (kind is dict) != (keys is not None) or \
+            (keys is not None and len(keys) != len(data[2])):
         raise FormatError(f"{where}: the keys of {data!r:.80} do not fit its kind")
     return (kind, keys, tuple(decode_structure(c, where) for c in data[2]))
 

@@ -64,12 +64,17 @@ def _record(op, arrays):
     record = {"name": op.name, "type": op.type,
               "inputs": [t.name for t in op.inputs],
               "control_inputs": [c.name for c in op.control_inputs],
-              "outputs": [[t.shape.dims and list(t.shape.dims), encode_dtype(t.dtype, op.name)]
+              "outputs": [[_dims(t.shape), encode_dtype(t.dtype, op.name)]
                           for t in op.outputs]}
     record.update(_how_made(op, arrays))
     if op.gradient_name is not None:  # (gradient_override_map)
         record["gradient_name"] = op.gradient_name
     return record
+
+
+def _dims(shape):
+    """A static shape: a list with None for unknown sizes, or None for an unknown rank."""
+    return None if shape.dims is None else list(shape.dims)
 
 
 def _how_made(op, arrays):

@@ -248,8 +248,10 @@ def _made_registered_gradient(importer, data, where):
         [importer.operation(n, where) for n in data["operations"]], results)
 
 
+# how each kind of stored operation (its "made") is made again
 _MAKERS = {"const": _made_const, "Placeholder": _made_placeholder,
            "PlaceholderWithDefault": _made_placeholder_with_default, "NoOp": _made_group,
-           "LoopVar": _made_source, "GradientInput": _made_source, "variable": _made_variable, "assign": _made_assign,
-           "call": _made_call, "cond": _made_cond, "while": _made_while,
-           "gradients": _made_gradients, "random": _made_random}
+           "LoopVar": _made_source, "GradientInput": _made_source,
+           "variable": _made_variable, "assign": _made_assign, "call": _made_call,
+           "cond": _made_cond, "while": _made_while, "gradients": _made_gradients,
+           "random": _made_random}

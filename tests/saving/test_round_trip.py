@@ -118,6 +118,10 @@ def _custom(x):
 
 
 PROGRAMS = [_loop, _branches, _scanned, _fori, _custom]
+
+
+def _hessian_vector(fn):
+    return lambda x: jitflow.jvp(jitflow.grad(fn), (x,), (np.ones_like(x),))[1]
 X = np.array([[0.5, -1.25, 2.0], [0.25, 1.5, -0.75]])
 
 
@@ -129,7 +133,7 @@ def test_control_flow_and_its_derivatives_come_back_the_same(fn, derivative, as_
     if derivative == "grad":
         fn = jitflow.grad(fn)
     elif derivative == "hessian_vector":
-        fn = (lambda f: lambda x: jitflow.jvp(jitflow.grad(f), (x,), (np.ones_like(x),))[1])(fn)
+        fn = _hessian_vector(fn)
     graph = jitflow.function(fn).trace(X)
     loaded = round_trip(graph, tmp_path / "graph.jitflow", as_text)
     assert_same_graph(loaded, graph)
