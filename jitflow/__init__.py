@@ -29,6 +29,8 @@ from .variables import Variable
 from ._version import __version__
 # They build on everything above.
 from . import datasets, debug, drawing, nn, optim, profiler, random, testing  # noqa: E402
+from . import saving  # noqa: E402
+from .saving import load, save  # noqa: E402
 from .drawing import to_dot  # noqa: E402
 from .profiler import profile  # noqa: E402
 
@@ -55,4 +57,5 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning", "CacheWarning",
            "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
-           "testing", "debug", "drawing", "to_dot", "profiler", "profile"]
+           "testing", "debug", "drawing", "to_dot", "profiler", "profile", "saving", "save",
+           "load"]

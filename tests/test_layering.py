@@ -76,6 +76,10 @@ V1_LAYERS = [
     # Derivatives and control flow, run through jitflow's own.
     ("derivatives", ["jitflow.v1.custom_gradients", "jitflow.v1.gradients",
                      "jitflow.v1.control_flow"]),
+    # Graphs and Variables' values to files and back (jitflow.saving's format).
+    ("saving", ["jitflow.v1.functions_table", "jitflow.v1.graph_def",
+                "jitflow.v1.graph_import", "jitflow.v1.io",
+                "jitflow.v1.saver"]),
     # Optimizers: assign operations over gradients.
     ("train", ["jitflow.v1.train"]),
     # Sessions and the compiled plans they run.
