@@ -354,12 +354,25 @@ class Function:
             return leaves
         named, read = NamedArrays(self.fn), set()
         named.watch(read)  # which named arrays NumPy reads while tracing
+        random_states = named.random_states()
         try:
             graph, state = trace_with_variables(flat_fn, leaves, types, paths,
                                                 self.__qualname__, locations)
         finally:
             named.put_back()  # and arrays the code rebound to traced results (`w += x`)
+        self._refuse_frozen_draws(named, random_states)
         return graph, out["structure"], state, read
+
+    def _refuse_frozen_draws(self, named, states):
+        path = named.frozen_draws(states)
+        if path is not None:
+            raise TypeError(
+                f"'{path}', a method of a NumPy random generator taken before the trace, "
+                f"drew numbers while '{self.__qualname__}' was traced: NumPy ran it once, "
+                f"so its numbers would be frozen into the compiled code. Call the method "
+                f"on the generator inside the function (rng.normal(...): jitflow traces "
+                f"that), draw outside and pass the numbers in, or use "
+                f"jitflow.random.Generator")
 
     def _compile(self, bound, signature, leaves):
         if self._last is not None:

@@ -39,7 +39,12 @@ class NamedArrays:
         self._copies = {}  # id(array) -> (path, array, its contents when traced)
         self._inputs = set()  # ids of the arrays some trace takes as inputs
         self._read = set()  # ids of the arrays NumPy read while some trace ran
-        self._views = []  # (put, the array, its watching view) while tracing
+        self._views = []  # (reach, put, the original, what stands in) while tracing
+        # (path, reach, put, method) for methods of NumPy random generators the code
+        # names, taken before the trace (`draw = rng.normal`): NumPy's own, which
+        # jitflow.random does not trace, so `watch` puts a call of the method by name
+        # on the generator in their place
+        self.random_methods = []
         if code is None:
             return
         words = _code_words(code)
@@ -62,6 +67,8 @@ class NamedArrays:
         value = original_of(reach())  # (another thread may be tracing)
         if isinstance(value, np.ndarray):
             self.found.append((path, reach, put, value))
+        elif _random_owner(value) is not None:
+            self.random_methods.append((path, reach, put, value))
         elif depth > 0 and _looked_into(value):
             for step_path, step, put_step in _steps(value, words | _class_words(value)):
                 self._walk(path + step_path, lambda step=step: step(reach()),
@@ -98,6 +105,20 @@ class NamedArrays:
                 return path
         return None
 
+    def random_states(self):
+        """The state of each generator behind a method in random_methods, to compare
+        after the trace with frozen_draws."""
+        return [_random_state(_random_owner(method))
+                for *_, method in self.random_methods]
+
+    def frozen_draws(self, states):
+        """The path of a method in random_methods that drew numbers since `states` were
+        taken (traced draws leave NumPy's state alone: jitflow.random), or None."""
+        for (path, *_, method), state in zip(self.random_methods, states):
+            if _random_state(_random_owner(method)) != state:
+                return path
+        return None
+
     def watch(self, read):
         """Before a trace: put a view of each writable array where its name leads, which
         adds the array's id to the set `read` when NumPy reads it (watched_arrays.py)."""
@@ -107,18 +128,49 @@ class NamedArrays:
                 view = watched_view(array, on_read)
                 put(view)
                 self._views.append((reach, put, array, view))
+        for _, reach, put, method in self.random_methods:
+            if put is not None:
+                by_name = _called_by_name(method)
+                put(by_name)
+                self._views.append((reach, put, method, by_name))
 
     def put_back(self):
         """After a trace: put each array back where the function's code rebound it to
         the traced result of writing into it (`w += x`: numpy_dispatch.py), or where a
-        view watched it."""
+        view watched it, and each random method back in place of its call by name."""
         for _, reach, put, array in self.found:
             if put is not None and isinstance(reach(), Tracer):
                 put(array)
-        for reach, put, array, view in self._views:
-            if reach() is view:
-                put(array)
+        for reach, put, original, stand_in in self._views:
+            if reach() is stand_in:
+                put(original)
         self._views = []
+
+
+_RANDOM_CLASSES = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+
+
+def _random_owner(value):
+    """The NumPy generator whose bound method `value` is, or None."""
+    owner = getattr(value, "__self__", None)
+    if isinstance(value, (types.BuiltinMethodType, types.MethodType)) and \
+            isinstance(owner, _RANDOM_CLASSES):
+        return owner
+    return None
+
+
+def _called_by_name(method):
+    """A function calling `method` by its name on its generator: while a trace runs,
+    the generator's class methods are jitflow.random's, which trace the draw."""
+    owner, name = method.__self__, method.__name__
+    return lambda *args, **kwargs: getattr(owner, name)(*args, **kwargs)
+
+
+def _random_state(owner):
+    """A comparable snapshot of a NumPy generator's state."""
+    bit_generator = owner if isinstance(owner, np.random.BitGenerator) else \
+        getattr(owner, "bit_generator", None) or getattr(owner, "_bit_generator")
+    return repr(bit_generator.state)
 
 
 def _looked_into(value):
