@@ -145,12 +145,21 @@ def test_traced_integer_array_assignment_matches_numpy(backend, case):
     same_as_numpy(assign, x, value, *indices)
 
 
-def test_a_traced_scalar_that_may_not_fit_an_int_array_is_refused(backend):
+@pytest.mark.parametrize("first", [2, 2 ** 31 - 1, -2 ** 31, 2 ** 31, -2 ** 31 - 1, 2 ** 40])
+def test_a_traced_int_scalar_into_a_narrower_array_is_checked_at_run_time(backend, first):
     def f(x, y):
         x[0] = y.sum()  # an int64 scalar into int32: NumPy checks it fits at run time
+        x[1] += y[0]  # an array's element: cast, wrapping
         return x
-    with pytest.raises(TypeError, match="fits"):
-        jitflow.function(f)(np.zeros(2, np.int32), np.arange(3))
+    same_as_numpy(f, np.zeros(2, np.int32), np.array([first, 0, 0]))
+
+
+def test_a_traced_float_scalar_into_an_int_array_is_refused(backend):
+    def f(x, y):
+        x[0] = y.sum()  # NaN, inf or too large raise in NumPy: not compiled
+        return x
+    with pytest.raises(TypeError, match="NaN or infinite"):
+        jitflow.function(f)(np.zeros(2, np.int32), np.ones(3))
 
     def cast_first(x, y):
         x[0] = y.sum().astype(np.int32)
