@@ -10,6 +10,7 @@ import numpy as np
 from . import numpy as jnp
 from .errors import at_user_line, user_frame
 from .trace import Tracer, innermost_builder
+from .ufunc_at import ufunc_at
 from .writes import write_result
 
 # ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
@@ -28,6 +29,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     elif method == "reduce" and name in _REDUCTIONS:
         axis = kwargs.pop("axis", 0)
         return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
+    elif method == "at":
+        return ufunc_at(ufunc, *inputs)
     where = "" if method == "__call__" else f".{method}"
     raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
                                  f"traced values"))

@@ -687,3 +687,65 @@ def test_other_arguments_after_the_fast_path_take_the_checked_path(backend):
     y = np.zeros(2, np.float32)  # another dtype: the checked path, another signature
     np.testing.assert_array_equal(f(y), np.array([2.0, 2.0], np.float32))
     np.testing.assert_array_equal(y, [1.0, 1.0])
+
+
+# --- ufunc.at: unbuffered accumulation ----------------------------------------------------
+
+@st.composite
+def accumulations(draw):
+    """(x, index, values) for np.add.at: integer-array indices on the first axis, with
+    repeats and negatives, and values that broadcast to what they name."""
+    dtype = draw(st.sampled_from([np.float64, np.float32, np.int64, np.int32]))
+    x = draw(arrays(dtype, shapes(min_dims=1, max_dims=2, min_side=1)))
+    rows = x.shape[0]
+    index = draw(hnp.arrays(np.int64, st.integers(0, 6),
+                            elements=st.integers(-rows, rows - 1)))
+    named = (len(index),) + x.shape[1:]
+    values = draw(arrays(dtype, st.sampled_from([named, named[1:], ()])))
+    return x, index, values
+
+
+@given_per_backend(accumulations(), st.sampled_from([np.add, np.subtract]))
+def test_ufunc_at_accumulates_every_value_as_numpy_does(backend, case, ufunc):
+    x, index, values = case
+
+    def accumulate(x, index, values):
+        y = x * 1
+        ufunc.at(y, index, values)
+        return y
+    with np.errstate(all="ignore"):
+        expected = accumulate(x, index, values)
+        actual = jitflow.function(accumulate)(x, index, values)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    if x.dtype.kind != "f":
+        np.testing.assert_array_equal(actual, expected)  # wrapping sums agree exactly
+        return
+    # NumPy adds the values into x one by one, jitflow sums them first: each order
+    # rounds up to once per value
+    finite = np.isfinite(expected)
+    np.testing.assert_array_equal(actual[~finite], expected[~finite])
+    def largest(a):
+        return np.abs(a[np.isfinite(a)]).astype(np.float64).max(initial=0)
+    magnitude = largest(x) + largest(values) * len(index)
+    bound = (len(index) + 1) * np.finfo(x.dtype).eps * magnitude
+    np.testing.assert_allclose(actual[finite], expected[finite], rtol=0, atol=bound)
+
+
+def test_ufunc_at_takes_any_index_and_differentiates(backend):
+    def f(x, v):
+        y = x * 2
+        np.add.at(y, (np.array([0, 0, -1]), slice(1, None)), v)
+        np.subtract.at(y, 1, 1.0)
+        return y
+    x, v = np.arange(12.0).reshape(4, 3), np.array([[1.0, 2.0]] * 3)
+    same_as_numpy(f, x, v)
+    check_grads(lambda x, v: f(x, v).sum(), (x, v), order=1)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda x: np.multiply.at(x * 1, [0], 2.0), "multiply.at is not supported"),
+    (lambda x: np.add.at((x * 1).astype(np.int32), [0, 0], x[:2]), "truncates"),
+    (lambda x: np.add.at(np.zeros(3), [0], x[0]), "NumPy array with traced values")])
+def test_ufunc_at_that_cannot_follow_numpy_raises(backend, fn, match):
+    with pytest.raises(TypeError, match=match):
+        jitflow.function(fn)(np.ones(3))
