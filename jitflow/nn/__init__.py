@@ -32,10 +32,29 @@ from .model import Model
 from .sequential import Sequential
 from .input_layer import Input
 from .symbolic import SymbolicTensor
+from .attention import MultiHeadAttention
+from .convolution import conv1d
+from .conv_transpose import conv2d_transpose
+from .convolution_layers import Conv1D, Conv2DTranspose
+from .embedding import Embedding
+from .function_layers import Activation, Lambda
+from .global_pooling import (GlobalAveragePooling1D, GlobalAveragePooling2D,
+                             GlobalMaxPooling1D, GlobalMaxPooling2D)
+from .layer_registry import register_layer
+from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
+from .recurrent import GRU, LSTM, SimpleRNN
+from .reshaping import Permute, RepeatVector, Reshape, UpSampling2D
+from .wrappers import Bidirectional
 
 __all__ = ["activations", "callbacks", "initializers", "losses", "metrics", "elu", "gelu", "leaky_relu", "linear",
            "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",
            "tanh", "conv2d", "max_pool2d", "avg_pool2d", "Layer", "Dense", "Conv2D",
            "MaxPool2D", "AvgPool2D", "MaxPooling2D", "AveragePooling2D", "Flatten",
            "Dropout", "LayerNorm", "LayerNormalization", "BatchNorm", "BatchNormalization",
-           "Sequential", "Input", "InputLayer", "SymbolicTensor", "Model"]
+           "Sequential", "Input", "InputLayer", "SymbolicTensor", "Model",
+           "MultiHeadAttention", "conv1d", "conv2d_transpose", "Conv1D", "Conv2DTranspose",
+           "Embedding", "Activation", "Lambda", "GlobalAveragePooling1D",
+           "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
+           "register_layer", "Add", "Average", "Concatenate", "Maximum", "Minimum",
+           "Multiply", "Subtract", "GRU", "LSTM", "SimpleRNN", "Permute", "RepeatVector",
+           "Reshape", "UpSampling2D", "Bidirectional"]
