@@ -41,6 +41,7 @@ from .function_layers import Activation, Lambda
 from .global_pooling import (GlobalAveragePooling1D, GlobalAveragePooling2D,
                              GlobalMaxPooling1D, GlobalMaxPooling2D)
 from .layer_registry import register_layer
+from .model_file import load_model
 from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import Permute, RepeatVector, Reshape, UpSampling2D
@@ -55,6 +56,6 @@ __all__ = ["activations", "callbacks", "initializers", "losses", "metrics", "elu
            "MultiHeadAttention", "conv1d", "conv2d_transpose", "Conv1D", "Conv2DTranspose",
            "Embedding", "Activation", "Lambda", "GlobalAveragePooling1D",
            "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
-           "register_layer", "Add", "Average", "Concatenate", "Maximum", "Minimum",
+           "register_layer", "load_model", "Add", "Average", "Concatenate", "Maximum", "Minimum",
            "Multiply", "Subtract", "GRU", "LSTM", "SimpleRNN", "Permute", "RepeatVector",
            "Reshape", "UpSampling2D", "Bidirectional"]

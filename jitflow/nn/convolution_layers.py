@@ -79,8 +79,8 @@ class Conv2DTranspose(_Convolution):
                  bias_initializer="zeros", rng=None, name=None):
         super().__init__(filters, kernel_size, strides, padding, activation, use_bias,
                          kernel_initializer, bias_initializer, rng, name)
-        self.kernel_size = pair(_listed(kernel_size), "kernel_size", self.name)
-        self.strides = pair(_listed(strides), "strides", self.name)
+        self.kernel_size = pair(kernel_size, "kernel_size", self.name)
+        self.strides = pair(strides, "strides", self.name)
 
     def build(self, input_shape, dtype):
         self.make_weights((*self.kernel_size, self.filters, input_shape[-1]), dtype)
@@ -96,11 +96,6 @@ def _single(value, what, name):
         raise ValueError(at_user_line(f"{name}: {what} must be a positive int, got "
                                       f"{value!r}"))
     return values
-
-
-def _listed(value):
-    """A pair given as a list (from a saved config) as the tuple pair() takes."""
-    return tuple(value) if isinstance(value, list) else value
 
 
 __all__ = ["Conv1D", "Conv2DTranspose"]

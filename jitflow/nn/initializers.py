@@ -140,7 +140,7 @@ class Orthogonal(_Random):
         q, r = np.linalg.qr(normal)
         q = q * np.sign(np.diag(r))
         q = q if rows >= columns else q.T
-        return self.gain * q.reshape(shape)
+        return np.ascontiguousarray(self.gain * q.reshape(shape))
 
 
 def compute_fans(shape):
