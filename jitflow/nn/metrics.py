@@ -44,7 +44,7 @@ class CategoricalAccuracy(Metric):
 
     def per_example(self, y_true, y_pred):
         hits = jnp.argmax(y_pred, axis=-1) == jnp.argmax(y_true, axis=-1)
-        return jnp.astype(hits, np.float64)
+        return _mean_over_features(jnp.astype(hits, np.float64))
 
 
 class SparseCategoricalAccuracy(Metric):
@@ -54,7 +54,7 @@ class SparseCategoricalAccuracy(Metric):
     def per_example(self, y_true, y_pred):
         labels = loss_classes._squeezed_labels(y_true, y_pred)
         hits = jnp.argmax(y_pred, axis=-1) == jnp.astype(labels, np.int64)
-        return jnp.astype(hits, np.float64)
+        return _mean_over_features(jnp.astype(hits, np.float64))
 
 
 class TopKCategoricalAccuracy(Metric):
@@ -67,7 +67,7 @@ class TopKCategoricalAccuracy(Metric):
         super().__init__(name)
 
     def per_example(self, y_true, y_pred):
-        return _in_top_k(y_pred, jnp.argmax(y_true, axis=-1), self.k)
+        return _mean_over_features(_in_top_k(y_pred, jnp.argmax(y_true, axis=-1), self.k))
 
 
 class SparseTopKCategoricalAccuracy(TopKCategoricalAccuracy):
@@ -76,7 +76,7 @@ class SparseTopKCategoricalAccuracy(TopKCategoricalAccuracy):
 
     def per_example(self, y_true, y_pred):
         labels = loss_classes._squeezed_labels(y_true, y_pred)
-        return _in_top_k(y_pred, jnp.astype(labels, np.int64), self.k)
+        return _mean_over_features(_in_top_k(y_pred, jnp.astype(labels, np.int64), self.k))
 
 
 def _in_top_k(y_pred, labels, k):
