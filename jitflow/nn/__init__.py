@@ -17,7 +17,8 @@ nn.Model(inputs, outputs) runs; compile and fit train it with one compiled step.
     model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
     history = model.fit(x, labels, batch_size=32, epochs=10, validation_split=0.2)
 """
-from . import activations, callbacks, initializers, losses, metrics
+from . import (activations, callbacks, constraints, initializers, losses, metrics,
+               regularizers)
 from .activations import (elu, gelu, leaky_relu, linear, log_softmax, relu, selu, sigmoid,
                           silu, softmax, softplus, swish, tanh)
 from .convolution import conv2d
@@ -47,7 +48,8 @@ from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import Permute, RepeatVector, Reshape, UpSampling2D
 from .wrappers import Bidirectional
 
-__all__ = ["activations", "callbacks", "initializers", "losses", "metrics", "elu", "gelu", "leaky_relu", "linear",
+__all__ = ["activations", "callbacks", "constraints", "initializers", "losses", "metrics",
+           "regularizers", "elu", "gelu", "leaky_relu", "linear",
            "log_softmax", "relu", "selu", "sigmoid", "silu", "softmax", "softplus", "swish",
            "tanh", "conv2d", "max_pool2d", "avg_pool2d", "Layer", "Dense", "Conv2D",
            "MaxPool2D", "AvgPool2D", "MaxPooling2D", "AveragePooling2D", "Flatten",

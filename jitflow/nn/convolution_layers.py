@@ -15,8 +15,11 @@ class _Convolution(Layer):
     paddings = ("valid", "same")
 
     def __init__(self, filters, kernel_size, strides, padding, activation, use_bias,
-                 kernel_initializer, bias_initializer, rng, name):
+                 kernel_initializer, bias_initializer, rng, name, rules):
         super().__init__(name)
+        for prefix in ("kernel", "bias"):
+            self.set_weight_rules(prefix, rules.get(f"{prefix}_regularizer"),
+                                  rules.get(f"{prefix}_constraint"))
         if padding not in self.paddings:
             raise ValueError(at_user_line(
                 f"{self.name} ({type(self).__name__}): padding must be one of "
@@ -48,7 +51,7 @@ class _Convolution(Layer):
                 "activation": activations.serialize(self.activation_arg, self.name),
                 "use_bias": self.use_bias,
                 "kernel_initializer": self.initializers[0],
-                "bias_initializer": self.initializers[1]}
+                "bias_initializer": self.initializers[1], **self.rules_config()}
 
 
 class Conv1D(_Convolution):
@@ -57,9 +60,14 @@ class Conv1D(_Convolution):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", rng=None, name=None):
+                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
         super().__init__(filters, kernel_size, strides, padding, activation, use_bias,
-                         kernel_initializer, bias_initializer, rng, name)
+                         kernel_initializer, bias_initializer, rng, name, dict(
+                             kernel_regularizer=kernel_regularizer,
+                             bias_regularizer=bias_regularizer,
+                             kernel_constraint=kernel_constraint,
+                             bias_constraint=bias_constraint))
         self.kernel_size = _single(kernel_size, "kernel_size", self.name)
         self.strides = _single(strides, "strides", self.name)
 
@@ -76,9 +84,14 @@ class Conv2DTranspose(_Convolution):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", rng=None, name=None):
+                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
         super().__init__(filters, kernel_size, strides, padding, activation, use_bias,
-                         kernel_initializer, bias_initializer, rng, name)
+                         kernel_initializer, bias_initializer, rng, name, dict(
+                             kernel_regularizer=kernel_regularizer,
+                             bias_regularizer=bias_regularizer,
+                             kernel_constraint=kernel_constraint,
+                             bias_constraint=bias_constraint))
         self.kernel_size = pair(kernel_size, "kernel_size", self.name)
         self.strides = pair(strides, "strides", self.name)
 

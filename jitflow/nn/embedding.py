@@ -12,8 +12,10 @@ class Embedding(Layer):
     no row NumPy would not (a negative one counts from the end, as in NumPy's take)."""
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
-                 dtype="float32", rng=None, name=None):
+                 dtype="float32", rng=None, name=None, embeddings_regularizer=None,
+                 embeddings_constraint=None):
         super().__init__(name)
+        self.set_weight_rules("embeddings", embeddings_regularizer, embeddings_constraint)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = embeddings_initializer
         self.dtype = np.dtype(dtype)
@@ -39,7 +41,7 @@ class Embedding(Layer):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
                 "embeddings_initializer": self.embeddings_initializer,
-                "dtype": self.dtype.name}
+                "dtype": self.dtype.name, **self.rules_config()}
 
 
 __all__ = ["Embedding"]

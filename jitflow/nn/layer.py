@@ -11,9 +11,11 @@ from .. import pytree
 from ..errors import at_user_line
 from ..random import eager_numpy
 from ..variables import Variable
-from . import initializers, layer_registry, symbolic
+from . import constraints, initializers, layer_registry, regularizers, symbolic
 
 _counts = {}
+# The weight a Keras regularizer or constraint argument names, where the names differ.
+_RULE_OF_WEIGHT = {"recurrent_kernel": "recurrent"}
 
 
 class Layer:
@@ -35,6 +37,9 @@ class Layer:
         self._weights = []
         self.input_shape = None
         self._inbound_nodes = []  # its calls on symbolic tensors (symbolic.Node)
+        self._rules = {}  # argument prefix ("kernel") -> (regularizer, constraint) given
+        self._penalties = []  # (weight, regularizer)
+        self._constraints = []  # (weight, constraint)
 
     def __call__(self, x, training=False, **options):
         """The layer's outputs for x (an array, or a list or dict of them for layers
@@ -68,7 +73,46 @@ class Layer:
             value = init(shape, dtype=dtype, rng=rng)
         weight = Variable(value, name=f"{self.name}/{name}", trainable=trainable)
         self._weights.append(weight)
+        regularizer, constraint = self._rules.get(_RULE_OF_WEIGHT.get(name, name),
+                                                  (None, None))
+        if regularizer is not None:
+            self._penalties.append((weight, regularizers.get(regularizer)))
+        if constraint is not None:
+            self._constraints.append((weight, constraints.get(constraint)))
         return weight
+
+    # --- regularizers and constraints ----------------------------------------------------
+    def set_weight_rules(self, prefix, regularizer=None, constraint=None):
+        """Keras' <prefix>_regularizer and <prefix>_constraint arguments ("kernel",
+        "bias", "recurrent", "embeddings"), for the weight add_weight will make."""
+        regularizers.get(regularizer)  # an unknown name is an error now, not at build
+        constraints.get(constraint)
+        self._rules[prefix] = (regularizer, constraint)
+
+    @property
+    def losses(self):
+        """The regularization penalties of the layer's weights and of the layers inside
+        it, computed from their current values (fit adds them to the loss)."""
+        penalties = [regularizer(weight.value) for weight, regularizer in self._penalties]
+        for inner in getattr(self, "layers", []):
+            penalties += inner.losses
+        return penalties
+
+    def weight_constraints(self):
+        """[(weight, constraint)] of the layer and the layers inside it."""
+        pairs = list(self._constraints)
+        for inner in getattr(self, "layers", []):
+            pairs += inner.weight_constraints()
+        return pairs
+
+    def rules_config(self):
+        """The regularizer and constraint arguments, for get_config."""
+        config = {}
+        for prefix, (regularizer, constraint) in self._rules.items():
+            what = f"{self.name}: {prefix}"
+            config[f"{prefix}_regularizer"] = regularizers.serialize(regularizer, what)
+            config[f"{prefix}_constraint"] = constraints.serialize(constraint, what)
+        return config
 
     @property
     def weights(self):
@@ -130,6 +174,9 @@ class Layer:
     def __setstate__(self, state):
         """Unpickled: layers made from now on are named after it, never like it."""
         state.setdefault("_inbound_nodes", [])
+        for name in ("_penalties", "_constraints"):
+            state.setdefault(name, [])
+        state.setdefault("_rules", {})
         self.__dict__.update(state)
         _reserve(type(self).__name__.lower(), self.name)
 

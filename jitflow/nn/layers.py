@@ -14,8 +14,11 @@ class Dense(Layer):
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", rng=None,
-                 name=None):
+                 name=None, kernel_regularizer=None, bias_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None):
         super().__init__(name)
+        self.set_weight_rules("kernel", kernel_regularizer, kernel_constraint)
+        self.set_weight_rules("bias", bias_regularizer, bias_constraint)
         self.units = int(units)
         self.activation_arg = activation
         self.activation = activations.get(activation)
@@ -39,7 +42,7 @@ class Dense(Layer):
         return {**super().get_config(), "units": self.units,
                 "activation": activations.serialize(self.activation_arg, self.name),
                 "use_bias": self.use_bias, "kernel_initializer": self.initializers[0],
-                "bias_initializer": self.initializers[1]}
+                "bias_initializer": self.initializers[1], **self.rules_config()}
 
 
 class Conv2D(Layer):
@@ -47,8 +50,11 @@ class Conv2D(Layer):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", rng=None, name=None):
+                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
         super().__init__(name)
+        self.set_weight_rules("kernel", kernel_regularizer, kernel_constraint)
+        self.set_weight_rules("bias", bias_regularizer, bias_constraint)
         self.filters = int(filters)
         self.kernel_size = pair(kernel_size, "kernel_size", self.name)
         self.strides = pair(strides, "strides", self.name)
@@ -79,7 +85,7 @@ class Conv2D(Layer):
                 "padding": self.padding,
                 "activation": activations.serialize(self.activation_arg, self.name),
                 "use_bias": self.use_bias, "kernel_initializer": self.initializers[0],
-                "bias_initializer": self.initializers[1]}
+                "bias_initializer": self.initializers[1], **self.rules_config()}
 
 
 class _Pool(Layer):

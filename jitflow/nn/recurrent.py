@@ -28,8 +28,13 @@ class _Recurrent(Layer):
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
                  bias_initializer="zeros", return_sequences=False, return_state=False,
-                 go_backwards=False, rng=None, name=None):
+                 go_backwards=False, rng=None, name=None, kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None):
         super().__init__(name)
+        self.set_weight_rules("kernel", kernel_regularizer, kernel_constraint)
+        self.set_weight_rules("recurrent", recurrent_regularizer, recurrent_constraint)
+        self.set_weight_rules("bias", bias_regularizer, bias_constraint)
         self.units = int(units)
         self.activation_arg = activation
         self.activation = activations.get(activation)
@@ -109,7 +114,8 @@ class _Recurrent(Layer):
                 "recurrent_initializer": self.initializers[1],
                 "bias_initializer": self.initializers[2],
                 "return_sequences": self.return_sequences,
-                "return_state": self.return_state, "go_backwards": self.go_backwards}
+                "return_state": self.return_state, "go_backwards": self.go_backwards,
+                **self.rules_config()}
 
 
 class SimpleRNN(_Recurrent):
