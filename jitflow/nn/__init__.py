@@ -16,6 +16,11 @@ nn.Model(inputs, outputs) runs; compile and fit train it with one compiled step.
     model = nn.Model(inputs, nn.Dense(3, activation="softmax")(hidden))
     model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
     history = model.fit(x, labels, batch_size=32, epochs=10, validation_split=0.2)
+    model.save("model.jitflow")            # nn.load_model reads it back, ready to resume
+
+Layers for sequences (Embedding, SimpleRNN, LSTM, GRU over jitflow.scan, Bidirectional,
+MultiHeadAttention, Conv1D), images (Conv2D, Conv2DTranspose, pooling, UpSampling2D),
+shapes (Reshape, Permute, RepeatVector, Flatten) and merging (Add, Concatenate, ...).
 """
 from . import (activations, callbacks, constraints, initializers, losses, metrics,
                regularizers)
