@@ -39,7 +39,8 @@ def save_model(model, path):
     config = {"format": FORMAT, "version": VERSION,
               "model": layer_registry.serialize(model),
               "build_input": _build_input(model),
-              "compile": _compile_config(model)}
+              "compile": _compile_config(model),
+              "order": _names_in_order(model)}
     try:
         text = json.dumps(config, indent=1)
     except (TypeError, ValueError) as error:
@@ -67,6 +68,8 @@ def load_model(path, compile=True):
     if config["build_input"] is not None:  # a subclassed model builds on its first call
         spec = config["build_input"]
         model(np.zeros([1, *spec["shape"][1:]], spec["dtype"]))
+        weights, state = _renamed(config["order"], _names_in_order(model), weights, state,
+                                  path)
     weights_io.assign_by_name(model, weights, "load_model", path)
     _restore_generators(model, state)
     if compile and config["compile"] is not None:
@@ -184,6 +187,37 @@ def _restore_optimizer(optimizer, model, state):
             optimizer._slots.leave(variable.name, {
                 name: Variable(saved[name], name=f"{optimizer.name}/{variable.name}/{name}",
                                trainable=False) for name in optimizer.slot_names})
+
+
+def _names_in_order(model):
+    return {"weights": [w.name for w in model.weights],
+            "generators": [g.draws.name for g in _generators(model)]}
+
+
+def _renamed(saved, now, weights, state, path):
+    """A subclassed model's inner layers take new default names when it is made again:
+    its weights and generators are matched by their order instead (the order its
+    attributes were set in), and the arrays renamed."""
+    for kind in ("weights", "generators"):
+        if len(saved[kind]) != len(now[kind]):
+            raise ValueError(at_user_line(
+                f"load_model: {path} holds {len(saved[kind])} {kind}, the model made "
+                f"from its config has {len(now[kind])}"))
+    names = dict(zip(saved["weights"], now["weights"]))
+    names.update(zip(saved["generators"], now["generators"]))
+    weights = {names[name]: array for name, array in weights.items()}
+    return weights, {_renamed_key(key, names): array for key, array in state.items()}
+
+
+def _renamed_key(key, names):
+    """'slot:<weight>:<slot>' and 'generator:<draws>' under the new names."""
+    kind, _, rest = key.partition(":")
+    if kind == "slot":
+        weight, _, slot = rest.rpartition(":")
+        return f"slot:{names[weight]}:{slot}"
+    if kind == "generator":
+        return f"generator:{names[rest]}"
+    return key
 
 
 def _restore_generators(model, state):

@@ -223,3 +223,38 @@ def test_a_file_of_another_kind_is_refused(tmp_path):
 def test_saving_is_described_in_a_form_that_needs_no_pickle():
     source = textwrap.dedent(open(os.path.join(ROOT, "jitflow", "nn", "model_file.py")).read())
     assert "pickle" not in source.replace("no pickle", "")
+
+
+@nn.register_layer(name="tests>TwoLayers")
+class TwoLayers(nn.Model):
+    """A subclassed model: its layers are attributes, named anew when it is made."""
+
+    def __init__(self, hidden, name=None):
+        super().__init__(name=name)
+        self.hidden = hidden
+        self.first, self.dropout = nn.Dense(hidden, activation="relu"), nn.Dropout(0.5)
+        self.second = nn.Dense(2)
+
+    def call(self, x, training=False):
+        return self.second(self.dropout(self.first(x), training=training))
+
+    def get_config(self):
+        return {"name": self.name, "hidden": self.hidden}
+
+
+def test_a_registered_subclassed_model_resumes_with_its_weights_matched_in_order(tmp_path):
+    x, y = RNG.standard_normal((8, 3)).astype(np.float32), np.ones((8, 2), np.float32)
+    model = TwoLayers(5)
+    model.compile("adam", "mse")
+    model.fit(x, y, batch_size=4, verbose=0)
+    model.save(tmp_path / "subclassed.jitflow")
+    loaded = nn.load_model(tmp_path / "subclassed.jitflow")
+    assert type(loaded) is TwoLayers and loaded.hidden == 5
+    assert [w.name for w in loaded.weights] != [w.name for w in model.weights]
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+    assert int(loaded.dropout.generator.draws.numpy()) == 2
+    continued = model.fit(x, y, batch_size=4, epochs=2, verbose=0).history["loss"]
+    assert loaded.fit(x, y, batch_size=4, epochs=2, verbose=0).history["loss"] == \
+        pytest.approx(continued, rel=1e-6)
+    with pytest.raises(NotImplementedError, match="defines get_config"):
+        nn.Model.get_config(model)
