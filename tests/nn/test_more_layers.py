@@ -161,3 +161,18 @@ def test_the_new_layers_compile_in_a_model_as_they_run_eagerly():
     assert model.output_shape == (None, 2)
     compiled = jitflow.function(lambda v: model(v))(data)
     assert_same(np.asarray(compiled), np.asarray(model(data)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("layer, shapes, expected", [
+    (nn.Multiply(), [(4, 3), (4, 3)], (None, 4, 3)),
+    (nn.Average(), [(3,), (3,), (3,)], (None, 3)),
+    (nn.Subtract(), [(2, 5), (2, 5)], (None, 2, 5)),
+    (nn.Maximum(), [(6,), (6,)], (None, 6)),
+    (nn.Minimum(), [(6,), (6,)], (None, 6)),
+    (nn.Concatenate(axis=1), [(2, 5), (3, 5)], (None, 5, 5)),
+    (nn.Activation("softmax"), (7,), (None, 7)),
+    (nn.GlobalMaxPooling1D(keepdims=True), (6, 3), (None, 1, 3)),
+])
+def test_symbolic_shapes_of_merges_and_activation(layer, shapes, expected):
+    inputs = [nn.Input(s) for s in shapes] if isinstance(shapes, list) else nn.Input(shapes)
+    assert layer(inputs).shape == expected
