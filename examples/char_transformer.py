@@ -61,15 +61,13 @@ class TokenAndPosition(nn.Layer):
 
 
 def transformer_block(x, heads, width, hidden):
-    """Pre-norm block: x + attention(norm(x)), then x + feed-forward(norm(x)). (ReLU
-    in the feed-forward: the exact GELU's erf composite costs far more to
-    differentiate.)"""
+    """Pre-norm block: x + attention(norm(x)), then x + feed-forward(norm(x))."""
     normed = nn.LayerNormalization(epsilon=1e-5)(x)
     attended = nn.MultiHeadAttention(heads, width // heads)(normed, normed,
                                                            use_causal_mask=True)
     x = nn.Add()([x, attended])
     normed = nn.LayerNormalization(epsilon=1e-5)(x)
-    return nn.Add()([x, nn.Dense(width)(nn.Dense(hidden, activation="relu")(normed))])
+    return nn.Add()([x, nn.Dense(width)(nn.Dense(hidden, activation="gelu")(normed))])
 
 
 def build_model(vocabulary_size, width=48, heads=4, blocks=2):
