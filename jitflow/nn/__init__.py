@@ -51,7 +51,7 @@ from .model_file import load_model
 from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from .recurrent import GRU, LSTM, SimpleRNN
 from .reshaping import Permute, RepeatVector, Reshape, UpSampling2D
-from .wrappers import Bidirectional
+from .wrappers import Bidirectional, TimeDistributed
 
 __all__ = ["activations", "callbacks", "constraints", "initializers", "losses", "metrics",
            "regularizers", "elu", "gelu", "leaky_relu", "linear",
@@ -65,4 +65,4 @@ __all__ = ["activations", "callbacks", "constraints", "initializers", "losses", 
            "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
            "register_layer", "load_model", "Add", "Average", "Concatenate", "Maximum", "Minimum",
            "Multiply", "Subtract", "GRU", "LSTM", "SimpleRNN", "Permute", "RepeatVector",
-           "Reshape", "UpSampling2D", "Bidirectional"]
+           "Reshape", "UpSampling2D", "Bidirectional", "TimeDistributed"]

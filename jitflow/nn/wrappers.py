@@ -1,5 +1,6 @@
-"""Bidirectional: a recurrent layer run forwards and a copy of it run backwards over the
-same sequence, their outputs merged, as Keras' Bidirectional."""
+"""Wrappers around another layer, as Keras': Bidirectional (a recurrent layer run
+forwards and a copy of it run backwards over the same sequence, their outputs merged)
+and TimeDistributed (a layer applied to every step of a sequence)."""
 from .. import numpy as jnp
 from ..errors import at_user_line
 from . import layer_registry
@@ -73,4 +74,39 @@ class Bidirectional(Layer):
         return cls(**config)
 
 
-__all__ = ["Bidirectional"]
+class TimeDistributed(Layer):
+    """`layer` applied to each step of (batch, time, ...): the steps are folded into
+    the batch, (batch * time, ...), for one call of the layer, then unfolded."""
+    any_length = True  # sequences of any length
+
+    def __init__(self, layer, name=None):
+        super().__init__(name or f"time_distributed_{layer.name}")
+        self.layer = layer
+
+    @property
+    def layers(self):
+        return [self.layer]
+
+    @property
+    def weights(self):
+        return self.layer.weights
+
+    def call(self, x, training=False):
+        if len(x.shape) < 3:
+            raise ValueError(at_user_line(
+                f"{self.name} (TimeDistributed): takes (batch, time, ...), got shape "
+                f"{tuple(x.shape)}"))
+        batch, steps = x.shape[:2]
+        folded = jnp.reshape(x, (batch * steps, *x.shape[2:]))
+        y = self.layer(folded, training=training)
+        return jnp.reshape(y, (batch, steps, *y.shape[1:]))
+
+    def get_config(self):
+        return {**super().get_config(), "layer": layer_registry.serialize(self.layer)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**dict(config, layer=layer_registry.deserialize(config["layer"])))
+
+
+__all__ = ["Bidirectional", "TimeDistributed"]

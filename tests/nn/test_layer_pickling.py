@@ -40,6 +40,7 @@ LAYERS.update({
     nn.LSTM: (lambda: nn.LSTM(3, return_sequences=True, unit_forget_bias=False), SEQUENCES),
     nn.GRU: (lambda: nn.GRU(3, return_state=True, reset_after=False), SEQUENCES),
     nn.Bidirectional: (lambda: nn.Bidirectional(nn.GRU(2), merge_mode="ave"), SEQUENCES),
+    nn.TimeDistributed: (lambda: nn.TimeDistributed(nn.Dense(2)), SEQUENCES),
     nn.MultiHeadAttention: (lambda: nn.MultiHeadAttention(2, 3, dropout=0.5), ATTENDED),
     nn.Embedding: (lambda: nn.Embedding(5, 2), np.array([[0, 4], [3, 1]])),
     nn.Conv1D: (lambda: nn.Conv1D(2, 2, padding="causal"), SEQUENCES),

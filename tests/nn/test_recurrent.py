@@ -174,3 +174,19 @@ def test_the_compiled_graph_has_one_scan_whatever_the_length():
 def test_a_recurrent_layer_refuses_a_sequence_of_the_wrong_rank():
     with pytest.raises(ValueError, match=r"\(batch, time, features\), got shape \(2, 3\)"):
         nn.GRU(2)(np.zeros((2, 3)))
+
+
+def test_time_distributed_applies_a_layer_to_every_step():
+    rng = np.random.default_rng(5)
+    frames = rng.standard_normal((2, 3, 6, 6, 1)).astype(np.float32)
+    conv = nn.Conv2D(4, 3)
+    layer = nn.TimeDistributed(conv)
+    y = np.asarray(layer(frames))
+    assert y.shape == (2, 3, 4, 4, 4)
+    for t in range(3):
+        assert_same(y[:, t], np.asarray(conv(frames[:, t])), rtol=1e-6, atol=1e-6)
+    assert layer.weights == conv.weights
+    inputs = nn.Input((5, 6, 6, 1))
+    assert nn.TimeDistributed(nn.Flatten())(inputs).shape == (None, 5, 36)
+    with pytest.raises(ValueError, match=r"takes \(batch, time, ...\)"):
+        nn.TimeDistributed(nn.Dense(2))(np.ones((2, 3)))
