@@ -203,18 +203,17 @@ class CSVLogger(Callback):
 
 
 class ModelCheckpoint(_Monitor):
-    """Save the model's weights (save_weights, an .npz file) at the end of each epoch
-    to `filepath`, which may name the epoch and logged values ("w-{epoch:02d}.npz");
-    with save_best_only, only when `monitor` improved."""
+    """Save the model's weights (save_weights: .npz, or .safetensors by the suffix) or,
+    with save_weights_only=False, the whole model (model.save, read back by
+    nn.load_model) at the end of each epoch to `filepath`, which may name the epoch and
+    logged values ("w-{epoch:02d}.npz"); with save_best_only, only when `monitor`
+    improved."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=True, mode="auto"):
         super().__init__(monitor, mode)
-        if not save_weights_only:
-            raise NotImplementedError(at_user_line(
-                "ModelCheckpoint: only save_weights_only=True is supported (weights as "
-                ".npz files, read back with load_weights)"))
         self.filepath, self.verbose = os.fspath(filepath), verbose
+        self.save_weights_only = save_weights_only
         self.save_best_only = save_best_only
 
     def on_epoch_end(self, epoch, logs=None):
@@ -228,7 +227,10 @@ class ModelCheckpoint(_Monitor):
                 print(f"Epoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} "
                       f"to {value:.5f}, saving model to {path}")
             self.best = value
-        self.model.save_weights(path)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
 
 
 __all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "LearningRateScheduler",

@@ -55,13 +55,24 @@ class Training:
             predictions = self(x, training=True)
             loss, parts, totals = self._config.losses_and_totals(y, predictions,
                                                                  sample_weight, mask)
+            loss = self._with_penalties(loss)
         variables = self.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        for weight, constraint in self.weight_constraints():
+            weight.assign(constraint(weight.value))
         return loss, parts, totals
 
     def _test_step(self, x, y, sample_weight, mask):
         predictions = self(x, training=False)
-        return self._config.losses_and_totals(y, predictions, sample_weight, mask)
+        loss, parts, totals = self._config.losses_and_totals(y, predictions, sample_weight,
+                                                             mask)
+        return self._with_penalties(loss), parts, totals
+
+    def _with_penalties(self, loss):
+        """The loss plus the weights' regularization penalties, as Keras reports it."""
+        for penalty in self.losses:
+            loss = loss + penalty
+        return loss
 
     # --- fit ------------------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
