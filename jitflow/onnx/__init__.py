@@ -9,5 +9,6 @@ extra); importing jitflow alone does not import it.
 """
 from .errors import UnsupportedError
 from .export import export, to_model
+from .load import load
 
-__all__ = ["export", "to_model", "UnsupportedError"]
+__all__ = ["export", "to_model", "load", "UnsupportedError"]
