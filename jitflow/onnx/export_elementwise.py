@@ -6,6 +6,10 @@ the loop dtype NumPy would use, the ONNX operator runs, and the result is cast t
 node's output dtype. Where ONNX's operator differs from NumPy's function (log1p near 0,
 floor division and remainder's signs, integer division by zero), the NumPy function is
 written out of several operators.
+
+ONNX Runtime's Where gives +0.0 where it takes a -0.0 from its first operand (from the
+second it keeps the sign): the compositions here put the values whose zeros carry a
+sign second, under conditions that are not a Not (which its optimizer swaps away).
 """
 import numpy as np
 
@@ -82,9 +86,9 @@ def log1p(w, node):
     u_minus_1 = w.add("Sub", [u, one])
     corrected = w.add("Div", [w.add("Mul", [w.add("Log", [u]), x]), u_minus_1])
     # where u is inf, log(u) * x / inf is NaN: log(u) is the answer there
-    tiny = w.add("Equal", [u_minus_1, w.constant(0, dtype)])
-    result = w.add("Where", [tiny, x, w.add("Where", [w.add("IsInf", [u]), w.add("Log", [u]),
-                                                       corrected])])
+    result = w.add("Where", [_nonzero(w, u_minus_1, dtype),
+                             w.add("Where", [w.add("IsInf", [u]), w.add("Log", [u]), corrected]),
+                             x])
     return finish(w, node, result, dtype)
 
 
@@ -97,9 +101,14 @@ def expm1(w, node):
     u_minus_1 = w.add("Sub", [u, one])
     corrected = w.add("Div", [w.add("Mul", [u_minus_1, x]), w.add("Log", [u])])
     plain = w.add("Or", [w.add("IsInf", [u]), w.add("Equal", [u, zero])])
-    result = w.add("Where", [w.add("Equal", [u_minus_1, zero]), x,
-                             w.add("Where", [plain, u_minus_1, corrected])])
+    result = w.add("Where", [_nonzero(w, u_minus_1, dtype),
+                             w.add("Where", [plain, u_minus_1, corrected]), x])
     return finish(w, node, result, dtype)
+
+
+def _nonzero(w, name, dtype):
+    """|x| > 0: x != 0 without a Not (false for NaN)."""
+    return w.add("Greater", [w.add("Abs", [name]), w.constant(0, dtype)])
 
 
 def _integer_divisor(w, x, y, dtype):
@@ -119,11 +128,12 @@ def _float_divmod(w, x, y, dtype):
     zero, one = w.constant(0, dtype), w.constant(1, dtype)
     mod = w.add("Mod", [x, y], fmod=1)
     div = w.add("Div", [w.add("Sub", [x, mod]), y])
-    nonzero = w.add("Not", [w.add("Equal", [mod, zero])])
+    nonzero = w.add("Or", [_nonzero(w, mod, dtype), w.add("IsNaN", [mod])])
     signs_differ = w.add("Xor", [w.add("Less", [y, zero]), w.add("Less", [mod, zero])])
     fix = w.add("And", [nonzero, signs_differ])
     mod = w.add("Where", [fix, w.add("Add", [mod, y]), mod])
-    signed_zero = w.add("Where", [w.add("Less", [y, zero]), w.constant(-0.0, dtype), zero])
+    signed_zero = w.add("Where", [w.add("GreaterOrEqual", [y, zero]), zero,
+                                  w.constant(-0.0, dtype)])
     mod = w.add("Where", [nonzero, mod, signed_zero])
     div = w.add("Where", [fix, w.add("Sub", [div, one]), div])
     floor = w.add("Floor", [div])
@@ -132,7 +142,7 @@ def _float_divmod(w, x, y, dtype):
                               w.add("Add", [floor, one]), floor])
     quotient = w.add("Div", [x, y])
     zero_div = w.add("Mul", [quotient, zero])  # the sign of x / y
-    floordiv = w.add("Where", [w.add("Equal", [div, zero]), zero_div, rounded])
+    floordiv = w.add("Where", [_nonzero(w, div, dtype), rounded, zero_div])
     by_zero = w.add("Equal", [y, zero])
     return w.add("Where", [by_zero, quotient, floordiv]), mod
 

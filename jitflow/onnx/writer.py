@@ -30,7 +30,7 @@ class ModelParts:
         return name
 
     def constant(self, array, hint="const"):
-        array = np.ascontiguousarray(array)
+        array = np.array(array, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
         key = (array.dtype.str, array.shape, array.tobytes())
         if key not in self._constants:
             name = self.fresh(hint)
