@@ -40,7 +40,14 @@ def divide(node, x, y):
 
 
 def mod(node, x, y):
-    return jnp.fmod(x, y) if node.attr("fmod", 0) else jnp.remainder(x, y)
+    """fmod=1: C's fmod (the dividend's sign); for floats |x| mod |y| (exact), signed
+    as x (a zero result is +0.0)."""
+    if not node.attr("fmod", 0):
+        return jnp.remainder(x, y)
+    if x.dtype.kind != "f":
+        return jnp.fmod(x, y)
+    magnitude = jnp.remainder(jnp.abs(x), jnp.abs(y))
+    return jnp.where(x < 0, -magnitude, magnitude)
 
 
 def mean(node, *xs):

@@ -16,3 +16,22 @@ def run_ort(model, *args):
 
 def as_list(result):
     return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def make_model(nodes, inputs, outputs, initializers=None, opset=21):
+    """A checked model of `nodes`: `inputs` maps names to example arrays (their dtypes
+    and shapes declared), `initializers` names constant arrays; the outputs' types are
+    inferred."""
+    import onnx
+    from onnx import helper, numpy_helper
+    graph = helper.make_graph(
+        nodes, "test",
+        [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype),
+                                       list(a.shape)) for name, a in inputs.items()],
+        [helper.make_value_info(name, onnx.TypeProto()) for name in outputs],
+        initializer=[numpy_helper.from_array(np.asarray(a), name)
+                     for name, a in (initializers or {}).items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    onnx.checker.check_model(model, full_check=True)
+    return model
