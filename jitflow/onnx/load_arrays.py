@@ -5,6 +5,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from .. import numpy as jnp
+from ..indexing import getitem
 
 
 def shape(node, x):
@@ -91,7 +92,7 @@ def slice_(node, x, starts=None, ends=None, axes=None, steps=None):
 
 def gather(node, x, indices):
     axis = node.attr("axis", 0) % x.ndim
-    return x[(slice(None),) * axis + (indices,)]
+    return getitem(x, (slice(None),) * axis + (indices,))  # (x may be a NumPy constant)
 
 
 def gather_elements(node, x, indices):
@@ -100,7 +101,7 @@ def gather_elements(node, x, indices):
     grids = [np.arange(n).reshape([-1 if a == i else 1 for a in range(indices.ndim)])
              for i, n in enumerate(indices.shape)]
     grids[axis] = indices
-    return x[tuple(grids)]
+    return getitem(x, tuple(grids))
 
 
 def expand(node, x, target):

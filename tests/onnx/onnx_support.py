@@ -20,15 +20,16 @@ def as_list(result):
 
 def make_model(nodes, inputs, outputs, initializers=None, opset=21):
     """A checked model of `nodes`: `inputs` maps names to example arrays (their dtypes
-    and shapes declared), `initializers` names constant arrays; the outputs' types are
-    inferred."""
+    and shapes declared), `initializers` names constant arrays; the outputs are names
+    (their types inferred) or ValueInfoProtos."""
     import onnx
     from onnx import helper, numpy_helper
     graph = helper.make_graph(
         nodes, "test",
         [helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype),
                                        list(a.shape)) for name, a in inputs.items()],
-        [helper.make_value_info(name, onnx.TypeProto()) for name in outputs],
+        [helper.make_value_info(name, onnx.TypeProto()) if isinstance(name, str) else name
+         for name in outputs],
         initializer=[numpy_helper.from_array(np.asarray(a), name)
                      for name, a in (initializers or {}).items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
