@@ -185,3 +185,44 @@ def test_load_reads_a_file(tmp_path):
     path = tmp_path / "relu.onnx"
     onnx.save(make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": X}, ["y"]), path)
     assert_same(jitflow.onnx.load(str(path))(X), np.maximum(X, 0))
+
+
+# --- drawn shapes and dtypes ---------------------------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+NUMERIC = [np.float32, np.float64, np.int32, np.int64]
+
+
+def values(dtype, shape, nonzero=False):
+    if np.dtype(dtype).kind == "f":
+        elements = st.floats(-100, 100, width=np.dtype(dtype).itemsize * 8)
+    else:
+        elements = st.integers(-100, 100).filter(lambda v: v != 0 or not nonzero)
+    return hnp.arrays(dtype, shape, elements=elements)
+
+
+@given(st.sampled_from(["Add", "Sub", "Mul", "Div", "Max", "Min", "Equal", "Less",
+                        "Greater"]), st.sampled_from(NUMERIC),
+       hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3), st.data())
+def test_binary_operators_broadcast_in_their_one_dtype(op, dtype, shapes, data):
+    x = data.draw(values(dtype, shapes.input_shapes[0]))
+    y = data.draw(values(dtype, shapes.input_shapes[1], nonzero=op == "Div"))
+    model = make_model([helper.make_node(op, ["x", "y"], ["out"])], {"x": x, "y": y},
+                       ["out"])
+    with np.errstate(all="ignore"):
+        same_as_ort(model, x, y, rtol=1e-6, atol=0)
+
+
+@given(st.sampled_from(["ReduceSum", "ReduceMean", "ReduceMax", "ReduceProd",
+                        "ReduceSumSquare", "ReduceL1"]),
+       st.sampled_from([np.float32, np.int64]), hnp.array_shapes(max_dims=3, max_side=3),
+       st.booleans(), st.data())
+def test_reductions_over_drawn_axes(op, dtype, shape, keepdims, data):
+    x = data.draw(values(dtype, shape))
+    axes = data.draw(st.lists(st.integers(-len(shape), len(shape) - 1), unique_by=lambda a:
+                              a % len(shape), max_size=len(shape)))
+    model = make_model([helper.make_node(op, ["x", "axes"], ["out"], keepdims=int(keepdims))],
+                       {"x": x}, ["out"], {"axes": np.array(axes, np.int64)})
+    same_as_ort(model, x, rtol=1e-5, atol=1e-5)
