@@ -9,10 +9,12 @@ written out of several operators.
 
 ONNX Runtime's Where gives +0.0 where it takes a -0.0 from its first operand (from the
 second it keeps the sign): the compositions here put the values whose zeros carry a
-sign second, under conditions that are not a Not (which its optimizer swaps away).
+sign second, under conditions that are not a Not (which its optimizer swaps away), and
+the where primitive puts the sign back.
 """
 import numpy as np
 
+from ..ir.graph import Lit
 from ..ir.types import ufunc_loop_dtypes
 from .dtypes import onnx_type
 
@@ -179,9 +181,21 @@ def invert(w, node):
 
 
 def where(w, node):
+    """Where; for floats, a -0.0 taken from x (which ONNX Runtime's Where makes +0.0)
+    gets its sign back: the result is multiplied by -1 there (a select of +-1, no zero)."""
     cond, x, y = node.inputs
     dtype = node.outputs[0].type.dtype
-    return [w.add("Where", [w.operand(cond, BOOL), w.operand(x, dtype), w.operand(y, dtype)])]
+    c, x_name = w.operand(cond, BOOL), w.operand(x, dtype)
+    result = w.add("Where", [c, x_name, w.operand(y, dtype)])
+    if dtype.kind != "f" or (isinstance(x, Lit) and not np.signbit(x.value[x.value == 0]).any()):
+        return [result]
+    zero = w.constant(0, dtype)
+    negative_zero = w.add("And", [w.add("Equal", [x_name, zero]),
+                                  w.add("Less", [w.add("Div", [w.constant(1, dtype), x_name]),
+                                                 zero])])
+    sign = w.add("Where", [w.add("And", [c, negative_zero]), w.constant(-1, dtype),
+                           w.constant(1, dtype)])
+    return [w.add("Mul", [result, sign])]
 
 
 def cast(w, node):

@@ -149,6 +149,13 @@ def test_where_cast_and_python_scalars():
                              (x > k).astype(np.float64)), x, 1.5)
 
 
+def test_where_keeps_the_sign_of_a_zero_from_either_operand():
+    x = np.array([1.0, -1.0, 0.0, -0.0, np.nan, -np.inf])
+    with np.errstate(invalid="ignore"):  # (-0.0 * inf)
+        round_trip(lambda x: (np.where(x > 0, -0.0 * x, x), np.where(x < 0, x, -0.0),
+                              np.where(x != x, x, 0.0 * x)), x)
+
+
 # --- models --------------------------------------------------------------------------------
 
 def test_a_sequential_mlp_has_its_weights_as_named_initializers():
@@ -204,3 +211,11 @@ def test_a_function_that_assigns_a_variable_cannot_be_exported():
 def test_arguments_of_unsupported_kinds_are_named():
     with pytest.raises(TypeError, match="argument x"):
         jitflow.onnx.to_model(lambda x: x, np.ones(2, np.float16))
+
+
+def test_importing_jitflow_leaves_onnx_unimported():
+    import subprocess
+    code = "import sys, jitflow; print('onnx' in sys.modules, 'jitflow.onnx' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=os.path.join(os.path.dirname(__file__), "..", ".."))
+    assert result.stdout.split() == ["False", "False"]
