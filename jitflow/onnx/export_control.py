@@ -50,8 +50,7 @@ def switch(w, node):
     """branches[index], the index clamped into range: a boolean one is an If; an
     integer one nested Ifs, `index <= k` choosing branch k."""
     index, operands = node.inputs[0], [w.read(v) for v in node.inputs[1:]]
-    branches, types = node.subgraphs, node.prim.infer_types(
-        *(v.type for v in node.inputs), subgraphs=node.subgraphs)
+    branches, types = node.subgraphs, [v.type for v in node.outputs]
     if index.type.dtype == bool_ and len(branches) == 2:
         return _listed(w.add(
             "If", [w.read(index)], len(types),

@@ -113,9 +113,12 @@ def conv(node, x, weight, bias=None):
     padded = jnp.pad(x, windows.widths()) if any(map(any, windows.widths())) else x
     columns = jnp.stack(list(windows.slices(padded)), axis=2)  # (N, C, K, *out)
     n, positions = x.shape[0], int(np.prod(windows.out, dtype=np.int64))
-    columns = jnp.reshape(columns, (n, groups, -1, positions))
+    # one product per group over every image at once: (C/g K) rows, N * positions columns
+    columns = jnp.reshape(columns, (n, groups, -1, positions)).transpose(1, 2, 0, 3)
+    columns = jnp.reshape(columns, (groups, columns.shape[1], n * positions))
     kernel = jnp.reshape(weight, (groups, filters // groups, -1))
-    y = jnp.reshape(jnp.matmul(kernel, columns), (n, filters, *windows.out))
+    y = jnp.reshape(jnp.matmul(kernel, columns), (groups, filters // groups, n, positions))
+    y = jnp.reshape(y.transpose(2, 0, 1, 3), (n, filters, *windows.out))
     return y if bias is None else y + _per_channel(bias, y.ndim)
 
 
