@@ -99,6 +99,47 @@ def test_one_operator_gives_what_onnx_runtime_gives(op, inputs, constants, attri
     same_as_ort(model, *inputs.values(), rtol=1e-5, atol=1e-6)
 
 
+# Operators whose inputs and attributes changed between opsets, in their older forms
+OLD_FORMS = [
+    ("Softmax", {"x": X}, {}, {"axis": 1}, 11),  # the input seen as a (2, 12) matrix
+    ("LogSoftmax", {"x": X}, {}, {}, 11),
+    ("ReduceSum", {"x": X}, {}, {"axes": [1, 2], "keepdims": 0}, 11),
+    ("ReduceMax", {"x": X}, {}, {"axes": [-1]}, 13),
+    ("Squeeze", {"x": X[:, :1]}, {}, {"axes": [1]}, 11),
+    ("Squeeze", {"x": X[:1, :, :1]}, {}, {}, 13),
+    ("Unsqueeze", {"x": X}, {}, {"axes": [0, 4]}, 11),
+    ("Slice", {"x": X}, {}, {"starts": [1, -3], "ends": [3, 100], "axes": [1, 2]}, 9),
+    ("Pad", {"x": X}, {}, {"pads": [0, 1, 0, 0, 2, 1], "value": 7.0}, 9),
+    ("Clip", {"x": X}, {}, {"min": -0.3, "max": 0.2}, 6),
+    ("Split", {"x": X}, {}, {"axis": 2, "split": [1, 3]}, 11),
+    ("Identity", {"x": X}, {}, {}, 21),
+]
+
+
+@pytest.mark.parametrize("op, inputs, constants, attributes, opset", OLD_FORMS,
+                         ids=[f"{c[0]}-{c[4]}-{i}" for i, c in enumerate(OLD_FORMS)])
+def test_older_forms_of_operators(op, inputs, constants, attributes, opset):
+    outputs = ["a", "b"] if op == "Split" else ["out"]
+    node = helper.make_node(op, [*inputs, *constants], outputs, **attributes)
+    model = make_model([node], inputs, outputs, constants, opset=opset)
+    same_as_ort(model, *inputs.values(), rtol=1e-6)
+
+
+def test_constants_made_in_the_graph_are_folded():
+    nodes = [helper.make_node("Constant", [], ["c"], value_floats=[1.0, 2.0, 3.0, 4.0]),
+             helper.make_node("ConstantOfShape", ["shape"], ["ones"],
+                              value=onnx.numpy_helper.from_array(np.ones(1, np.float32))),
+             helper.make_node("Range", ["start", "limit", "delta"], ["r"]),
+             helper.make_node("Cast", ["r"], ["rf"], to=onnx.TensorProto.FLOAT),
+             helper.make_node("Mul", ["x", "c"], ["xc"]),
+             helper.make_node("Add", ["xc", "ones"], ["y"]),
+             helper.make_node("Sub", ["y", "rf"], ["out"])]
+    model = make_model(nodes, {"x": X}, ["out"],
+                       {"shape": np.array([3, 1]), "start": np.float32(0),
+                        "limit": np.float32(4), "delta": np.float32(1)})
+    same_as_ort(model, X)
+
+
 def test_shape_arithmetic_is_folded_while_tracing():
     """A PyTorch-style flatten: Shape -> Gather -> Unsqueeze -> Concat -> Reshape."""
     nodes = [helper.make_node("Shape", ["x"], ["shape"]),
