@@ -127,18 +127,21 @@ def _checked(value_info, arg):
     """An input as the model declares it: its dtype and rank, and each fixed size."""
     tensor = value_info.type.tensor_type
     dtype = jitflow_dtype(tensor.elem_type, f"input {value_info.name!r}")
+    declared = [d.dim_value if d.HasField("dim_value") else None
+                for d in tensor.shape.dim] if tensor.HasField("shape") else None
     shape = tuple(np.shape(arg))
-    declared = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim]
-    actual_dtype = arg.dtype if hasattr(arg, "dtype") else np.asarray(arg).dtype
-    if actual_dtype != dtype or (tensor.HasField("shape") and (
-            len(shape) != len(declared) or
-            any(d is not None and d != s for d, s in zip(declared, shape)))):
-        shown = ["?" if d is None else d for d in declared] if tensor.HasField("shape") \
-            else "any shape"
+    actual = arg.dtype if hasattr(arg, "dtype") else np.asarray(arg).dtype
+    if actual != dtype or not _fits(shape, declared):
+        shown = "any shape" if declared is None else \
+            f"shape {['?' if d is None else d for d in declared]}"
         raise TypeError(f"jitflow.onnx.load: input {value_info.name!r} is declared "
-                        f"{dtype} of shape {shown}, got {actual_dtype} of shape "
-                        f"{list(shape)}")
+                        f"{dtype} of {shown}, got {actual} of shape {list(shape)}")
     return arg
+
+
+def _fits(shape, declared):
+    return declared is None or (len(shape) == len(declared) and all(
+        d is None or d == s for d, s in zip(declared, shape)))
 
 
 def _identifier(name, taken):

@@ -54,6 +54,16 @@ def mean(node, *xs):
     return functools.reduce(jnp.add, xs) / len(xs)
 
 
+def is_inf(node, x):
+    """Infinities, of both signs unless detect_negative or detect_positive is 0."""
+    found = jnp.isinf(x)
+    if not node.attr("detect_negative", 1):
+        found = found & (x > 0)
+    if not node.attr("detect_positive", 1):
+        found = found & (x < 0)
+    return found
+
+
 def cast(node, x):
     return jnp.astype(x, jitflow_dtype(node.attr("to"), node.where()))
 
@@ -187,9 +197,7 @@ MATH_OPS = {
     "LeakyRelu": leaky_relu, "Elu": elu, "Selu": selu, "Softplus": softplus,
     "HardSigmoid": hard_sigmoid, "Gelu": gelu, "Clip": clip,
     "Not": unary(jnp.logical_not), "IsNaN": unary(jnp.isnan),
-    "IsInf": lambda node, x: jnp.isinf(x) if node.attr("detect_negative", 1) and
-    node.attr("detect_positive", 1) else
-    (jnp.isinf(x) & ((x > 0) if node.attr("detect_positive", 1) else (x < 0))),
+    "IsInf": is_inf,
     "BitwiseNot": unary(jnp.invert),
     "Add": binary(jnp.add), "Sub": binary(jnp.subtract), "Mul": binary(jnp.multiply),
     "Div": divide, "Pow": same_dtype(binary(jnp.power)), "Mod": mod,
