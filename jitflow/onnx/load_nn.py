@@ -68,14 +68,9 @@ class Windows:
         reach = [dil * (k - 1) + 1 for dil, k in zip(self.dilations, kernel)]
         pads = _pads(node, spatial, reach, self.strides)
         self.before, after = pads[:d], pads[d:]
-        self.out, self.extra = [], []
-        for n, r, s, b, a in zip(spatial, reach, self.strides, self.before, after):
-            span = n + b + a - r
-            out = (-(-span // s) if ceil_mode else span // s) + 1
-            if ceil_mode and (out - 1) * s >= n + b:  # a window must start inside
-                out -= 1
-            self.out.append(out)
-            self.extra.append(max((out - 1) * s + r - (n + b + a), 0))
+        sizes = [_windows_along(n, r, s, b, a, ceil_mode)
+                 for n, r, s, b, a in zip(spatial, reach, self.strides, self.before, after)]
+        self.out, self.extra = [o for o, _ in sizes], [e for _, e in sizes]
         self.after = tuple(a + e for a, e in zip(after, self.extra))
         if any(o < 1 for o in self.out):
             raise node.fail(f"a window of {list(kernel)} does not fit in {list(spatial)}")
@@ -92,7 +87,18 @@ class Windows:
             yield padded[tuple(index)]
 
 
+def _windows_along(n, reach, stride, before, after, ceil_mode):
+    """How many windows fit along an axis of n, padded; and the padding ceil_mode adds
+    after it for the last window (which must still start inside the input)."""
+    span = n + before + after - reach
+    out = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (out - 1) * stride >= n + before:
+        out -= 1
+    return out, max((out - 1) * stride + reach - (n + before + after), 0)
+
+
 def _pads(node, spatial, reach, strides):
+    """Explicit pads (before..., after...), or those auto_pad asks for."""
     auto = node.attr("auto_pad", "NOTSET")
     d = len(spatial)
     if auto in ("NOTSET", "VALID"):
