@@ -5,6 +5,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from .. import numpy as jnp
+from .. import ops
 from ..indexing import getitem
 
 
@@ -104,6 +105,78 @@ def gather_elements(node, x, indices):
     return getitem(x, tuple(grids))
 
 
+def gather_nd(node, x, indices):
+    """x at the index tuples along indices' last axis (no batch dims)."""
+    if node.attr("batch_dims", 0):
+        raise node.fail("batch_dims other than 0 are not supported")
+    return getitem(x, tuple(indices[..., k] for k in range(indices.shape[-1])))
+
+
+def _normalized(index, size):
+    """Indices counted from the end (negative) counted from the start."""
+    return jnp.where(index < 0, index + size, index)
+
+
+def _scattered(node, x, updates, indices):
+    """x with updates written (reduction 'none') or added (reduction 'add') at the
+    index arrays `indices` of x's leading axes."""
+    x = jnp.asarray(x)
+    indices = [_normalized(i, n) for i, n in zip(indices, x.shape)]
+    reduction = node.attr("reduction", "none")
+    if reduction == "none":
+        return ops.scatter(x, jnp.astype(updates, x.dtype), *indices, axis=0)
+    if reduction == "add":
+        return x + ops.scatter_add(updates, *indices, axis=0, shape=x.shape)
+    raise node.fail(f"reduction {reduction!r} is not supported (only 'none' and 'add')")
+
+
+def scatter_nd(node, x, indices, updates):
+    return _scattered(node, x, updates,
+                      [indices[..., k] for k in range(indices.shape[-1])])
+
+
+def scatter_elements(node, x, indices, updates):
+    axis = node.attr("axis", 0) % x.ndim
+    grids = [jnp.broadcast_to(np.arange(n).reshape([-1 if a == i else 1
+                                                    for a in range(indices.ndim)]),
+                              indices.shape) for i, n in enumerate(indices.shape)]
+    grids[axis] = indices
+    return _scattered(node, x, updates, grids)
+
+
+def one_hot(node, indices, depth, values):
+    """values[1] where the position along the new axis is the index, values[0]
+    elsewhere; negative indices count from depth."""
+    depth = int(node.static(depth, "depth"))
+    axis = node.attr("axis", -1) % (indices.ndim + 1)
+    hot = jnp.expand_dims(_normalized(indices, depth), axis)
+    positions = np.arange(depth).reshape([-1 if a == axis else 1
+                                          for a in range(indices.ndim + 1)])
+    return jnp.where(hot == positions, values[1], values[0])
+
+
+def trilu(node, x, k=None):
+    k = 0 if k is None else int(node.static(k, "k"))
+    return jnp.triu(x, k) if node.attr("upper", 1) else jnp.tril(x, k)
+
+
+def depth_to_space(node, x):
+    b, c, h, w = x.shape
+    size = node.attr("blocksize")
+    if node.attr("mode", "DCR") == "DCR":
+        x = jnp.reshape(x, (b, size, size, c // size ** 2, h, w)).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        x = jnp.reshape(x, (b, c // size ** 2, size, size, h, w)).transpose(0, 1, 4, 2, 5, 3)
+    return jnp.reshape(x, (b, c // size ** 2, h * size, w * size))
+
+
+def space_to_depth(node, x):
+    b, c, h, w = x.shape
+    size = node.attr("blocksize")
+    x = jnp.reshape(x, (b, c, h // size, size, w // size, size)).transpose(0, 3, 5, 1, 2, 4)
+    return jnp.reshape(x, (b, c * size ** 2, h // size, w // size))
+
+
 def expand(node, x, target):
     """Broadcast both ways: the result has the shape of x and target broadcast."""
     target = np.broadcast_shapes(tuple(x.shape), tuple(node.static_ints(target, "shape")))
@@ -164,7 +237,9 @@ ARRAY_OPS = {
     "Shape": shape, "Size": size, "Reshape": reshape, "Flatten": flatten,
     "Squeeze": squeeze, "Unsqueeze": unsqueeze, "Transpose": transpose,
     "Concat": concat, "Split": split, "Slice": slice_, "Gather": gather,
-    "GatherElements": gather_elements, "Expand": expand, "Tile": tile, "Pad": pad,
+    "GatherElements": gather_elements, "GatherND": gather_nd, "ScatterND": scatter_nd,
+    "ScatterElements": scatter_elements, "OneHot": one_hot, "Trilu": trilu,
+    "DepthToSpace": depth_to_space, "SpaceToDepth": space_to_depth, "Expand": expand, "Tile": tile, "Pad": pad,
     "Constant": constant, "ConstantOfShape": constant_of_shape, "Range": range_,
     "Dropout": dropout,
 }

@@ -116,6 +116,26 @@ def gelu(node, x):
     return half * x * (1 + erf(x / np.asarray(np.sqrt(2), x.dtype)))
 
 
+def prelu(node, x, slope):
+    return jnp.where(x < 0, x * slope, x)
+
+
+def thresholded_relu(node, x):
+    return jnp.where(x > np.asarray(node.attr("alpha", 1.0), x.dtype), x, np.zeros((), x.dtype))
+
+
+def hard_swish(node, x):
+    return x * jnp.clip(x / np.asarray(6, x.dtype) + np.asarray(0.5, x.dtype), 0, 1)
+
+
+def mish(node, x):
+    return x * jnp.tanh(softplus(node, x))
+
+
+def einsum(node, *xs):
+    return jnp.einsum(node.attr("equation"), *xs)
+
+
 # --- reductions ----------------------------------------------------------------------------
 
 def reduction(fn, axes_input_since=18):
@@ -195,7 +215,9 @@ MATH_OPS = {
     "Reciprocal": same_dtype(unary(jnp.reciprocal)), "Erf": unary(erf),
     "Relu": unary(lambda x: jnp.maximum(x, np.zeros((), x.dtype))),
     "LeakyRelu": leaky_relu, "Elu": elu, "Selu": selu, "Softplus": softplus,
-    "HardSigmoid": hard_sigmoid, "Gelu": gelu, "Clip": clip,
+    "HardSigmoid": hard_sigmoid, "Gelu": gelu, "Clip": clip, "PRelu": prelu,
+    "ThresholdedRelu": thresholded_relu, "HardSwish": hard_swish, "Mish": mish,
+    "Softsign": unary(lambda x: x / (1 + jnp.abs(x))), "Einsum": einsum,
     "Not": unary(jnp.logical_not), "IsNaN": unary(jnp.isnan),
     "IsInf": is_inf,
     "BitwiseNot": unary(jnp.invert),

@@ -55,6 +55,16 @@ def layer_normalization(node, x, scale, bias=None):
     return [y if bias is None else y + bias, mean, inverse]
 
 
+def instance_normalization(node, x, scale, bias):
+    """Each image's each channel normalized over its spatial axes."""
+    axes = tuple(range(2, x.ndim))
+    epsilon = np.asarray(node.attr("epsilon", 1e-5), x.dtype)
+    centered = x - jnp.mean(x, axis=axes, keepdims=True)
+    variance = jnp.mean(centered * centered, axis=axes, keepdims=True)
+    return centered / jnp.sqrt(variance + epsilon) * _per_channel(scale, x.ndim) + \
+        _per_channel(bias, x.ndim)
+
+
 # --- windows -------------------------------------------------------------------------------
 
 class Windows:
@@ -164,6 +174,7 @@ def global_pool(fn):
 NN_OPS = {
     "Softmax": softmax_like(jnp.softmax), "LogSoftmax": softmax_like(jnp.log_softmax),
     "BatchNormalization": batch_normalization, "LayerNormalization": layer_normalization,
+    "InstanceNormalization": instance_normalization,
     "Conv": conv, "MaxPool": max_pool, "AveragePool": average_pool,
     "GlobalAveragePool": global_pool(jnp.mean), "GlobalMaxPool": global_pool(jnp.max),
 }
