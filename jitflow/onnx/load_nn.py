@@ -68,22 +68,22 @@ def instance_normalization(node, x, scale, bias):
 # --- windows -------------------------------------------------------------------------------
 
 class Windows:
-    """The windows of a convolution or pooling over the spatial axes of (N, C, *S)."""
+    """The windows of a convolution or pooling over the spatial axes of (N, C, *S):
+    `pads` are (before..., after...) as ONNX writes them."""
 
-    def __init__(self, node, spatial, kernel, ceil_mode=False):
+    def __init__(self, spatial, kernel, strides, dilations, pads, ceil_mode, where):
         d = len(spatial)
-        self.kernel = tuple(kernel)
-        self.strides = tuple(node.attr("strides", [1] * d))
-        self.dilations = tuple(node.attr("dilations", [1] * d))
-        reach = [dil * (k - 1) + 1 for dil, k in zip(self.dilations, kernel)]
-        pads = _pads(node, spatial, reach, self.strides)
+        self.kernel, self.strides, self.dilations = tuple(kernel), tuple(strides), \
+            tuple(dilations)
+        reach = [dil * (k - 1) + 1 for dil, k in zip(dilations, kernel)]
         self.before, after = pads[:d], pads[d:]
         sizes = [_windows_along(n, r, s, b, a, ceil_mode)
-                 for n, r, s, b, a in zip(spatial, reach, self.strides, self.before, after)]
+                 for n, r, s, b, a in zip(spatial, reach, strides, self.before, after)]
         self.out, self.extra = [o for o, _ in sizes], [e for _, e in sizes]
         self.after = tuple(a + e for a, e in zip(after, self.extra))
         if any(o < 1 for o in self.out):
-            raise node.fail(f"a window of {list(kernel)} does not fit in {list(spatial)}")
+            raise ValueError(f"{where}: a window of {list(kernel)} does not fit in "
+                             f"{list(spatial)}")
 
     def widths(self):
         return [(0, 0), (0, 0)] + list(zip(self.before, self.after))
@@ -95,6 +95,16 @@ class Windows:
             for o, dil, s, n in zip(offset, self.dilations, self.strides, self.out):
                 index.append(slice(o * dil, o * dil + s * (n - 1) + 1, s))
             yield padded[tuple(index)]
+
+
+def windows_of(node, spatial, kernel, ceil_mode=False):
+    """The Windows a node's attributes describe."""
+    d = len(spatial)
+    strides = node.attr("strides", [1] * d)
+    dilations = node.attr("dilations", [1] * d)
+    reach = [dil * (k - 1) + 1 for dil, k in zip(dilations, kernel)]
+    return Windows(spatial, kernel, strides, dilations, _pads(node, spatial, reach, strides),
+                   ceil_mode, node.where())
 
 
 def _windows_along(n, reach, stride, before, after, ceil_mode):
@@ -123,9 +133,14 @@ def _pads(node, spatial, reach, strides):
 
 
 def conv(node, x, weight, bias=None):
-    groups = node.attr("group", 1)
-    filters, per_group = weight.shape[:2]
-    windows = Windows(node, x.shape[2:], node.attr("kernel_shape", weight.shape[2:]))
+    windows = windows_of(node, x.shape[2:], node.attr("kernel_shape", weight.shape[2:]))
+    y = _convolve(x, weight, node.attr("group", 1), windows)
+    return y if bias is None else y + _per_channel(bias, y.ndim)
+
+
+def _convolve(x, weight, groups, windows):
+    """x (N, C, *S) cross-correlated with weight (M, C / groups, *kernel)."""
+    filters = weight.shape[0]
     padded = jnp.pad(x, windows.widths()) if any(map(any, windows.widths())) else x
     columns = jnp.stack(list(windows.slices(padded)), axis=2)  # (N, C, K, *out)
     n, positions = x.shape[0], int(np.prod(windows.out, dtype=np.int64))
@@ -134,14 +149,66 @@ def conv(node, x, weight, bias=None):
     columns = jnp.reshape(columns, (groups, columns.shape[1], n * positions))
     kernel = jnp.reshape(weight, (groups, filters // groups, -1))
     y = jnp.reshape(jnp.matmul(kernel, columns), (groups, filters // groups, n, positions))
-    y = jnp.reshape(y.transpose(2, 0, 1, 3), (n, filters, *windows.out))
+    return jnp.reshape(y.transpose(2, 0, 1, 3), (n, filters, *windows.out))
+
+
+def conv_transpose(node, x, weight, bias=None):
+    """The transpose of a convolution: x spread out by the strides (zeros between its
+    elements), padded by the kernel's reach, convolved with the kernel flipped (its in
+    and out channels swapped); then the pads cropped off."""
+    d, groups = x.ndim - 2, node.attr("group", 1)
+    kernel = tuple(node.attr("kernel_shape", weight.shape[2:]))
+    strides = node.attr("strides", [1] * d)
+    dilations = node.attr("dilations", [1] * d)
+    extra = node.attr("output_padding", [0] * d)
+    reach = [dil * (k - 1) for dil, k in zip(dilations, kernel)]
+    spread = x
+    for axis, stride in enumerate(strides):
+        spread = _spread(spread, 2 + axis, stride)
+    padded = jnp.pad(spread, [(0, 0), (0, 0)] + [(r, r + e) for r, e in zip(reach, extra)])
+    c, per_group = weight.shape[:2]
+    flipped = weight[(slice(None), slice(None)) + (slice(None, None, -1),) * d]
+    flipped = jnp.reshape(flipped, (groups, c // groups, per_group) + kernel)
+    flipped = jnp.reshape(jnp.swapaxes(flipped, 1, 2), (groups * per_group, c // groups) + kernel)
+    windows = Windows(padded.shape[2:], kernel, [1] * d, dilations, [0] * 2 * d, False,
+                      node.where())
+    y = _convolve(padded, flipped, groups, windows)
+    pads = _transpose_pads(node, x.shape[2:], y.shape[2:], strides)
+    y = y[(slice(None), slice(None)) + tuple(
+        slice(before, size - after) for before, after, size in
+        zip(pads[:d], pads[d:], y.shape[2:]))]
     return y if bias is None else y + _per_channel(bias, y.ndim)
+
+
+def _spread(x, axis, stride):
+    """x with stride - 1 zeros between its elements along `axis`."""
+    if stride == 1:
+        return x
+    n = x.shape[axis]
+    x = jnp.expand_dims(x, axis + 1)
+    x = jnp.pad(x, [(0, stride - 1) if a == axis + 1 else (0, 0) for a in range(x.ndim)])
+    x = jnp.reshape(x, x.shape[:axis] + (n * stride,) + x.shape[axis + 2:])
+    return x[(slice(None),) * axis + (slice(0, (n - 1) * stride + 1),)]
+
+
+def _transpose_pads(node, spatial, full, strides):
+    """The pads cropped off the full result: given, or making the output_shape asked
+    for (the input's size times the stride, with auto_pad SAME_*), split as ONNX says."""
+    auto, target = node.attr("auto_pad", "NOTSET"), node.attr("output_shape")
+    if target is None and auto in ("SAME_UPPER", "SAME_LOWER"):
+        target = [n * s for n, s in zip(spatial, strides)]
+    if target is None:
+        return list(node.attr("pads", [0] * 2 * len(spatial)))
+    total = [f - t for f, t in zip(full, target[-len(spatial):])]
+    if auto == "SAME_UPPER":
+        return [t // 2 for t in total] + [t - t // 2 for t in total]
+    return [t - t // 2 for t in total] + [t // 2 for t in total]
 
 
 def max_pool(node, x):
     if node.attr("storage_order", 0):
         raise node.fail("storage_order=1 (column-major indices) is not supported")
-    windows = Windows(node, x.shape[2:], node.attr("kernel_shape"),
+    windows = windows_of(node, x.shape[2:], node.attr("kernel_shape"),
                       bool(node.attr("ceil_mode", 0)))
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     padded = jnp.pad(x, windows.widths(), constant_values=np.asarray(lowest, x.dtype))
@@ -151,7 +218,7 @@ def max_pool(node, x):
 def average_pool(node, x):
     """The mean of each window: over the elements inside the input, or over the
     explicit padding too with count_include_pad (never the room ceil_mode adds)."""
-    windows = Windows(node, x.shape[2:], node.attr("kernel_shape"),
+    windows = windows_of(node, x.shape[2:], node.attr("kernel_shape"),
                       bool(node.attr("ceil_mode", 0)))
     padded = jnp.pad(x, windows.widths())
     total = functools.reduce(jnp.add, windows.slices(padded))
@@ -175,6 +242,6 @@ NN_OPS = {
     "Softmax": softmax_like(jnp.softmax), "LogSoftmax": softmax_like(jnp.log_softmax),
     "BatchNormalization": batch_normalization, "LayerNormalization": layer_normalization,
     "InstanceNormalization": instance_normalization,
-    "Conv": conv, "MaxPool": max_pool, "AveragePool": average_pool,
+    "Conv": conv, "ConvTranspose": conv_transpose, "MaxPool": max_pool, "AveragePool": average_pool,
     "GlobalAveragePool": global_pool(jnp.mean), "GlobalMaxPool": global_pool(jnp.max),
 }

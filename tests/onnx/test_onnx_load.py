@@ -100,6 +100,13 @@ CASES = [
      {"group": 2, "strides": [2, 1], "auto_pad": "SAME_UPPER"}),
     ("Conv", {"x": normal(2, 3, 9), "w": normal(2, 3, 3)}, {}, {"dilations": [2],
                                                                "pads": [1, 2]}),
+    ("ConvTranspose", {"x": normal(2, 4, 3, 5), "w": normal(4, 3, 3, 2), "b": normal(6)}, {},
+     {"group": 2, "strides": [2, 3], "pads": [1, 0, 0, 1], "output_padding": [1, 0],
+      "dilations": [1, 2]}),
+    ("ConvTranspose", {"x": normal(1, 2, 5), "w": normal(2, 3, 3)}, {},
+     {"strides": [2], "output_shape": [10]}),
+    ("ConvTranspose", {"x": normal(1, 2, 4, 4), "w": normal(2, 1, 2, 2)}, {},
+     {"strides": [2, 2], "auto_pad": "SAME_UPPER"}),
     ("MaxPool", {"x": normal(1, 2, 7, 7)}, {}, {"kernel_shape": [3, 3], "strides": [2, 2],
                                                "ceil_mode": 1}),
     ("AveragePool", {"x": normal(1, 2, 6, 7)}, {}, {"kernel_shape": [3, 2],
@@ -212,6 +219,16 @@ def test_a_loaded_model_differentiates_like_finite_differences():
                        {"w": normal(4, 5, dtype=np.float64), "b": normal(5, dtype=np.float64),
                         "k": normal(2, 1, 2, 3, dtype=np.float64), "axes": np.array([0, 1]),
                         **{name: np.abs(normal(2, dtype=np.float64)) for name in "somv"}})
+    jitflow.testing.check_grads(jitflow.onnx.load(model), (x,), order=1)
+
+
+def test_a_loaded_transposed_convolution_differentiates():
+    nodes = [helper.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 1],
+                              pads=[1, 0, 0, 1]),
+             helper.make_node("AveragePool", ["y"], ["p"], kernel_shape=[2, 2]),
+             helper.make_node("ReduceSumSquare", ["p"], ["out"], keepdims=0)]
+    x = normal(1, 2, 3, 4, dtype=np.float64)
+    model = make_model(nodes, {"x": x}, ["out"], {"w": normal(2, 3, 3, 2, dtype=np.float64)})
     jitflow.testing.check_grads(jitflow.onnx.load(model), (x,), order=1)
 
 
