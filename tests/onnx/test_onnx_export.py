@@ -85,6 +85,13 @@ def test_unary_ufuncs(name, dtype, shape, data):
         round_trip(lambda x: UNARY[name](x), x, ulps=4 if name in APPROXIMATE else 0)
 
 
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_ufuncs_at_special_values(name):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -2.5, 3.5, 1e300])
+    with np.errstate(all="ignore"):
+        round_trip(lambda x: UNARY[name](x), x, ulps=4 if name in APPROXIMATE else 0)
+
+
 def test_log1p_and_expm1_stay_accurate_near_zero():
     x = np.array([1e-300, -1e-20, 1e-10, 3e-8, -0.5, 0.0, -0.0, 700.0, -1.0, np.inf])
     with np.errstate(all="ignore"):
