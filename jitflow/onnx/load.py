@@ -1,7 +1,7 @@
 """jitflow.onnx.load: an ONNX model as a jitflow.function.
 
 The model's graph is run node by node on jitflow's arrays, each ONNX operator written
-with jitflow.numpy (load_math, load_arrays, load_nn, load_control): traced, the whole
+with jitflow.numpy (load_math, load_arrays, load_nn, load_resize, load_control): traced, the whole
 model becomes one jitflow graph, optimized and compiled per input signature, and
 differentiable like any other. Values known while tracing (shapes, and what is computed
 from them and from constants alone) are computed then with onnx's reference evaluator,
@@ -24,9 +24,10 @@ from .load_arrays import ARRAY_OPS
 from .load_control import CONTROL_OPS
 from .load_math import MATH_OPS
 from .load_nn import NN_OPS
+from .load_resize import RESIZE_OPS
 from .onnx_node import OnnxNode
 
-OPS = {**MATH_OPS, **ARRAY_OPS, **NN_OPS, **CONTROL_OPS}
+OPS = {**MATH_OPS, **ARRAY_OPS, **NN_OPS, **RESIZE_OPS, **CONTROL_OPS}
 DOMAINS = ("", "ai.onnx")
 
 
