@@ -106,8 +106,8 @@ def run_node(proto, values, scope, opset):
     outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     wanted = [i for i, name in enumerate(proto.output) if name]
     if wanted and max(wanted) >= len(outputs):
-        raise node.fail(f"jitflow gives its first {len(outputs)} outputs only, and the "
-                        f"model uses output {max(wanted)}")
+        raise node.fail(f"its output {max(wanted)} is not supported (jitflow gives its "
+                        f"first {len(outputs)})")
     return outputs
 
 
@@ -126,6 +126,10 @@ def _fold(proto, values, opset):
 
 def _checked(value_info, arg):
     """An input as the model declares it: its dtype and rank, and each fixed size."""
+    kind = value_info.type.WhichOneof("value")
+    if kind != "tensor_type":
+        raise TypeError(f"jitflow.onnx.load: input {value_info.name!r} is a {kind}; "
+                        f"jitflow runs models whose inputs are tensors")
     tensor = value_info.type.tensor_type
     dtype = jitflow_dtype(tensor.elem_type, f"input {value_info.name!r}")
     declared = [d.dim_value if d.HasField("dim_value") else None

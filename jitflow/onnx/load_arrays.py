@@ -26,7 +26,8 @@ def reshape(node, x, target):
 
 
 def flatten(node, x):
-    axis = node.attr("axis", 1) % (x.ndim + 1) if x.ndim else 0
+    axis = node.attr("axis", 1)
+    axis = axis + x.ndim if axis < 0 else axis
     rows = int(np.prod(x.shape[:axis], dtype=np.int64))
     return jnp.reshape(x, (rows, int(np.prod(x.shape[axis:], dtype=np.int64))))
 
@@ -171,9 +172,13 @@ def depth_to_space(node, x):
 
 
 def space_to_depth(node, x):
+    """Each size x size block of pixels to channels: the block's offset varies slowest
+    (DCR, the default) or fastest (CRD) in the new channel axis."""
     b, c, h, w = x.shape
     size = node.attr("blocksize")
-    x = jnp.reshape(x, (b, c, h // size, size, w // size, size)).transpose(0, 3, 5, 1, 2, 4)
+    x = jnp.reshape(x, (b, c, h // size, size, w // size, size))
+    x = x.transpose((0, 3, 5, 1, 2, 4) if node.attr("mode", "DCR") == "DCR" else
+                    (0, 1, 3, 5, 2, 4))
     return jnp.reshape(x, (b, c * size ** 2, h // size, w // size))
 
 
@@ -200,7 +205,7 @@ def pad(node, x, pads=None, value=None, axes=None):
     mode = node.attr("mode", "constant")
     if mode != "constant":
         return jnp.pad(x, widths, mode=mode)
-    value = 0 if value is None else node.static(value, "constant_value")
+    value = 0 if value is None else node.static(value, "constant_value").reshape(-1)[0]
     return jnp.pad(x, widths, constant_values=np.asarray(value, x.dtype))
 
 

@@ -138,9 +138,10 @@ def einsum(node, *xs):
 
 # --- reductions ----------------------------------------------------------------------------
 
-def reduction(fn, axes_input_since=18):
+def reduction(fn, axes_input_since=18, empty=None):
     """A reduction over `axes` (an input from the given opset, an attribute before);
-    no axes: all of them, or none with noop_with_empty_axes."""
+    no axes: all of them, or none with noop_with_empty_axes. `empty(dtype)` is the
+    result over no elements where NumPy has none (the maximum of nothing: -inf)."""
     def rule(node, x, axes=None):
         axes = node.static_ints(axes, "axes") if axes is not None and \
             node.opset >= axes_input_since else node.attr("axes")
@@ -150,17 +151,32 @@ def reduction(fn, axes_input_since=18):
             axes = range(x.ndim)
         axes = tuple(sorted(a % x.ndim for a in axes)) if x.ndim else ()
         keepdims = bool(node.attr("keepdims", 1))
+        if empty is not None and any(x.shape[a] == 0 for a in axes):
+            shape = [1 if a in axes else n for a, n in enumerate(x.shape)
+                     if keepdims or a not in axes]
+            return np.full(shape, empty(x.dtype), x.dtype)
         return jnp.astype(fn(x, axes, keepdims), x.dtype, copy=False)
     return rule
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else (False if dtype.kind == "b" else
+                                             np.iinfo(dtype).min)
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind == "f" else (True if dtype.kind == "b" else
+                                            np.iinfo(dtype).max)
 
 
 REDUCTIONS = {
     "ReduceSum": reduction(lambda x, a, k: jnp.sum(x, axis=a, keepdims=k), 13),
     "ReduceMean": reduction(lambda x, a, k: jnp.mean(x, axis=a, keepdims=k)),
-    "ReduceMax": reduction(lambda x, a, k: jnp.max(x, axis=a, keepdims=k)),
-    "ReduceMin": reduction(lambda x, a, k: jnp.min(x, axis=a, keepdims=k)),
+    "ReduceMax": reduction(lambda x, a, k: jnp.max(x, axis=a, keepdims=k), empty=_lowest),
+    "ReduceMin": reduction(lambda x, a, k: jnp.min(x, axis=a, keepdims=k), empty=_highest),
     "ReduceProd": reduction(lambda x, a, k: jnp.prod(x, axis=a, keepdims=k)),
-    "ReduceLogSumExp": reduction(lambda x, a, k: jnp.logsumexp(x, axis=a, keepdims=k)),
+    "ReduceLogSumExp": reduction(lambda x, a, k: jnp.logsumexp(x, axis=a, keepdims=k),
+                                 empty=_lowest),
     "ReduceSumSquare": reduction(lambda x, a, k: jnp.sum(x * x, axis=a, keepdims=k)),
     "ReduceL1": reduction(lambda x, a, k: jnp.sum(jnp.abs(x), axis=a, keepdims=k)),
     "ReduceL2": reduction(lambda x, a, k: jnp.sqrt(jnp.sum(x * x, axis=a, keepdims=k))),

@@ -173,11 +173,19 @@ def conv_transpose(node, x, weight, bias=None):
     windows = Windows(padded.shape[2:], kernel, [1] * d, dilations, [0] * 2 * d, False,
                       node.where())
     y = _convolve(padded, flipped, groups, windows)
-    pads = _transpose_pads(node, x.shape[2:], y.shape[2:], strides)
-    y = y[(slice(None), slice(None)) + tuple(
-        slice(before, size - after) for before, after, size in
-        zip(pads[:d], pads[d:], y.shape[2:]))]
+    y = _cropped(y, _transpose_pads(node, x.shape[2:], y.shape[2:], strides))
     return y if bias is None else y + _per_channel(bias, y.ndim)
+
+
+def _cropped(y, pads):
+    """y without `pads` (before..., after...) on its spatial axes; a negative pad adds
+    that many zeros instead (an output_shape larger than the full result)."""
+    d = len(pads) // 2
+    pairs = list(zip(pads[:d], pads[d:]))
+    if any(p < 0 for p in pads):
+        y = jnp.pad(y, [(0, 0), (0, 0)] + [(max(-b, 0), max(-a, 0)) for b, a in pairs])
+    return y[(slice(None), slice(None)) + tuple(
+        slice(max(b, 0), size - max(a, 0)) for (b, a), size in zip(pairs, y.shape[2:]))]
 
 
 def _spread(x, axis, stride):
