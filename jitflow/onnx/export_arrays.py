@@ -16,10 +16,11 @@ def out_dtype(node, index=0):
 
 # --- reductions ----------------------------------------------------------------------------
 
-def reduction(op_type, guard_nans=False):
+def reduction(op_type, guard_nans=False, plus_zero=False):
     """A reduction over static axes in the output dtype (sum of bools: int64); none of
     them reduces over no axes (ONNX would reduce over all). max and min of floats
-    propagate NaN, as NumPy's do and ONNX Runtime's do not."""
+    propagate NaN, as NumPy's do and ONNX Runtime's do not; a float sum is +0.0 where it
+    is zero, as NumPy's, which starts from +0.0 (ONNX Runtime's sum of -0.0 is -0.0)."""
     def rule(w, node):
         x, (axes, keepdims) = node.inputs[0], (node.params["axes"], node.params["keepdims"])
         dtype = out_dtype(node)
@@ -34,6 +35,9 @@ def reduction(op_type, guard_nans=False):
                          keepdims=int(keepdims))
             result = w.add("Where", [w.add("Cast", [nans], to=onnx_type(BOOL)),
                                      w.constant(np.nan, dtype), result])
+        if plus_zero and dtype.kind == "f":  # (its optimizer drops an Add of 0)
+            zero = w.constant(0, dtype)
+            result = w.add("Where", [w.add("Equal", [result, zero]), zero, result])
         return [w.cast(result, work, dtype)]
     return rule
 
@@ -97,6 +101,12 @@ def slice_(w, node):
                             w.ints(axes), w.ints(steps)])]
 
 
+def _permuted(w, name, perm):
+    """A Transpose, left out when it would keep every axis where it is."""
+    perm = [int(p) for p in perm]
+    return name if perm == sorted(perm) else w.add("Transpose", [name], perm=perm)
+
+
 def _index_tuples(w, indices, shape, axis):
     """The integer index arrays, broadcast together and stacked on a last axis as
     GatherND and ScatterND read them, negative ones counted from the end."""
@@ -124,13 +134,12 @@ def gather(w, node):
     x, indices, axis = node.inputs[0], node.inputs[1:], node.params["axis"]
     shape = x.type.shape
     index, batch = _index_tuples(w, indices, shape, axis)
-    front = w.add("Transpose", [w.read(x)], perm=_indexed_first(len(shape), axis,
-                                                                 len(indices)))
+    front = _permuted(w, w.read(x), _indexed_first(len(shape), axis, len(indices)))
     taken = w.add("GatherND", [front, index])  # batch + before + after
     kept = len(shape) - len(indices)
     perm = list(range(batch, batch + axis)) + list(range(batch)) + \
         list(range(batch + axis, batch + kept))
-    return [w.add("Transpose", [taken], perm=perm)]
+    return [_permuted(w, taken, perm)]
 
 
 def _scatter(w, target, updates, indices, axis, shape, reduction):
@@ -139,11 +148,11 @@ def _scatter(w, target, updates, indices, axis, shape, reduction):
     count = len(indices)
     index, batch = _index_tuples(w, indices, shape, axis)
     first = _indexed_first(len(shape), axis, count)
-    front = w.add("Transpose", [target], perm=first)
-    updates = w.add("Transpose", [updates], perm=list(range(axis, axis + batch)) +
-                    list(range(axis)) + list(range(axis + batch, batch + len(shape) - count)))
+    front = _permuted(w, target, first)
+    updates = _permuted(w, updates, list(range(axis, axis + batch)) + list(range(axis)) +
+                        list(range(axis + batch, batch + len(shape) - count)))
     scattered = w.add("ScatterND", [front, index, updates], reduction=reduction)
-    return w.add("Transpose", [scattered], perm=list(np.argsort(first)))
+    return _permuted(w, scattered, np.argsort(first))
 
 
 def scatter_add(w, node):
@@ -185,7 +194,7 @@ def iota(w, node):
 
 
 ARRAY_RULES = {
-    "reduce_sum": reduction("ReduceSum"), "reduce_prod": reduction("ReduceProd"),
+    "reduce_sum": reduction("ReduceSum", plus_zero=True), "reduce_prod": reduction("ReduceProd"),
     "reduce_max": reduction("ReduceMax", guard_nans=True),
     "reduce_min": reduction("ReduceMin", guard_nans=True),
     "argmax": arg_reduction("ArgMax"), "argmin": arg_reduction("ArgMin"),

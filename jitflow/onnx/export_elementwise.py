@@ -20,6 +20,7 @@ from .dtypes import onnx_type
 
 BOOL = np.dtype(bool)
 INT32 = np.dtype(np.int32)
+INT64 = np.dtype(np.int64)
 
 
 def loop_operands(w, node):
@@ -63,10 +64,13 @@ def float_test(op_type):
 
 
 def comparison(op_type, negate=False):
-    """Comparisons in the loop dtype; ONNX orders no bools, so those as int32."""
+    """Comparisons in the loop dtype; ONNX orders no bools, so those as int32. Integers
+    compare as int64: NumPy compares an int32 array with a Python int beyond int32
+    exactly (the loop dtype would wrap it), and int64 holds both."""
     def rule(w, node):
         dtypes = ufunc_loop_dtypes(node.prim.ufunc, [v.type for v in node.inputs])
         dtype = INT32 if dtypes[0] == BOOL and op_type != "Equal" else dtypes[0]
+        dtype = INT64 if dtype.kind == "i" else dtype
         result = w.add(op_type, [w.operand(v, dtype) for v in node.inputs])
         return [w.add("Not", [result]) if negate else result]
     return rule
@@ -185,6 +189,10 @@ def where(w, node):
     gets its sign back: the result is multiplied by -1 there (a select of +-1, no zero)."""
     cond, x, y = node.inputs
     dtype = node.outputs[0].type.dtype
+    if dtype == BOOL:  # ONNX Runtime has no Where of bools
+        chosen = w.add("Where", [w.operand(cond, BOOL), w.operand(x, INT32),
+                                 w.operand(y, INT32)])
+        return [w.cast(chosen, INT32, BOOL)]
     c, x_name = w.operand(cond, BOOL), w.operand(x, dtype)
     result = w.add("Where", [c, x_name, w.operand(y, dtype)])
     if dtype.kind != "f" or (isinstance(x, Lit) and not np.signbit(x.value[x.value == 0]).any()):
@@ -209,7 +217,7 @@ def identity(w, node):
 
 
 ELEMENTWISE_RULES = {
-    "neg": simple("Neg"), "abs": simple("Abs"), "sign": simple("Sign"),
+    "neg": simple("Neg"), "abs": simple("Abs", bool_op="Identity"), "sign": simple("Sign"),
     "exp": simple("Exp"), "log": simple("Log"), "sqrt": simple("Sqrt"),
     "sin": simple("Sin"), "cos": simple("Cos"), "tan": simple("Tan"),
     "tanh": simple("Tanh"), "logistic": simple("Sigmoid"),

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 from onnx import helper, numpy_helper
 
-from ..ir.graph import Lit
+from ..ir.graph import Lit, has_effects
 
 
 class ModelParts:
@@ -49,9 +49,15 @@ class GraphWriter:
         self.env = {} if outer is None else dict(outer.env)  # Var -> ONNX name
 
     def write(self, nodes):
-        """Write jitflow nodes, in order."""
+        """Write jitflow nodes, in order. Results with no elements are empty constants:
+        nothing about them depends on the inputs (and ONNX Runtime's kernels differ on
+        zero-size shapes, its Expand to a length-0 axis among them)."""
         for node in nodes:
-            names = self.rules[node.op](self, node)
+            if all(v.type.size == 0 for v in node.outputs) and not has_effects(node):
+                names = [self.constant(np.zeros(v.type.shape, v.type.dtype))
+                         for v in node.outputs]
+            else:
+                names = self.rules[node.op](self, node)
             for var, name in zip(node.outputs, names, strict=True):
                 self.env[var] = name
 

@@ -1,0 +1,42 @@
+"""The program fuzzer's programs (tests/test_program_fuzzer.py), exported to ONNX and run
+in ONNX Runtime: each gives NumPy's values, dtypes and shapes, within the fuzzer's own
+tolerances for rounded operations."""
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given, note, reject
+
+pytest.importorskip("onnx")
+
+import jitflow.numpy as jnp  # noqa: E402
+import jitflow.onnx  # noqa: E402
+from fuzzer_ops import OPS  # noqa: E402
+from onnx_support import run_ort  # noqa: E402
+from test_compositions import evaluate  # noqa: E402
+from test_program_fuzzer import check, numpy_values, programs, run_numpy  # noqa: E402
+
+
+def as_function(program):
+    def fn(*inputs):
+        values = evaluate(program, jnp, inputs, OPS)
+        return tuple(values[i] for i in program.outputs)
+    fn.__signature__ = inspect.Signature([
+        inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(len(program.inputs))])
+    return fn
+
+
+@given(program=programs())
+def test_exported_programs_give_numpy_results_in_onnx_runtime(program):
+    if program.raises or not program.outputs:
+        reject()
+    note(f"program:\n{program}")
+    try:
+        model = jitflow.onnx.to_model(as_function(program), *program.inputs)
+    except jitflow.onnx.UnsupportedError:
+        reject()  # (a primitive without an ONNX form: named, and tested elsewhere)
+    with np.errstate(all="ignore"):
+        results = tuple(run_ort(model, *program.inputs))
+    check("onnxruntime", (results, None), run_numpy(program, program.inputs), program,
+          numpy_values(program, program.inputs))
