@@ -27,9 +27,10 @@ def reduction(op_type, guard_nans=False, plus_zero=False):
         work = INT32 if dtype == BOOL else dtype
         name = w.operand(x, work)
         if not axes:
-            return [w.cast(w.add("Identity", [name]), work, dtype)]
-        result = w.add(op_type, [name, w.ints(axes)], keepdims=int(keepdims))
-        if guard_nans and dtype.kind == "f":
+            result = w.add("Identity", [name])
+        else:
+            result = w.add(op_type, [name, w.ints(axes)], keepdims=int(keepdims))
+        if guard_nans and dtype.kind == "f" and axes:
             nans = w.add("ReduceMax", [w.add("Cast", [w.add("IsNaN", [name])],
                                              to=onnx_type(INT32)), w.ints(axes)],
                          keepdims=int(keepdims))

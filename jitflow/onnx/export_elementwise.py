@@ -186,7 +186,7 @@ def invert(w, node):
 
 def where(w, node):
     """Where; for floats, a -0.0 taken from x (which ONNX Runtime's Where makes +0.0)
-    gets its sign back: the result is multiplied by -1 there (a select of +-1, no zero)."""
+    is -0.0 in any runtime: there the result's magnitude is multiplied by -1."""
     cond, x, y = node.inputs
     dtype = node.outputs[0].type.dtype
     if dtype == BOOL:  # ONNX Runtime has no Where of bools
@@ -201,9 +201,11 @@ def where(w, node):
     negative_zero = w.add("And", [w.add("Equal", [x_name, zero]),
                                   w.add("Less", [w.add("Div", [w.constant(1, dtype), x_name]),
                                                  zero])])
-    sign = w.add("Where", [w.add("And", [c, negative_zero]), w.constant(-1, dtype),
-                           w.constant(1, dtype)])
-    return [w.add("Mul", [result, sign])]
+    fix = w.add("And", [c, negative_zero])
+    # there: |result| * -1, -0.0 whatever the sign the runtime's Where gave
+    magnitude = w.add("Where", [fix, w.add("Abs", [result]), result])
+    sign = w.add("Where", [fix, w.constant(-1, dtype), w.constant(1, dtype)])
+    return [w.add("Mul", [magnitude, sign])]
 
 
 def cast(w, node):
