@@ -1,6 +1,6 @@
-"""The program fuzzer's programs (tests/test_program_fuzzer.py), exported to ONNX and run
-in ONNX Runtime: each gives NumPy's values, dtypes and shapes, within the fuzzer's own
-tolerances for rounded operations."""
+"""The program fuzzer's programs (tests/test_program_fuzzer.py), exported to ONNX, run in
+ONNX Runtime and loaded back into jitflow: each gives NumPy's values, dtypes and shapes
+both ways, within the fuzzer's own tolerances for rounded operations."""
 import inspect
 
 import numpy as np
@@ -28,7 +28,7 @@ def as_function(program):
 
 
 @given(program=programs())
-def test_exported_programs_give_numpy_results_in_onnx_runtime(program):
+def test_exported_programs_give_numpy_results_in_onnx_runtime_and_loaded_back(program):
     if program.raises or not program.outputs:
         reject()
     note(f"program:\n{program}")
@@ -36,7 +36,11 @@ def test_exported_programs_give_numpy_results_in_onnx_runtime(program):
         model = jitflow.onnx.to_model(as_function(program), *program.inputs)
     except jitflow.onnx.UnsupportedError:
         reject()  # (a primitive without an ONNX form: named, and tested elsewhere)
+    expected = run_numpy(program, program.inputs)
+    values = numpy_values(program, program.inputs)
     with np.errstate(all="ignore"):
         results = tuple(run_ort(model, *program.inputs))
-    check("onnxruntime", (results, None), run_numpy(program, program.inputs), program,
-          numpy_values(program, program.inputs))
+        loaded = jitflow.onnx.load(model)(*map(np.asarray, program.inputs))
+    check("onnxruntime", (results, None), expected, program, values)
+    loaded = loaded if isinstance(loaded, tuple) else (loaded,)
+    check("loaded back", (tuple(map(np.asarray, loaded)), None), expected, program, values)
