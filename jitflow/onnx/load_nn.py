@@ -88,10 +88,11 @@ class Windows:
     def widths(self):
         return [(0, 0), (0, 0)] + list(zip(self.before, self.after))
 
-    def slices(self, padded):
-        """For each offset in the window, its element of every window: (N, C, *out)."""
+    def slices(self, padded, channels_last=False):
+        """For each offset in the window, its element of every window: (N, C, *out),
+        or (N, *out, C) from an array whose channels are last."""
         for offset in itertools.product(*(range(k) for k in self.kernel)):
-            index = [slice(None), slice(None)]
+            index = [slice(None)] if channels_last else [slice(None), slice(None)]
             for o, dil, s, n in zip(offset, self.dilations, self.strides, self.out):
                 index.append(slice(o * dil, o * dil + s * (n - 1) + 1, s))
             yield padded[tuple(index)]
@@ -140,6 +141,8 @@ def conv(node, x, weight, bias=None):
 
 def _convolve(x, weight, groups, windows):
     """x (N, C, *S) cross-correlated with weight (M, C / groups, *kernel)."""
+    if groups == 1:
+        return _convolve_channels_last(x, weight, windows)
     filters = weight.shape[0]
     padded = jnp.pad(x, windows.widths()) if any(map(any, windows.widths())) else x
     columns = jnp.stack(list(windows.slices(padded)), axis=2)  # (N, C, K, *out)
@@ -150,6 +153,21 @@ def _convolve(x, weight, groups, windows):
     kernel = jnp.reshape(weight, (groups, filters // groups, -1))
     y = jnp.reshape(jnp.matmul(kernel, columns), (groups, filters // groups, n, positions))
     return jnp.reshape(y.transpose(2, 0, 1, 3), (n, filters, *windows.out))
+
+
+def _convolve_channels_last(x, weight, windows):
+    """One convolution as one matrix product, channels last as jitflow.nn.conv2d lays
+    it out: the window's elements of every position are a row of K * C values (offset
+    by offset, each all the channels), times the kernel as (K * C, M)."""
+    d, filters = x.ndim - 2, weight.shape[0]
+    last = jnp.transpose(x, (0, *range(2, x.ndim), 1))  # (N, *S, C)
+    padded = jnp.pad(last, [(0, 0)] + windows.widths()[2:] + [(0, 0)]) \
+        if any(map(any, windows.widths())) else last
+    rows = jnp.concatenate(list(windows.slices(padded, channels_last=True)), axis=-1)
+    kernel = jnp.reshape(jnp.transpose(weight, (*range(2, 2 + d), 1, 0)), (-1, filters))
+    y = jnp.matmul(jnp.reshape(rows, (-1, rows.shape[-1])), kernel)
+    y = jnp.reshape(y, (x.shape[0], *windows.out, filters))
+    return jnp.transpose(y, (0, x.ndim - 1, *range(1, x.ndim - 1)))
 
 
 def conv_transpose(node, x, weight, bias=None):
