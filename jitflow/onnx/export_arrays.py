@@ -45,9 +45,10 @@ def reduction(op_type, guard_nans=False, plus_zero=False):
 
 def arg_reduction(op_type):
     """argmax/argmin, the first index of the extremum; a NaN is the extremum (its first
-    index), as in NumPy. axis=None reduces the flattened array."""
+    index), as in NumPy. axis=None reduces the flattened array; the result is reshaped
+    to the output's shape (with or without the kept axes)."""
     def rule(w, node):
-        x, axis, keepdims = node.inputs[0], node.params["axis"], node.params["keepdims"]
+        x, axis = node.inputs[0], node.params["axis"]
         dtype = x.type.dtype
         name = w.operand(x, INT32 if dtype == BOOL else dtype)
         if axis is None:

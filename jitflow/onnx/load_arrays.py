@@ -244,7 +244,8 @@ ARRAY_OPS = {
     "Concat": concat, "Split": split, "Slice": slice_, "Gather": gather,
     "GatherElements": gather_elements, "GatherND": gather_nd, "ScatterND": scatter_nd,
     "ScatterElements": scatter_elements, "OneHot": one_hot, "Trilu": trilu,
-    "DepthToSpace": depth_to_space, "SpaceToDepth": space_to_depth, "Expand": expand, "Tile": tile, "Pad": pad,
+    "DepthToSpace": depth_to_space, "SpaceToDepth": space_to_depth, "Expand": expand,
+    "Tile": tile, "Pad": pad,
     "Constant": constant, "ConstantOfShape": constant_of_shape, "Range": range_,
     "Dropout": dropout,
 }

@@ -14,7 +14,8 @@ import onnx_export  # noqa: E402
 
 
 def test_the_exported_convnet_predicts_the_same_everywhere():
-    runtime, loaded, saliency = onnx_export.exchange(epochs=0, report=lambda *a: None)  # untrained: fast
+    # untrained (epochs=0): no training step to compile
+    runtime, loaded, saliency = onnx_export.exchange(epochs=0, report=lambda *a: None)
     assert runtime < 1e-5
     assert loaded < 1e-6
     assert saliency.shape == (8, 8) and np.isfinite(saliency).all() and saliency.any()
