@@ -204,9 +204,33 @@ def pad(node, x, pads=None, value=None, axes=None):
         widths[axis] = (pads[k], pads[k + len(axes)])
     mode = node.attr("mode", "constant")
     if mode != "constant":
-        return jnp.pad(x, widths, mode=mode)
+        return _pad_from_inside(node, x, widths, mode)
     value = 0 if value is None else node.static(value, "constant_value").reshape(-1)[0]
     return jnp.pad(x, widths, constant_values=np.asarray(value, x.dtype))
+
+
+def _pad_from_inside(node, x, widths, mode):
+    """Padding made of x's own elements, one axis at a time: its edge repeated, its
+    reflection about the edge (the edge once), or its other end (wrap)."""
+    for axis, (before, after) in enumerate(widths):
+        n = x.shape[axis]
+        if not before and not after:
+            continue
+        if mode == "edge":
+            pieces = [_take(x, axis, [0] * before), x, _take(x, axis, [n - 1] * after)]
+        elif mode == "reflect":
+            pieces = [_take(x, axis, range(before, 0, -1)), x,
+                      _take(x, axis, range(n - 2, n - 2 - after, -1))]
+        elif mode == "wrap":
+            pieces = [_take(x, axis, range(n - before, n)), x, _take(x, axis, range(after))]
+        else:
+            raise node.fail(f"mode {mode!r} is not supported")
+        x = jnp.concatenate(pieces, axis=axis)
+    return x
+
+
+def _take(x, axis, positions):
+    return jnp.take(x, np.asarray(list(positions), np.int64), axis=axis)
 
 
 def constant(node):

@@ -6,10 +6,12 @@ import numpy as np
 from .. import numpy as jnp
 
 # The source coordinate of output position x for an axis of n resized to m by `scale`
+# (align_corners divides by the unrounded length n * scale, as ONNX's reference does)
 TRANSFORMS = {
     "half_pixel": lambda x, n, m, scale: (x + 0.5) / scale - 0.5,
     "pytorch_half_pixel": lambda x, n, m, scale: (x + 0.5) / scale - 0.5 if m > 1 else 0 * x,
-    "align_corners": lambda x, n, m, scale: x * (n - 1) / (m - 1) if m > 1 else 0 * x,
+    "align_corners": lambda x, n, m, scale:
+        x * (n - 1) / (n * scale - 1) if n * scale > 1 else 0 * x,
     "asymmetric": lambda x, n, m, scale: x / scale,
 }
 # The input position nearest to a source coordinate
