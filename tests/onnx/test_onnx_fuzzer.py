@@ -5,7 +5,7 @@ import inspect
 
 import numpy as np
 import pytest
-from hypothesis import given, note, reject
+from hypothesis import given, note
 
 pytest.importorskip("onnx")
 
@@ -30,12 +30,12 @@ def as_function(program):
 @given(program=programs())
 def test_exported_programs_give_numpy_results_in_onnx_runtime_and_loaded_back(program):
     if program.raises or not program.outputs:
-        reject()
+        return  # (what NumPy refuses is the fuzzer's own test)
     note(f"program:\n{program}")
     try:
         model = jitflow.onnx.to_model(as_function(program), *program.inputs)
     except jitflow.onnx.UnsupportedError:
-        reject()  # (a primitive without an ONNX form: named, and tested elsewhere)
+        return  # (a primitive without an ONNX form: named, and tested elsewhere)
     expected = run_numpy(program, program.inputs)
     values = numpy_values(program, program.inputs)
     with np.errstate(all="ignore"):
