@@ -1,0 +1,46 @@
+"""The program fuzzer's programs (tests/test_program_fuzzer.py), exported to ONNX, run in
+ONNX Runtime and loaded back into jitflow: each gives NumPy's values, dtypes and shapes
+both ways, within the fuzzer's own tolerances for rounded operations."""
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given, note
+
+pytest.importorskip("onnx")
+
+import jitflow.numpy as jnp  # noqa: E402
+import jitflow.onnx  # noqa: E402
+from fuzzer_ops import OPS  # noqa: E402
+from onnx_support import run_ort  # noqa: E402
+from test_compositions import evaluate  # noqa: E402
+from test_program_fuzzer import check, numpy_values, programs, run_numpy  # noqa: E402
+
+
+def as_function(program):
+    def fn(*inputs):
+        values = evaluate(program, jnp, inputs, OPS)
+        return tuple(values[i] for i in program.outputs)
+    fn.__signature__ = inspect.Signature([
+        inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(len(program.inputs))])
+    return fn
+
+
+@given(program=programs())
+def test_exported_programs_give_numpy_results_in_onnx_runtime_and_loaded_back(program):
+    if program.raises or not program.outputs:
+        return  # (what NumPy refuses is the fuzzer's own test)
+    note(f"program:\n{program}")
+    try:
+        model = jitflow.onnx.to_model(as_function(program), *program.inputs)
+    except jitflow.onnx.UnsupportedError:
+        return  # (a primitive without an ONNX form: named, and tested elsewhere)
+    expected = run_numpy(program, program.inputs)
+    values = numpy_values(program, program.inputs)
+    with np.errstate(all="ignore"):
+        results = tuple(run_ort(model, *program.inputs))
+        loaded = jitflow.onnx.load(model)(*map(np.asarray, program.inputs))
+    check("onnxruntime", (results, None), expected, program, values)
+    loaded = loaded if isinstance(loaded, tuple) else (loaded,)
+    check("loaded back", (tuple(map(np.asarray, loaded)), None), expected, program, values)
