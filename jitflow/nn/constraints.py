@@ -5,8 +5,7 @@ Norms are taken over `axis` (0: for a Dense kernel (in, out), each unit's incomi
 weights); epsilon keeps an all-zero column finite, as in Keras.
 """
 from .. import numpy as jnp
-from ..errors import at_user_line
-from .constructor_config import decoded, encoded
+from .constructor_config import named_rule, rule_config
 
 EPSILON = 1e-7
 
@@ -63,27 +62,12 @@ _BY_NAME = {"non_neg": NonNeg, "max_norm": MaxNorm, "unit_norm": UnitNorm,
 def get(identifier):
     """A constraint from None, a name ('max_norm', 'non_neg', 'unit_norm',
     'min_max_norm', with Keras' defaults) or a callable of the weight."""
-    if identifier is None or callable(identifier):
-        return identifier
-    if isinstance(identifier, dict):  # as serialize() saved it
-        return decoded(identifier, _CLASSES, "constraints")
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]()
-    raise ValueError(at_user_line(
-        f"unknown constraint {identifier!r}: expected None, a callable or one of "
-        f"{', '.join(sorted(_BY_NAME))}"))
+    return named_rule(identifier, _CLASSES, _BY_NAME, "constraints")
 
 
 def serialize(identifier, what):
-    """What a layer's config holds for its argument: a name as it is, one of this
-    module's objects as {class_name, config}."""
-    if identifier is None or isinstance(identifier, str):
-        return identifier
-    if type(identifier) in _CLASSES.values():
-        return encoded(identifier, what)
-    raise ValueError(at_user_line(
-        f"{what}: {identifier!r} is a Python function, which a saved model cannot hold; "
-        f"give it by name or as a jitflow.nn.constraints object"))
+    """What a layer's config holds for its argument (constructor_config.rule_config)."""
+    return rule_config(identifier, _CLASSES, what, "constraints")
 
 
 __all__ = ["Constraint", "NonNeg", "MinMaxNorm", "MaxNorm", "UnitNorm", "get", "serialize"]

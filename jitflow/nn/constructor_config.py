@@ -37,6 +37,32 @@ def decoded(entry, classes, what):
     return classes[name](**entry["config"])
 
 
+def named_rule(identifier, classes, by_name, kind):
+    """A weight rule (a regularizer or a constraint: `kind`) from None, a callable, a
+    dict as `rule_config` saved it, or a name in `by_name` (made with its defaults)."""
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, dict):
+        return decoded(identifier, classes, kind)
+    if isinstance(identifier, str) and identifier in by_name:
+        return by_name[identifier]()
+    raise ValueError(at_user_line(
+        f"unknown {kind[:-1]} {identifier!r}: expected None, a callable or one of "
+        f"{', '.join(sorted(by_name))}"))
+
+
+def rule_config(identifier, classes, what, kind):
+    """What a layer's config holds for a weight rule: a name as it is, one of the
+    objects of `classes` as {class_name, config}; a Python function cannot be saved."""
+    if identifier is None or isinstance(identifier, str):
+        return identifier
+    if type(identifier) in classes.values():
+        return encoded(identifier, what)
+    raise ValueError(at_user_line(
+        f"{what}: {identifier!r} is a Python function, which a saved model cannot hold; "
+        f"give it by name or as a jitflow.nn.{kind} object"))
+
+
 def classes_of(module, base):
     """The subclasses of `base` a module defines, by name (base included)."""
     return {name: value for name, value in vars(module).items()
@@ -52,4 +78,5 @@ def _check_plain(config, what):
             f"lists) a saved model can hold: {error}")) from None
 
 
-__all__ = ["constructor_config", "encoded", "decoded", "classes_of"]
+__all__ = ["constructor_config", "encoded", "decoded", "classes_of", "named_rule",
+           "rule_config"]

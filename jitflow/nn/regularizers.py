@@ -5,8 +5,7 @@
 fit adds every layer's penalties (model.losses) to the loss it minimizes and reports.
 """
 from .. import numpy as jnp
-from ..errors import at_user_line
-from .constructor_config import decoded, encoded
+from .constructor_config import named_rule, rule_config
 
 
 class Regularizer:
@@ -53,27 +52,12 @@ _BY_NAME = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(0.01, 0.01)}
 def get(identifier):
     """A regularizer from None, a name ('l1', 'l2', 'l1_l2', with Keras' 0.01) or a
     callable of the weight giving its penalty."""
-    if identifier is None or callable(identifier):
-        return identifier
-    if isinstance(identifier, dict):  # as serialize() saved it
-        return decoded(identifier, _CLASSES, "regularizers")
-    if isinstance(identifier, str) and identifier in _BY_NAME:
-        return _BY_NAME[identifier]()
-    raise ValueError(at_user_line(
-        f"unknown regularizer {identifier!r}: expected None, a callable or one of "
-        f"{', '.join(sorted(_BY_NAME))}"))
+    return named_rule(identifier, _CLASSES, _BY_NAME, "regularizers")
 
 
 def serialize(identifier, what):
-    """What a layer's config holds for its argument: a name as it is, one of this
-    module's objects as {class_name, config}."""
-    if identifier is None or isinstance(identifier, str):
-        return identifier
-    if type(identifier) in _CLASSES.values():
-        return encoded(identifier, what)
-    raise ValueError(at_user_line(
-        f"{what}: {identifier!r} is a Python function, which a saved model cannot hold; "
-        f"give it by name or as a jitflow.nn.regularizers object"))
+    """What a layer's config holds for its argument (constructor_config.rule_config)."""
+    return rule_config(identifier, _CLASSES, what, "regularizers")
 
 
 __all__ = ["Regularizer", "L1L2", "L1", "L2", "get", "serialize"]
