@@ -75,7 +75,7 @@ V1_LAYERS = [
     ("state", ["jitflow.v1.state"]),
     # Derivatives and control flow, run through jitflow's own.
     ("derivatives", ["jitflow.v1.custom_gradients", "jitflow.v1.gradients",
-                     "jitflow.v1.control_flow"]),
+                     "jitflow.v1.control_flow", "jitflow.v1.defun"]),
     # Graphs and Variables' values to files and back (jitflow.saving's format).
     ("saving", ["jitflow.v1.functions_table", "jitflow.v1.graph_def",
                 "jitflow.v1.graph_import", "jitflow.v1.io",

@@ -17,6 +17,7 @@ import numpy as _np
 from . import io, nn, summary, train
 from . import tensor_methods  # noqa: F401  (gives the Tensor its operators and methods)
 from .control_flow import cond, while_loop
+from .defun import Defun
 from .custom_gradients import RegisterGradient
 from .gradients import gradients
 from .graph import Graph, get_default_graph, name_scope, reset_default_graph
@@ -43,4 +44,4 @@ __all__ = ["Graph", "Operation", "Tensor", "TensorShape", "Session", "Interactiv
            "global_variables_initializer", "initialize_all_variables",
            "variables_initializer", "nn", "summary", "train", "random_normal", "random_uniform",
            "float32", "float64", "int32", "int64", "bool", "io", "GraphDef",
-           "import_graph_def"] + list(_op_names)
+           "import_graph_def", "Defun"] + list(_op_names)
