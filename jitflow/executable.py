@@ -68,6 +68,7 @@ class Executable:
         self._direct = None  # its DirectEntry, once asked for
         self._profiled = None  # the NativeGraph that times its nodes, once profiled
         self._profiled_lock = threading.Lock()
+        self._checked = {}  # kinds -> the NativeGraph checking for them (nan_check.py)
         self.build_seconds = None  # how long building the native code took
         self.locations = None  # Var -> the user's (file, line), when traced to profile
         if backend == "native":
@@ -180,6 +181,19 @@ class Executable:
                 self._profiled = codegen.NativeGraph(self.graph, self.name, profile=True,
                                                      backward_step=backward_step_graph)
         return self._profiled
+
+    def checked_native(self, kinds):
+        """The NativeGraph of this graph that flags a NaN or an infinity (`kinds`)
+        where any operation makes one (built on first use), or None on the
+        interpreter."""
+        if self.backend != "native":
+            return None
+        with self._profiled_lock:
+            if kinds not in self._checked:
+                self._checked[kinds] = codegen.NativeGraph(
+                    self.graph, self.name, nan_checks=kinds,
+                    backward_step=backward_step_graph)
+        return self._checked[kinds]
 
     def __call__(self, leaves, check=None, native=None):
         """The results for the argument leaves; `check(outputs)`, when given, sees

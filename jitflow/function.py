@@ -125,11 +125,21 @@ class Function:
         leaves, paths, structure, statics = self._split(bound)
         _, executable = self._executable(bound, leaves, paths, structure, statics)
 
+        def located():
+            return nan_check.locate(self.fn, bound, leaves, executable.state,
+                                    self.__qualname__, kinds)
+
         def check(outputs):
             if nan_check.bad_values(outputs, kinds):
-                raise nan_check.locate(self.fn, bound, leaves, executable.state,
-                                       self.__qualname__, kinds)
-        return executable(leaves, check=check)
+                raise located()
+        try:
+            with nan_check.raising(kinds):  # (the interpreter's NumPy calls)
+                return executable(leaves, check=check,
+                                  native=executable.checked_native(kinds))
+        except FloatingPointError as error:
+            if not nan_check.made_inside(error):
+                raise
+            raise located() from None
 
     def _call_profiled(self, args, kwargs):
         """A call under jitflow.profile(): the checked path, running native code that

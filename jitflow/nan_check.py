@@ -2,11 +2,14 @@
 an inf) raises FloatingPointError naming the operation and the user's line that made
 it, and changes no Variable and no array.
 
-The compiled code runs as always; only its results are checked (a pass over the
-outputs). When one holds a NaN, the function runs again eagerly, on copies, under
-NumPy's np.errstate(invalid="raise") (and divide= and over= for infs): NumPy stops at
-the first operation that makes one from numbers that were not, on the user's own line.
-If none does, the NaN came in with the inputs, and the error says which held one.
+The compiled code is built again with checks (codegen's nan_checks): every elementwise
+operation's float results are tested where they are computed, inside fused loops too,
+so a NaN that no result shows (one a later `where` or `maximum` drops) is caught as
+well; the results are checked too. When either finds one, the function runs again
+eagerly, on copies, under NumPy's np.errstate(invalid="raise") (and divide= and over=
+for infs): NumPy stops at the first operation that makes one from numbers that were
+not, on the user's own line. If none does, the NaN came in with the inputs, and the
+error says which held one.
 """
 import contextlib
 import traceback
@@ -15,12 +18,22 @@ import warnings
 import numpy as np
 
 from .errors import _is_user_file, at_user_line
+from .ir.interpret import floating_errors
 from .trace import Stateful
 
 
 def wanted(config):
     """The kinds of value to refuse: () when both switches are off."""
     return (("NaN",) if config.debug_nans else ()) + (("inf",) if config.debug_infs else ())
+
+
+def made_inside(error):
+    """Whether a FloatingPointError reports a NaN or an infinity the compiled function
+    made: native code's own report (codegen/errors.py), or NumPy's under `raising`
+    while the interpreter ran the graph; not one a user's callback raised."""
+    message = str(error)
+    return message.endswith(("an operation made a NaN", "an operation made an infinity")) \
+        or " encountered in " in message
 
 
 def bad_values(values, kinds):
@@ -38,11 +51,12 @@ def bad_values(values, kinds):
 
 @contextlib.contextmanager
 def raising(kinds):
-    """NumPy raising FloatingPointError where it would make one of `kinds`."""
+    """NumPy raising FloatingPointError where it would make one of `kinds`, in the
+    user's code and in the interpreter's."""
     settings = {"invalid": "raise"} if "NaN" in kinds else {}
     if "inf" in kinds:
         settings.update(divide="raise", over="raise")
-    with np.errstate(**settings):
+    with np.errstate(**settings), floating_errors(**settings):
         yield
 
 
@@ -62,7 +76,7 @@ def locate(fn, bound, leaves, state, name, kinds):
     except FloatingPointError as error:
         return FloatingPointError(
             f"{name}(): {error} (NumPy's message), which makes a {'/'.join(kinds)} in "
-            f"the compiled result, at {_user_line(error)}\n"
+            f"the compiled code, at {_user_line(error)}\n"
             f"  arguments: {_summary(bound.arguments)}")
     finally:
         for variable, array in held:

@@ -65,3 +65,36 @@ def test_without_the_switches_a_nan_is_returned_as_numpy_returns_it(backend):
         expected = np.log(np.array([-1.0]))
     result = jitflow.function(lambda x: np.log(x))(np.array([-1.0]))
     assert np.isnan(result).all() and np.isnan(expected).all()
+
+
+def test_a_nan_no_result_shows_is_caught_inside_fused_code(backend, debug):
+    def step(x):
+        y = np.sqrt(x - 1.0)  # NaN where x < 1, then dropped
+        return np.where(x >= 1.0, y, 0.0) * 2
+    compiled = jitflow.function(step)
+    fine = np.linspace(1.0, 3.0, 37)
+    np.testing.assert_allclose(compiled(fine), step(fine))
+    with pytest.raises(FloatingPointError, match="invalid value encountered in sqrt") as info:
+        compiled(np.linspace(0.0, 3.0, 37))
+    assert line_of("# NaN where x < 1", step) in str(info.value)
+
+
+def test_an_inf_no_result_shows_is_caught_inside_fused_code(backend, debug):
+    def step(x):
+        return np.minimum(np.exp(x), 5.0).sum()  # exp overflows, then is clipped
+    compiled = jitflow.function(step)
+    assert compiled(np.zeros(5)) == 5.0
+    with pytest.raises(FloatingPointError, match="overflow"):
+        compiled(np.full(5, 1000.0))
+
+
+@pytest.mark.parametrize("size", [1, 7, 13, 16, 17, 33, 100])
+def test_no_nan_is_reported_where_none_is_made(backend, debug, size):
+    # the lanes of a vector past the end of a row hold no numbers of the program's: a
+    # 0/0 there is not the program's NaN
+    def step(x):
+        return (x / x + np.log(x) * np.sqrt(x)).sum(axis=-1)
+    compiled = jitflow.function(step)
+    x = np.linspace(0.5, 2.0, 3 * size).reshape(3, size)
+    for _ in range(2):
+        np.testing.assert_allclose(compiled(x), step(x), rtol=1e-12)

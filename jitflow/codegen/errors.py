@@ -16,6 +16,8 @@ NEGATIVE_POWER = 2
 OUT_OF_MEMORY = 3
 PYTHON_INT_OVERFLOW = 4
 PYTHON_RAISED = 5  # a Python callback raised: the exception waits in _raised
+NAN_MADE = 6  # code built with nan_checks made a NaN (config.debug_nans)
+INF_MADE = 7  # ... or an infinity (config.debug_infs)
 FALLBACK = -1  # the fast entry declined (a misaligned array): take the checked path
 
 MESSAGES = {
@@ -25,6 +27,8 @@ MESSAGES = {
     # NEP 50: a Python int takes the array's dtype, and NumPy refuses one that does not
     # fit (int32 is the only integer dtype narrower than the int64 Python ints arrive in).
     PYTHON_INT_OVERFLOW: (OverflowError, "Python integer out of bounds for int32"),
+    NAN_MADE: (FloatingPointError, "an operation made a NaN"),
+    INF_MADE: (FloatingPointError, "an operation made an infinity"),
 }
 
 

@@ -1,7 +1,25 @@
 """The reference interpreter: evaluate a Graph on NumPy values."""
+import contextlib
+import contextvars
+
 import numpy as np
 
 from .graph import Lit
+
+# np.errstate settings the interpreter runs NumPy under: silent, unless a caller asks
+# for more (jitflow.config.debug_nans: nan_check.py), for nested graphs too.
+_FLOATING_ERRORS = contextvars.ContextVar("floating_errors", default={"all": "ignore"})
+
+
+@contextlib.contextmanager
+def floating_errors(**settings):
+    """Run the interpreter with NumPy's floating-point error handling `settings` (as
+    np.errstate takes them) instead of silence; other kinds stay ignored."""
+    token = _FLOATING_ERRORS.set({"all": "ignore", **settings})
+    try:
+        yield
+    finally:
+        _FLOATING_ERRORS.reset(token)
 
 
 def eval_graph(graph, args):
@@ -9,7 +27,8 @@ def eval_graph(graph, args):
 
     Weakly typed values are handed to NumPy as Python scalars, so NumPy applies the same
     NEP 50 promotion the type rules predicted. Floating-point warnings are silenced: the
-    compiled code gives the same IEEE results without warnings, and so does this.
+    compiled code gives the same IEEE results without warnings, and so does this
+    (unless floating_errors asks otherwise).
     """
     env = {}
 
@@ -20,7 +39,7 @@ def eval_graph(graph, args):
 
     for var, arg in zip(graph.inputs, args, strict=True):
         env[var] = as_operand(arg, var.type)
-    with np.errstate(all="ignore"):
+    with np.errstate(**_FLOATING_ERRORS.get()):
         for node in graph.nodes:
             outs = node.prim.evaluate(*map(read, node.inputs), subgraphs=node.subgraphs,
                                       **node.params)

@@ -17,7 +17,7 @@ from ...ir.passes.fuse import REDUCTIONS
 from ...ir.primitive import VIEW_OPS
 from ...ir.types import ufunc_loop_dtypes
 from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
-from ..errors import PYTHON_INT_OVERFLOW, ErrorState
+from ..errors import INF_MADE, NAN_MADE, PYTHON_INT_OVERFLOW, ErrorState
 from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
 from ..loops.reductions import lower_region
@@ -43,7 +43,7 @@ class Lowering:
     each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow", on_segment=None, threads=None,
-                 compile_graph=None, backward_step=None, profile=False):
+                 compile_graph=None, backward_step=None, profile=False, nan_checks=()):
         """on_segment(module, speed_level) is called with each segment's module as soon
         as it is complete, except the last: entry_module, which holds the entry points
         and may take more (the Python entry) before it is compiled.
@@ -54,7 +54,11 @@ class Lowering:
         while_grad's backward step (control/while_grad.py).
 
         profile: time each node's code into a counter (node_clock.py); `timed_nodes`
-        lists the indices of the nodes timed."""
+        lists the indices of the nodes timed. nan_checks: "NaN" and/or "inf": every
+        elementwise operation's float results are checked for them where they are
+        computed (inside fused loops too), flagging NAN_MADE or INF_MADE
+        (config.debug_nans, debug_infs)."""
+        self.nan_checks = tuple(nan_checks)
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
@@ -485,12 +489,26 @@ class Lowering:
         """One element of an elementwise node, from its operands' elements."""
         in_types = [v.type.dtype for v in node.inputs]
         if node.op == "cast":
-            return self.em.cast(values[0], in_types[0], node.outputs[0].type.dtype)
-        loop_dtypes = _loop_dtypes(node)
-        operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value, dtype,
-                    loop in zip(node.inputs, values, in_types, loop_dtypes)]
-        return SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
-                                                     dtype=loop_dtypes[-1])
+            result = self.em.cast(values[0], in_types[0], node.outputs[0].type.dtype)
+        else:
+            loop_dtypes = _loop_dtypes(node)
+            operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value,
+                        dtype, loop in zip(node.inputs, values, in_types, loop_dtypes)]
+            result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
+                                                           dtype=loop_dtypes[-1])
+        if self.nan_checks and node.outputs[0].type.dtype.kind == "f":
+            self._check_numerics(result, node.outputs[0].type.dtype)
+        return result
+
+    def _check_numerics(self, value, dtype):
+        """Flag a NaN (or an infinity) among the lanes of `value` (config.debug_nans)."""
+        if "NaN" in self.nan_checks:
+            self.em.error.flag_if(self.builder.fcmp_unordered("uno", value, value),
+                                  NAN_MADE)
+        if "inf" in self.nan_checks:
+            magnitude = self.em.intrinsic("llvm.fabs", value)
+            self.em.error.flag_if(self.builder.fcmp_ordered(
+                "==", magnitude, self.em.const(np.inf, dtype)), INF_MADE)
 
     def _to_loop_dtype(self, input, value, dtype, loop):
         """An operand converted for the loop. A Python int becomes a float the way Python

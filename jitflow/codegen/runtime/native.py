@@ -25,16 +25,19 @@ class NativeGraph:
     """One graph compiled to native code, callable on a flat list of argument values."""
 
     def __init__(self, graph, name="function", threads=None, python_entry=True,
-                 backward_step=None, profile=False):
+                 backward_step=None, profile=False, nan_checks=()):
         """threads: how many threads its kernels split between (default: the
         machine's); python_entry: whether Python calls it directly (python_entry.py);
         backward_step(body): a while_grad body's backward step graph, built by the layer
         that differentiates graphs (needed only when the graph has a while_grad);
-        profile: time each node's code (take_node_times reads the times)."""
+        profile: time each node's code (take_node_times reads the times); nan_checks:
+        "NaN" and/or "inf", flagged where any elementwise operation makes one
+        (Lowering)."""
         self.name = name
         self.threads = threads
         self._backward_step = backward_step
         self._profile = profile
+        self._nan_checks = tuple(nan_checks)
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
@@ -72,7 +75,8 @@ class NativeGraph:
                                 on_segment=lambda module, level: compilation.add(
                                     str(module), speed_level=level), threads=self.threads,
                                 compile_graph=self._compile_callee,
-                                backward_step=self._backward_step, profile=self._profile)
+                                backward_step=self._backward_step, profile=self._profile,
+                                nan_checks=self._nan_checks)
             self.workspace_size = lowering.memory.size
             self.timed_nodes = lowering.timed_nodes
             self.callees = lowering.callees  # kept alive: this code calls theirs
@@ -94,7 +98,7 @@ class NativeGraph:
     def _compile_callee(self, graph, name, **options):
         """A subgraph the generated code calls (control/callees.py), compiled alike."""
         return NativeGraph(graph, name, backward_step=self._backward_step,
-                           profile=self._profile, **options)
+                           profile=self._profile, nan_checks=self._nan_checks, **options)
 
     def _counter(self, index, kind):
         return ctypes.c_int64.from_address(self.compiled.global_address(
