@@ -51,6 +51,9 @@ def _written(out, result, name):
         builder = innermost_builder()
         tracer = builder.array_input(target) if builder is not None else None
         if tracer is not None:
+            note_write = getattr(target, "_jitflow_note_write", None)  # watched_arrays
+            if note_write is not None:
+                note_write()
             if not _in_place_operator():
                 raise TypeError(at_user_line(
                     f"numpy.{name}(..., out=array) of a traced value into a NumPy array: "

@@ -20,12 +20,14 @@ itself, not the view (trace/builders.py asks for `_jitflow_unwatched`).
 """
 import numpy as np
 
+from .errors import at_user_line
+
 
 class WatchedArray(np.ndarray):
     """A view of a named array that reports NumPy's reads of its contents."""
 
-    # (the callback taking the named array's id, the named array), kept by views of
-    # views and by copies: their contents came from it
+    # the _Source: the named array and who hears of reads, kept by views of views and
+    # by copies (their contents came from it)
     _jitflow_source = None
 
     def __array_finalize__(self, obj):
@@ -38,15 +40,21 @@ class WatchedArray(np.ndarray):
         array itself for the view standing for it; a plain view for a view of it. A
         copy NumPy made of it holds its contents as they were: that is a read."""
         if self._jitflow_top:
-            return self._jitflow_source[1]
+            return self._jitflow_source.array
         if self.flags.owndata:
             self._jitflow_note_read()
         return self.view(np.ndarray)
 
     def _jitflow_note_read(self):
         if self._jitflow_source is not None:
-            on_read, array = self._jitflow_source
-            on_read(array)
+            self._jitflow_source.read()
+
+    def _jitflow_note_write(self):
+        """A traced value was written into the named array (`w += x`: its name now
+        holds the traced result): NumPy's later reads through another name (`t = w`
+        before) would see contents known only when the compiled code runs."""
+        if self._jitflow_source is not None:
+            self._jitflow_source.written = True
 
     # --- NumPy's protocols: computing with the contents -------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -100,15 +108,30 @@ for _name in ("item", "tolist", "tobytes", "__float__", "__int__", "__index__",
 def watched_view(array, on_read):
     """A WatchedArray viewing `array`; on_read(array) is called at each read."""
     view = array.view(WatchedArray)
-    view._jitflow_source = (on_read, array)
+    view._jitflow_source = _Source(array, on_read)
     view._jitflow_top = True
     return view
+
+
+class _Source:
+    """The named array a WatchedArray (and what is made from it) stands for."""
+
+    def __init__(self, array, on_read):
+        self.array, self.on_read, self.written = array, on_read, False
+
+    def read(self):
+        if self.written:
+            raise TypeError(at_user_line(
+                "NumPy reads an array after a traced value was written into it under "
+                "another name (`t = w; w += x; t.sum()`): its contents are known only "
+                "when the compiled code runs; read the traced result (w) instead"))
+        self.on_read(self.array)
 
 
 def original_of(value):
     """The named array a WatchedArray standing for it stands for, else `value`."""
     if isinstance(value, WatchedArray) and value._jitflow_top:
-        return value._jitflow_source[1]
+        return value._jitflow_source.array
     return value
 
 

@@ -405,3 +405,19 @@ def test_named_arrays_are_themselves_again_after_a_trace_even_a_failing_one(back
     step = jitflow.function(lambda x: x * model.total.sum() + model.weights[0])
     step(np.ones(3))
     assert model.weights is weights and type(model.weights) is np.ndarray
+
+
+def test_numpy_reading_a_named_array_under_another_name_after_a_traced_write_raises(
+        backend):
+    # NumPy's t is w itself, so t.sum() sees the write; jitflow's w += x makes the
+    # name w hold the traced result, which t cannot: that read raises, not a stale sum
+    totals = np.zeros(3)
+
+    def step(x):
+        nonlocal totals
+        before = totals
+        totals += x
+        return before.sum()
+    with pytest.raises(TypeError, match="after a traced value was written into it"):
+        jitflow.function(step)(np.ones(3))
+    np.testing.assert_array_equal(totals, np.zeros(3))  # a raising trace writes nothing
