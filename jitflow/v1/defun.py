@@ -44,10 +44,8 @@ class DefinedFunction:
         self._check(inputs)
         graph = inputs[0].graph if inputs else get_default_graph()
         arguments, body = self._body(graph, inputs)
-        op = Operation(graph, self.name, graph.unique_name(name or self.name),
-                       inputs + body.outside, _replaying(body, arguments),
-                       [(t.shape, t.dtype) for t in body.outputs], needs_context=True)
-        op.bodies = (body,)
+        op = defun_operation(graph, graph.unique_name(name or self.name), self.name,
+                             inputs, body.outside, arguments, body)
         return list(op.outputs) if body.listed else op.outputs[0]
 
     def _check(self, inputs):
@@ -70,6 +68,17 @@ class DefinedFunction:
                 body = _Body(graph, self.function, arguments, f"{self.name}: the body")
             self._bodies[key] = (arguments, body)
         return self._bodies[key]
+
+
+def defun_operation(graph, name, op_type, inputs, outside, arguments, body):
+    """The operation calling `body` (_Body) with `arguments` (Arg tensors) bound to
+    `inputs`; the tensors from outside it reads are its further inputs."""
+    op = Operation(graph, op_type, name, list(inputs) + list(outside),
+                   _replaying(body, arguments), [(t.shape, t.dtype) for t in body.outputs],
+                   needs_context=True)
+    op.bodies = (body,)
+    op.defun_arguments = tuple(arguments)  # what a GraphDef stores of it (graph_def.py)
+    return op
 
 
 def _replaying(body, arguments):

@@ -89,13 +89,16 @@ def _how_made(op, arrays):
         arrays.append(np.asarray(op.attrs["value"]))
         return {"made": "const", "array": len(arrays) - 1}
     if op.type in ("Placeholder", "PlaceholderWithDefault", "NoOp", "LoopVar",
-                   "GradientInput"):
+                   "GradientInput", "Arg"):
         return {"made": op.type}
     if op.type == "If" and hasattr(op, "bodies"):
         return {"made": "cond", "true": _body(op.bodies[0]), "false": _body(op.bodies[1])}
     if op.type == "While" and hasattr(op, "bodies"):
         return {"made": "while", "carried": [t.name for t in op.carried],
                 "cond": _body(op.bodies[0]), "body": _body(op.bodies[1])}
+    if hasattr(op, "defun_arguments"):
+        return {"made": "defun", "arguments": [t.name for t in op.defun_arguments],
+                "body": _body(op.bodies[0])}
     if op.type == "Gradients" and hasattr(op, "derivative"):
         return _gradients_record(op)
     if hasattr(op, "random"):

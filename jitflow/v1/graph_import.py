@@ -7,6 +7,7 @@ from ..errors import at_user_line
 from ..saving.errors import FormatError
 from ..saving.values import decode, decode_dtype
 from .control_flow import _Body, cond_operation, while_operation
+from .defun import defun_operation
 from .custom_gradients import CustomGradient
 from .functions_table import function_named
 from .graph import get_default_graph
@@ -117,7 +118,7 @@ def _made_group(importer, record, inputs):
 
 
 def _made_source(importer, record, inputs):
-    """A LoopVar or GradientInput: a stand-in fed by the operation that runs it."""
+    """A LoopVar, GradientInput or Arg: a stand-in fed by the operation that runs it."""
     graph = importer.graph
     return Operation(graph, record["type"], graph.unique_name(record["name"]), (), None,
                      _types(record))
@@ -220,6 +221,16 @@ def _made_while(importer, record, inputs):
                            inputs[len(carried):], carried, condition, step)
 
 
+def _made_defun(importer, record, inputs):
+    name = record["name"]
+    arguments = [importer.tensor(n, name) for n in record["arguments"]]
+    body = _made_body(importer, record["body"], name)
+    graph = importer.graph
+    return defun_operation(graph, graph.unique_name(name), record["type"],
+                           inputs[:len(arguments)], inputs[len(arguments):], arguments,
+                           body)
+
+
 def _made_gradients(importer, record, inputs):
     name, count_x, count_y = record["name"], record["xs"], record["ys"]
     xs, ys = inputs[:count_x], inputs[count_x:count_x + count_y]
@@ -251,7 +262,8 @@ def _made_registered_gradient(importer, data, where):
 # how each kind of stored operation (its "made") is made again
 _MAKERS = {"const": _made_const, "Placeholder": _made_placeholder,
            "PlaceholderWithDefault": _made_placeholder_with_default, "NoOp": _made_group,
-           "LoopVar": _made_source, "GradientInput": _made_source,
+           "LoopVar": _made_source, "GradientInput": _made_source, "Arg": _made_source,
+           "defun": _made_defun,
            "variable": _made_variable, "assign": _made_assign, "call": _made_call,
            "cond": _made_cond, "while": _made_while, "gradients": _made_gradients,
            "random": _made_random}

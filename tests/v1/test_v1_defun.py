@@ -74,3 +74,25 @@ def test_a_call_with_other_dtypes_or_count_is_refused():
         Blend(x, x)
     with pytest.raises(TypeError, match="defined for 2 arguments, called with 1"):
         Blend(tf.constant(1.0))
+
+
+def test_a_graph_def_holds_the_calls_and_imports_them(tmp_path):
+    x = tf.placeholder(tf.float64, (2,), name="x")
+    a, b = Blend(x, x * 3.0)
+    total = tf.reduce_sum(a + b, name="total")
+    (grad,) = tf.gradients(total, x)
+    path = tf.io.write_graph(tf.get_default_graph().as_graph_def(), str(tmp_path), "g")
+    values = {x: np.array([0.25, -0.5])}
+    with tf.Session() as sess:
+        expected = sess.run([total, grad], values)
+    tf.reset_default_graph()
+    total_again, grad_again = tf.import_graph_def(
+        tf.io.read_graph_def(path), return_elements=["total:0", grad.name])
+    graph = total_again.op.graph
+    assert [op.type for op in graph.get_operations()].count("Blend") == 1
+    feed = {next(op for op in graph.get_operations() if op.type == "Placeholder")
+            .outputs[0]: values[x]}
+    with tf.Session() as sess:
+        got = sess.run([total_again, grad_again], feed)
+    for g, e in zip(got, expected):
+        assert_same(g, e)
