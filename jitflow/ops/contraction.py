@@ -5,7 +5,7 @@ from ..ir.primitive import Primitive, register
 from ..ir.types import ShapeError, TensorType, broadcast_shapes, resolve_ufunc_dtypes
 from ..trace import bind, constant_type
 from .elementwise import add_tangents
-from .shapes import transpose
+from .shapes import reshape, transpose
 
 
 def _matmul_type(x, y):
@@ -29,7 +29,21 @@ def _matmul_vjp(ct, x, y, *, out, needs):
     # A product's cotangent costs as much as the product: skip those not needed (the
     # constant weights of grad with respect to the data, say).
     return [matmul(ct, matrix_transpose(y)) if needs[0] else None,
-            matmul(matrix_transpose(x), ct) if needs[1] else None]
+            _weight_cotangent(ct, x, y) if needs[1] else None]
+
+
+def _weight_cotangent(ct, x, y):
+    """x^T @ ct. For a matrix y applied to a stack of matrices x (a Dense layer on
+    (batch, time, features)), the stack's rows are one long matrix: one product of
+    (K, rows) by (rows, N), instead of a product per matrix of the stack summed after
+    (which makes an intermediate as large as the stack times y)."""
+    x_type = constant_type(x)
+    if constant_type(y).ndim != 2 or x_type.ndim <= 2:
+        return matmul(matrix_transpose(x), ct)
+    rows = int(np.prod(x_type.shape[:-1]))
+    flat_x = reshape(x, (rows, x_type.shape[-1]))
+    flat_ct = reshape(ct, (rows, constant_type(ct).shape[-1]))
+    return matmul(matrix_transpose(flat_x), flat_ct)
 
 
 # The transform sums each cotangent over the batch axes its operand was broadcast along.

@@ -267,3 +267,16 @@ def test_derivatives_match_finite_differences(name, data, seed):
     eager = jitflow.vjp(fn, *(operands[i] for i in floats))[1](cotangent)
     for c, e in zip(compiled, eager):
         np.testing.assert_allclose(c, e, rtol=1e-12, atol=1e-12)
+
+
+def test_a_matrix_applied_to_a_stack_gets_its_cotangent_from_one_product():
+    # Dense on (batch, time, features): dW is one (K, rows) x (rows, N) product, not a
+    # product per batch entry summed after
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((4, 3, 5)), rng.standard_normal((5, 2))
+    check_grads(lambda x, w: np.tanh(x @ w).sum(), (x, w), order=2)
+    graph = jitflow.function(jitflow.grad(lambda w, x: np.tanh(x @ w).sum())).trace(w, x)
+    products = [n for n in graph.nodes if n.op == "matmul"]
+    assert [n.outputs[0].type.shape for n in products] == [(4, 3, 2), (5, 2)]
+    assert not any(n.op == "reduce_sum" and n.outputs[0].type.shape == (5, 2)
+                   for n in graph.nodes)
