@@ -90,6 +90,20 @@ def _masked_update(xp, x, y):
 
 BINARY["masked_update"] = _masked_update
 
+
+def _accumulate_at(xp, x):
+    """np.add.at into a copy of x at repeated and negative indices of its first axis,
+    of x's own values there (ufunc_at.py)."""
+    out = xp.where(True, x, x)  # a copy, traced when x is
+    if out.ndim == 0 or out.shape[0] == 0 or out.dtype == np.bool_:
+        return out
+    index = np.array([0, out.shape[0] - 1, 0, -1])
+    np.add.at(out, index, x[index])
+    return out
+
+
+UNARY["add_at"] = _accumulate_at
+
 TERNARY = {
     "clip": lambda xp, x, low, high: xp.clip(x, low, high),
     "where": lambda xp, c, x, y: xp.where(c, x, y),
@@ -187,7 +201,7 @@ TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh"
 # arrays (its vector loop); jitflow keeps the second.
 OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
-        "average", "trace", "vecdot", "norm"}
+        "average", "trace", "vecdot", "norm", "add_at"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 

@@ -644,6 +644,10 @@ def _sum_tolerance(step, args, result):
                                          and step.op == "vecdot" else 1.0)
         return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
                 "zero_sign": False}
+    if step.op == "add_at":  # at most three values added to an element, in another order
+        bound = 3 * np.max(magnitudes[0], initial=0.0)
+        return {"atol": 4 * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
+                "zero_sign": False}
     if step.op == "matmul":
         terms = magnitudes[0].shape[-1]
         bound = magnitudes[0] @ magnitudes[1]
