@@ -193,6 +193,19 @@ EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 # --- derivatives -------------------------------------------------------------------------
 
+def _gram(xp, x):
+    """x's last axis as vectors v (a 0-d x as one of length 1) made into v v^T + 3 I:
+    symmetric, positive definite, its eigenvalues 3 and 3 + |v|^2, so the solvers and
+    factorizations of numpy.linalg are smooth functions of x there."""
+    v = x if x.ndim else xp.reshape(x, (1,))
+    return xp.expand_dims(v, -1) * xp.expand_dims(v, -2) + 3.0 * xp.eye(v.shape[-1])
+
+
+def _solve_gram(xp, x):
+    v = x if x.ndim else xp.reshape(x, (1,))
+    return xp.linalg.solve(_gram(xp, x), xp.expand_dims(v, -1))[..., 0]
+
+
 SMOOTH_UNARY = {
     "negative": lambda xp, x: -x,
     "tanh": lambda xp, x: xp.tanh(x),
@@ -208,6 +221,15 @@ SMOOTH_UNARY = {
     "exp2": lambda xp, x: xp.exp2(x),
     "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
     "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
+    # numpy.linalg (jitflow/numpy/decompositions.py: LAPACK in native code)
+    "solve_gram": _solve_gram,
+    "inv_gram": lambda xp, x: xp.linalg.inv(_gram(xp, x)),
+    "det_gram": lambda xp, x: xp.linalg.det(_gram(xp, x)),
+    "slogdet_gram": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[1],
+    "cholesky_gram": lambda xp, x: xp.linalg.cholesky(_gram(xp, x)),
+    "qr_r_gram": lambda xp, x: xp.linalg.qr(_gram(xp, x), mode="r"),
+    "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
+    "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
 }
 
 SMOOTH_BINARY = {

@@ -152,6 +152,8 @@ RULES = {
     "gather": _gather,
     "scatter_add": _scatter_add,
     "scatter": _scatter,
+    # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
+    **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"], broadcasting),
 }
 
 

@@ -195,6 +195,52 @@ def _matmul_draw(data, rng):
     return [normal(rng, batch_x + (n, k)), normal(rng, batch_y + (k, m))], {}
 
 
+def _square_batch(data):
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=2), label="batch")
+    return batch, data.draw(st.integers(1, 3), label="n")
+
+
+def well_conditioned(rng, shape):
+    """Square matrices far from singular: normal entries plus 3 on the diagonal."""
+    return normal(rng, shape) + 3 * np.eye(shape[-1])
+
+
+def _solve_draw(data, rng):
+    batch, n = _square_batch(data)
+    batch_b = data.draw(st.sampled_from([batch, batch[1:]]), label="b's batch")
+    return [well_conditioned(rng, batch + (n, n)),
+            normal(rng, batch_b + (n, data.draw(st.integers(1, 2), label="k")))], {}
+
+
+def _slogdet_draw(data, rng):
+    batch, n = _square_batch(data)
+    return [well_conditioned(rng, batch + (n, n))], {}
+
+
+def separated_singular_values(rng, batch, m, n):
+    """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
+    k = min(m, n)
+    left = np.linalg.qr(normal(rng, batch + (m, m)))[0][..., :k]
+    right = np.linalg.qr(normal(rng, batch + (n, n)))[0][..., :k]
+    values = np.arange(k, 0, -1) + rng.uniform(0, 0.3, batch + (k,))
+    return (left * values[..., None, :]) @ np.swapaxes(right, -1, -2)
+
+
+def _svd_draw(data, rng):
+    batch, _ = _square_batch(data)
+    m, n = (data.draw(st.integers(1, 3), label=name) for name in "mn")
+    full = data.draw(st.booleans(), label="full_matrices") if m == n else False
+    return [separated_singular_values(rng, batch, m, n)], {"full_matrices": full}
+
+
+def _qr_draw(data, rng):
+    batch, _ = _square_batch(data)
+    n = data.draw(st.integers(1, 3), label="n")
+    m = data.draw(st.integers(n, 4), label="m")
+    return [separated_singular_values(rng, batch, m, n)], {"complete": m == n and
+                                                           data.draw(st.booleans())}
+
+
 def _cast_draw(data, rng):
     return [normal(rng, data.draw(smooth_shapes()))], {"dtype": np.dtype(np.float64)}
 
@@ -223,10 +269,14 @@ CASES = {
     "transpose": _transpose_draw, "slice": _slice_draw, "gather": _gather_draw,
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw,
+    "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
 }
 
 # Deliberately not differentiated as the function they compute.
-SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in test_api.py)"}
+SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in test_api.py)",
+           **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
+                           "differentiated as a symmetric function of it: tested on "
+                           "symmetrized operands in tests/test_linalg_factorizations.py")}
 
 
 def differentiable_primitives():
@@ -261,7 +311,9 @@ def test_derivatives_match_finite_differences(name, data, seed):
 
     # Compiled == eager: the same transform, traced, optimized and run natively.
     out = fn(*(operands[i] for i in floats))
-    cotangent = np.random.default_rng(seed + 1).standard_normal(np.shape(out))
+    rng = np.random.default_rng(seed + 1)
+    cotangent = tuple(rng.standard_normal(np.shape(o)) for o in out) \
+        if isinstance(out, tuple) else rng.standard_normal(np.shape(out))
     pullback = jitflow.function(lambda *xs: jitflow.vjp(fn, *xs[:-1])[1](xs[-1]))
     compiled = pullback(*(operands[i] for i in floats), cotangent)
     eager = jitflow.vjp(fn, *(operands[i] for i in floats))[1](cotangent)

@@ -14,6 +14,7 @@ from ..control.python_callbacks import python_callback
 from ..control.while_grad import while_grad
 from ..emitter import I64
 from ..gemm.matmul import matmul
+from ..linalg.factorizations import LOWERINGS as FACTORIZATIONS
 from ..loops.arg_reductions import arg_reduce
 from ..loops.indexed import IndexedAxes
 from ..loops.reduced_views import index_view
@@ -100,5 +101,5 @@ STRUCTURAL = {
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,
-    "debug_callback": python_callback,
+    "debug_callback": python_callback, **FACTORIZATIONS,
 }
