@@ -128,7 +128,7 @@ class ArrayMethods:
     clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
     repeat, diagonal, trace = _method("repeat"), _method("diagonal"), _method("trace")
     all, any = _method("all"), _method("any")
-    searchsorted = _method("searchsorted")
+    searchsorted, cumprod = _method("searchsorted"), _method("cumprod")
 
     def flatten(self):
         """A copy, flat (ravel gives a view where it can)."""

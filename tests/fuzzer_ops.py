@@ -45,6 +45,9 @@ UNARY = {
     "round": lambda xp, x: xp.round(x),
     "round_1": lambda xp, x: xp.round(x, 1),
     "nan_to_num": lambda xp, x: xp.nan_to_num(x),
+    "signbit": lambda xp, x: xp.signbit(x),
+    "modf_fraction": lambda xp, x: xp.modf(x)[0],
+    "modf_integral": lambda xp, x: xp.modf(x)[1],
 }
 
 BINARY = {
@@ -69,7 +72,8 @@ BINARY = {
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
     "fmax": lambda xp, x, y: xp.fmax(x, y),
     "fmin": lambda xp, x, y: xp.fmin(x, y),
-    "fmod": lambda xp, x, y: xp.fmod(x, y),  # of integers only: see _binary
+    "fmod": lambda xp, x, y: xp.fmod(x, y),
+    "copysign": lambda xp, x, y: xp.copysign(x, y),
     "heaviside": lambda xp, x, y: xp.heaviside(x, y),
     "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
     "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
@@ -122,6 +126,8 @@ SINGLE_AXIS = {
     "argmax": lambda xp, x, axis: xp.argmax(x, axis=axis),
     "argmin": lambda xp, x, axis: x.argmin(axis=axis),
     "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
+    "cumprod": lambda xp, x, axis: xp.cumprod(x, axis=axis),
+    "nancumsum": lambda xp, x, axis: xp.nancumsum(x, axis=axis),
 }
 
 SHAPE_OPS = {

@@ -123,6 +123,11 @@ def _int_power_fix(x, y):
     return x, y
 
 
+def _bool_as_float32(x):
+    """signbit's primitive takes no bool (NumPy's loop for it is float16's)."""
+    return (np.asarray(x).astype(np.float32) if np.asarray(x).dtype == np.bool_ else x,)
+
+
 def _logistic_reference(x):
     """1 / (1 + exp(-x)) in the dtype NumPy gives exp(x)."""
     dtype = np.exp(x).dtype
@@ -176,6 +181,9 @@ CASES = {
     "bitwise_and": elementwise(np.bitwise_and, 2),
     "bitwise_or": elementwise(np.bitwise_or, 2),
     "bitwise_xor": elementwise(np.bitwise_xor, 2),
+    "fmod": elementwise(np.fmod, 2),
+    "copysign": elementwise(np.copysign, 2),
+    "signbit": elementwise(np.signbit, 1, fix=_bool_as_float32),
 }
 
 
@@ -265,6 +273,7 @@ def _cumsum_draw(data):
 
 
 CASES["cumsum"] = Case(_cumsum_draw, lambda x, *, axis: np.cumsum(x, axis=axis))
+CASES["cumprod"] = Case(_cumsum_draw, lambda x, *, axis: np.cumprod(x, axis=axis))
 
 
 # --- shapes -------------------------------------------------------------------------------

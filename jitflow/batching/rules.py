@@ -146,6 +146,7 @@ RULES = {
     "argmax": _arg_reduction,
     "argmin": _arg_reduction,
     "cumsum": _cumsum,
+    "cumprod": _cumsum,
     "slice": _slice,
     "pad": _pad,
     "concatenate": _concatenate,

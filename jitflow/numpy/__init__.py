@@ -7,7 +7,8 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), and the linalg namespace (norms).
+searching (searchsorted), scans (cumprod and the NaN-ignoring scans), and the
+linalg namespace (norms, solvers and factorizations).
 """
 import functools as _functools
 import inspect as _inspect
@@ -27,6 +28,7 @@ from .transcendental import *  # noqa: F401,F403
 from .matrices import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
+from .scans import *  # noqa: F401,F403
 from . import linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -43,7 +45,7 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching")]
+                        "matrices", "statistics", "searching", "scans", "decompositions")]
 
 
 def _reading_variables(function):

@@ -132,6 +132,45 @@ mod_p = elementwise("mod", np.remainder,
                     jvp=lambda tangents, x, y, *, out: add_tangents(
                         tangents[0], scaled(tangents[1], negative(floor_divide(x, y)))))
 
+# fmod(x, y) = x - trunc(x / y) * y (C's fmod: the sign of x), trunc piecewise constant.
+fmod_p = elementwise("fmod", np.fmod,
+                     vjp=lambda ct, x, y, *, out: [
+                         ct, negative(multiply(ct, _truncated_quotient(x, y)))],
+                     jvp=lambda tangents, x, y, *, out: add_tangents(
+                         tangents[0], scaled(tangents[1],
+                                             negative(_truncated_quotient(x, y)))))
+
+
+def _truncated_quotient(x, y):
+    quotient = divide(x, y)
+    return where(less(quotient, 0), ceil(quotient), floor(quotient))
+
+
+# copysign(x, y) = |x| with y's sign: d/dx is sign(x) sign(y) (y's sign bit counted),
+# and nothing of y but its sign bit is read
+copysign_p = elementwise("copysign", np.copysign,
+                         vjp=lambda ct, x, y, *, out: [multiply(ct, _sign_product(x, y)),
+                                                       None],
+                         jvp=lambda tangents, x, y, *, out: scaled(tangents[0],
+                                                                   _sign_product(x, y)))
+
+
+def _sign_product(x, y):
+    return multiply(copysign(1.0, x), copysign(1.0, y))
+
+
+def _signbit_type(x):
+    """NumPy computes signbit of bool in float16, which jitflow lacks: refused here, and
+    jitflow.numpy.signbit passes bools as float32 (their sign bits are never set)."""
+    if x.dtype == np.bool_:
+        raise TypeError("NumPy computes signbit of bool in float16, which jitflow does "
+                        "not support; cast the input first")
+    return ufunc_type_rule(np.signbit)(x)
+
+
+signbit_p = register(Primitive("signbit", _signbit_type, np.signbit, elementwise=True,
+                               ufunc=np.signbit, no_gradient=BOOLEAN_RESULT))
+
 
 def _is_python_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -224,6 +263,9 @@ def divide(x, y): return bind(div_p, x, y)
 def floor_divide(x, y): return bind(floor_divide_p, x, y)
 def remainder(x, y): return bind(mod_p, x, y)
 def power(x, y): return bind(pow_p, x, y)
+def fmod(x, y): return bind(fmod_p, x, y)
+def copysign(x, y): return bind(copysign_p, x, y)
+def signbit(x): return bind(signbit_p, x)
 def maximum(x, y): return bind(max_p, x, y)
 def minimum(x, y): return bind(min_p, x, y)
 def equal(x, y): return bind(eq_p, x, y)

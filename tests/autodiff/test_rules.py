@@ -108,6 +108,12 @@ def _cumsum_draw(data, rng):
     return [normal(rng, shape)], {"axis": data.draw(st.integers(0, len(shape) - 1))}
 
 
+def _cumprod_draw(data, rng):
+    """Some elements exactly zero: the derivative must not divide by them."""
+    [x], params = _cumsum_draw(data, rng)
+    return [np.where(rng.random(x.shape) < 0.3, 0.0, x)], params
+
+
 def _reshape_draw(data, rng):
     shape = data.draw(smooth_shapes(), label="shape")
     new = (int(np.prod(shape)),) if data.draw(st.booleans()) else shape[::-1]
@@ -258,14 +264,15 @@ CASES = {
     "floor": unary(fractional), "ceil": unary(fractional),
     "add": binary((normal, normal)), "sub": binary((normal, normal)),
     "mul": binary((normal, normal)), "div": binary((normal, away_from_zero)),
-    "floor_divide": _quotient_draw, "mod": _quotient_draw,
+    "floor_divide": _quotient_draw, "mod": _quotient_draw, "fmod": _quotient_draw,
+    "copysign": binary((away_from_zero, away_from_zero)),
     "pow": binary((lambda rng, s: uniform(rng, s, 0.5, 2),
                    lambda rng, s: uniform(rng, s, -2, 2))),
     "max": _extremum_draw, "min": _extremum_draw,
     "where": _where_draw, "cast": _cast_draw,
     "reduce_sum": reduction(normal), "reduce_prod": reduction(signed_near_one),
     "reduce_max": reduction(distinct), "reduce_min": reduction(distinct),
-    "cumsum": _cumsum_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
+    "cumsum": _cumsum_draw, "cumprod": _cumprod_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
     "transpose": _transpose_draw, "slice": _slice_draw, "gather": _gather_draw,
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw,

@@ -210,6 +210,27 @@ def _float_divmod(em, x, y, dtype):
     return b.select(by_zero, b.fdiv(x, y), quotient), b.select(by_zero, b.frem(x, y), mod)
 
 
+def fmod(em, x, y, dtype):
+    """C's fmod (the sign of x); for integers NumPy's: x fmod 0 = 0, and MIN fmod -1 = 0
+    (srem by 0, or of MIN by -1, is undefined in LLVM: the divisor is made safe)."""
+    if _is_float(dtype):
+        return em.b.frem(x, y)
+    b, zero = em.b, em.const(0, dtype)
+    exceptional = b.or_(b.icmp_signed("==", y, zero),
+                        b.icmp_signed("==", y, em.const(-1, dtype)))
+    return b.select(exceptional, zero, b.srem(x, b.select(exceptional, em.const(1, dtype), y)))
+
+
+def copysign(em, x, y, dtype):
+    return _copysign(em, x, y)
+
+
+def signbit(em, x, dtype):
+    """Set for -0.0 and for a NaN with its sign bit set, as NumPy's."""
+    negative_one = _copysign(em, em.const(1, dtype), x)
+    return em.bool(em.b.fcmp_ordered("<", negative_one, em.const(0, dtype)))
+
+
 def _copysign(em, magnitude, sign_source):
     return em.intrinsic("llvm.copysign", magnitude, sign_source)
 
@@ -268,5 +289,6 @@ RULES = {
     "logical_and": _logical("and_"), "logical_or": _logical("or_"),
     "logical_xor": _logical("xor"),
     "bitwise_and": _bitwise("and_"), "bitwise_or": _bitwise("or_"),
-    "bitwise_xor": _bitwise("xor"), "where": where,
+    "bitwise_xor": _bitwise("xor"), "where": where, "fmod": fmod, "copysign": copysign,
+    "signbit": signbit,
 }
