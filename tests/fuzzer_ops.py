@@ -29,6 +29,9 @@ UNARY = {
     "log": lambda xp, x: xp.log(x),
     "tanh": lambda xp, x: xp.tanh(x),
     "sin": lambda xp, x: xp.sin(x),
+    "arctan": lambda xp, x: xp.arctan(x),
+    "arcsin": lambda xp, x: xp.arcsin(x),
+    "arccos": lambda xp, x: xp.arccos(x),
     # built from other primitives (jitflow/numpy/arithmetic.py, transcendental.py)
     "fabs": lambda xp, x: xp.fabs(x),
     "reciprocal": lambda xp, x: xp.reciprocal(x),
@@ -74,6 +77,7 @@ BINARY = {
     "fmin": lambda xp, x, y: xp.fmin(x, y),
     "fmod": lambda xp, x, y: xp.fmod(x, y),
     "copysign": lambda xp, x, y: xp.copysign(x, y),
+    "arctan2": lambda xp, x, y: xp.arctan2(x, y),
     "heaviside": lambda xp, x, y: xp.heaviside(x, y),
     "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
     "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
@@ -187,7 +191,8 @@ CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
        **INDEXING, **REARRANGING, **CONSTANT}
 
-TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh",
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "arctan2",
+                  "exp2", "sinh", "cosh", "arcsinh",
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
@@ -227,6 +232,9 @@ SMOOTH_UNARY = {
     "exp2": lambda xp, x: xp.exp2(x),
     "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
     "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
+    "arctan": lambda xp, x: xp.arctan(x),
+    "arcsin_bounded": lambda xp, x: xp.arcsin(x / (2.0 + xp.abs(x))),
+    "arccos_bounded": lambda xp, x: xp.arccos(x / (2.0 + xp.abs(x))),
     # numpy.linalg (jitflow/numpy/decompositions.py: LAPACK in native code)
     "solve_gram": _solve_gram,
     "inv_gram": lambda xp, x: xp.linalg.inv(_gram(xp, x)),
@@ -268,6 +276,7 @@ KINKED_BINARY = {
     "fmax": lambda xp, x, y: xp.fmax(x, y),
     "fmin": lambda xp, x, y: xp.fmin(x, y),
     "hypot": lambda xp, x, y: xp.hypot(x, y),
+    "arctan2": lambda xp, x, y: xp.arctan2(x, y),  # jumps by 2 pi across y = 0, x < 0
 }
 KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm"}
 

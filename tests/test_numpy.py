@@ -609,8 +609,8 @@ def test_unsupported_numpy_function_on_traced_value_names_it():
     x = np.eye(2)
     with pytest.raises(TypeError, match="numpy.linalg.eig"):
         run_traced(lambda x: np.linalg.eig(x), x)
-    with pytest.raises(TypeError, match="numpy.arctan2"):
-        run_traced(lambda x: np.arctan2(x, x), x)
+    with pytest.raises(TypeError, match="numpy.ldexp"):
+        run_traced(lambda x: np.ldexp(x, 2), x)
     with pytest.raises(TypeError, match="numpy.add.accumulate"):
         run_traced(lambda x: np.add.accumulate(x), x)
 

@@ -34,6 +34,7 @@ from . import linalg  # noqa: F401
 # NumPy 2's names for the same functions
 asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
                                                   power, concatenate, transpose)  # noqa: F405
+asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F405
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)

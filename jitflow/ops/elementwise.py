@@ -79,6 +79,18 @@ cos_p = elementwise("cos", np.cos, **unary(lambda x, out: negative(sin(x))))
 tan_p = elementwise("tan", np.tan, **unary(lambda x, out: add(1, multiply(out, out))))
 tanh_p = elementwise("tanh", np.tanh,
                      **unary(lambda x, out: subtract(1, multiply(out, out))))
+arctan_p = elementwise("arctan", np.arctan,
+                       **unary(lambda x, out: divide(1, add(1, multiply(x, x)))))
+arcsin_p = elementwise("arcsin", np.arcsin, **unary(lambda x, out: _inverse_cosine(x)))
+arccos_p = elementwise("arccos", np.arccos,
+                       **unary(lambda x, out: negative(_inverse_cosine(x))))
+
+
+def _inverse_cosine(x):
+    """1 / sqrt(1 - x^2): 1 / cos(arcsin x)."""
+    return divide(1, sqrt(subtract(1, multiply(x, x))))
+
+
 floor_p = elementwise("floor", np.floor, **ZERO_DERIVATIVE)
 ceil_p = elementwise("ceil", np.ceil, **ZERO_DERIVATIVE)
 isnan_p = elementwise("isnan", np.isnan, no_gradient=BOOLEAN_RESULT)
@@ -170,6 +182,19 @@ def _signbit_type(x):
 
 signbit_p = register(Primitive("signbit", _signbit_type, np.signbit, elementwise=True,
                                ufunc=np.signbit, no_gradient=BOOLEAN_RESULT))
+
+# arctan2(y, x), the angle of (x, y): d/dy = x / r^2, d/dx = -y / r^2
+arctan2_p = elementwise("arctan2", np.arctan2,
+                        vjp=lambda ct, y, x, *, out: [multiply(ct, _over_radius(x, x, y)),
+                                                      multiply(ct, _over_radius(
+                                                          negative(y), x, y))],
+                        jvp=lambda tangents, y, x, *, out: add_tangents(
+                            scaled(tangents[0], _over_radius(x, x, y)),
+                            scaled(tangents[1], _over_radius(negative(y), x, y))))
+
+
+def _over_radius(value, x, y):
+    return divide(value, add(multiply(x, x), multiply(y, y)))
 
 
 def _is_python_number(value):
@@ -264,6 +289,10 @@ def floor_divide(x, y): return bind(floor_divide_p, x, y)
 def remainder(x, y): return bind(mod_p, x, y)
 def power(x, y): return bind(pow_p, x, y)
 def fmod(x, y): return bind(fmod_p, x, y)
+def arctan(x): return bind(arctan_p, x)
+def arcsin(x): return bind(arcsin_p, x)
+def arccos(x): return bind(arccos_p, x)
+def arctan2(y, x): return bind(arctan2_p, y, x)
 def copysign(x, y): return bind(copysign_p, x, y)
 def signbit(x): return bind(signbit_p, x)
 def maximum(x, y): return bind(max_p, x, y)

@@ -291,4 +291,6 @@ RULES = {
     "bitwise_and": _bitwise("and_"), "bitwise_or": _bitwise("or_"),
     "bitwise_xor": _bitwise("xor"), "where": where, "fmod": fmod, "copysign": copysign,
     "signbit": signbit,
+    "arctan": _math("atan"), "arcsin": _math("asin"), "arccos": _math("acos"),
+    "arctan2": _math("atan2"),
 }
