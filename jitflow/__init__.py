@@ -29,6 +29,7 @@ from .variables import Variable
 from ._version import __version__
 # They build on everything above.
 from . import datasets, debug, nn, optim, random, testing  # noqa: E402
+from .callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402
 
 
 def optimize(graph):
@@ -44,4 +45,4 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning", "CacheWarning",
            "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
-           "testing", "debug"]
+           "testing", "debug", "pure_callback", "ShapeDtypeStruct"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..control.branches import switch
 from ..control.loops import scan, while_loop
-from ..control.python_callbacks import python_callback
+from ..control.python_callbacks import pure_python_callback, python_callback
 from ..control.while_grad import while_grad
 from ..emitter import I64
 from ..gemm.matmul import matmul
@@ -104,5 +104,6 @@ STRUCTURAL = {
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,
-    "debug_callback": python_callback, **FACTORIZATIONS,
+    "debug_callback": python_callback, "pure_callback": pure_python_callback,
+    **FACTORIZATIONS,
 }
