@@ -87,9 +87,12 @@ def _in_place_operator():
 
 def _namespace(module):
     """jitflow's namespace for a NumPy module: numpy.linalg's functions are
-    jitflow.numpy.linalg's, the others jitflow.numpy's (None: not NumPy's)."""
+    jitflow.numpy.linalg's, numpy.fft's jitflow.numpy.fft's, the others jitflow.numpy's
+    (None: not NumPy's)."""
     if module == "numpy.linalg" or module.startswith("numpy.linalg."):
         return jnp.linalg
+    if module == "numpy.fft" or module.startswith("numpy.fft."):
+        return jnp.fft
     return jnp if module.startswith("numpy") else None
 
 

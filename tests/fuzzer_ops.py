@@ -51,6 +51,13 @@ UNARY = {
     "signbit": lambda xp, x: xp.signbit(x),
     "modf_fraction": lambda xp, x: xp.modf(x)[0],
     "modf_integral": lambda xp, x: xp.modf(x)[1],
+    # jitflow/numpy/assorted.py, fft.py
+    "conj": lambda xp, x: xp.conj(x),
+    "imag": lambda xp, x: xp.imag(x),
+    "angle": lambda xp, x: xp.angle(x),
+    "ediff1d": lambda xp, x: xp.ediff1d(x),
+    "diagflat": lambda xp, x: xp.diagflat(x),
+    "fftshift": lambda xp, x: xp.fft.fftshift(x),
 }
 
 BINARY = {

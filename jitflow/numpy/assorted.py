@@ -1,0 +1,168 @@
+"""NumPy functions that are short compositions of the others: divmod; the complex
+parts of real arrays (conjugate, real, imag, angle); nanvar and nanstd; array_equal and
+array_equiv; diagflat, ediff1d, select and take_along_axis.
+
+jitflow has no complex dtype, so conjugate, real, imag and angle take real arrays,
+whose conjugate and real part are themselves, imaginary part zeros and angle 0 or pi
+(NumPy's arctan2(0, x): pi for negative numbers and -0.0).
+"""
+import builtins
+
+import numpy as _np
+
+from .. import ops
+from ..errors import at_user_line
+from ..ir.types import normalize_axis, result_dtype
+from ..trace import Tracer, constant_type
+from ._common import _dtype_of, _ndim, _no_out, _shape, _strong
+from .creation import arange, asarray, zeros
+from .elementwise import (arctan2, astype, divide, equal, floor_divide, isnan, multiply,
+                          remainder, sqrt, subtract, where)
+from .matrices import diag
+from .reductions import all, sum, var
+from .shapes import broadcast_to, concatenate, ravel, reshape
+
+
+def divmod(x1, x2, out=(None, None), where=True):
+    _no_out("divmod", None if out == (None, None) else out, where)
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def _real_only(name, x):
+    x = asarray(x)
+    if _dtype_of(x).kind == "c":
+        raise NotImplementedError(at_user_line(f"jitflow.numpy.{name}: jitflow has no "
+                                               f"complex dtype"))
+    return x
+
+
+def conjugate(x, out=None, where=True):
+    _no_out("conjugate", out, where)
+    return ops.cast(_real_only("conjugate", x), _dtype_of(x))  # a new array, as NumPy's
+
+
+conj = conjugate
+
+
+def real(val):
+    return _real_only("real", val)
+
+
+def imag(val):
+    x = _real_only("imag", val)
+    return zeros(_shape(x), _dtype_of(x))
+
+
+def angle(z, deg=False):
+    x = _real_only("angle", z)
+    if _dtype_of(x) == _np.bool_:
+        raise TypeError(at_user_line("NumPy computes angle of bool in float16, which "
+                                     "jitflow does not support; cast the input first"))
+    result = arctan2(zeros(_shape(x), _np.float64 if _dtype_of(x).kind != "f" else
+                           _dtype_of(x)), x)
+    return multiply(result, 180 / _np.pi) if deg else result
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """NumPy's recipe: the mean of the numbers, the squares of their deviations summed
+    and divided by their count less ddof; NaN where that is not positive."""
+    _no_out("nanvar", out)
+    a = asarray(a)
+    if _dtype_of(a).kind != "f":
+        return var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    missing = isnan(a)
+    count = sum(ops.logical_not(missing), axis=axis, dtype=_np.intp, keepdims=True)
+    values = where(missing, 0, a)
+    totals = sum(values, axis=axis, dtype=dtype, keepdims=True)
+    # NumPy divides by the counts in place: the quotients keep the sums' dtype
+    mean = divide(totals, astype(count, _dtype_of(totals)))
+    deviations = where(missing, 0, subtract(values, mean))
+    total = sum(multiply(deviations, deviations), axis=axis, dtype=dtype, keepdims=keepdims)
+    freedom = subtract(count if keepdims else _squeezed(count, axis, _ndim(a)), ddof)
+    result = divide(total, astype(freedom, _dtype_of(total)))
+    return _strong(where(ops.less_equal(freedom, 0), _np.nan, result))
+
+
+def _squeezed(count, axis, ndim):
+    axes = range(ndim) if axis is None else \
+        [normalize_axis(a, ndim) for a in (axis if isinstance(axis, tuple) else (axis,))]
+    shape = [size for i, size in enumerate(_shape(count)) if i not in set(axes)]
+    return reshape(count, shape)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    a1, a2 = asarray(a1), asarray(a2)
+    if _shape(a1) != _shape(a2):
+        return False
+    same = equal(a1, a2)
+    if equal_nan:
+        same = ops.logical_or(same, ops.logical_and(isnan(a1), isnan(a2)))
+    return _as_bool(all(same))
+
+
+def array_equiv(a1, a2):
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        shape = _np.broadcast_shapes(_shape(a1), _shape(a2))
+    except ValueError:
+        return False
+    return _as_bool(all(equal(broadcast_to(a1, shape), broadcast_to(a2, shape))))
+
+
+def _as_bool(value):
+    return value if isinstance(value, Tracer) else builtins.bool(value)
+
+
+def diagflat(v, k=0):
+    return diag(ravel(v), k)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    flat = ravel(asarray(ary))
+    n = _shape(flat)[0]
+    middle = subtract(flat[1:], flat[:-1]) if n else flat
+    pieces = [astype(ravel(asarray(piece)), _dtype_of(flat))
+              for piece in (to_begin, middle, to_end) if piece is not None]
+    return concatenate(pieces) if len(pieces) > 1 else middle
+
+
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError(at_user_line("list of cases must be same length as list of "
+                                      "conditions"))
+    if not condlist:
+        raise ValueError(at_user_line("select with an empty condition list is not "
+                                      "possible"))
+    # NumPy's result_type of the choices and the default, Python numbers weak (NEP 50)
+    dtype, _ = result_dtype(*(constant_type(v) for v in [*choicelist, default]))
+    choices = [asarray(c) for c in choicelist]
+    result = astype(asarray(default), dtype)
+    for condition, choice in reversed(list(zip(condlist, choices))):
+        if _dtype_of(condition) != _np.bool_:
+            raise TypeError(at_user_line(f"invalid entry in condlist: should be boolean "
+                                         f"ndarray, got {_dtype_of(condition)}"))
+        result = where(condition, astype(choice, dtype), result)
+    return result
+
+
+def take_along_axis(arr, indices, axis=-1):
+    arr, indices = asarray(arr), asarray(indices)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    ndim = _ndim(arr)
+    if _ndim(indices) != ndim:
+        raise ValueError(at_user_line("`indices` and `arr` must have the same number of "
+                                      "dimensions"))
+    axis = normalize_axis(axis, ndim)
+    index = tuple(indices if i == axis else
+                  reshape(arange(_shape(arr)[i]), [-1 if j == i else 1 for j in range(ndim)])
+                  for i in range(ndim))
+    return arr[index]
+
+
+__all__ = ["angle", "array_equal", "array_equiv", "conj", "conjugate", "diagflat", "divmod",
+           "ediff1d", "imag", "nanstd", "nanvar", "real", "select", "take_along_axis"]

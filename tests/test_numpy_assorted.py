@@ -1,0 +1,94 @@
+"""The short compositions of jitflow/numpy/assorted.py and fft.py against NumPy:
+values, dtypes and shapes eagerly, traced, and through NumPy's own functions; the
+complex transforms refused by name; derivatives of the differentiable ones."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitflow
+import jitflow.numpy as jnp
+from fidelity import given_per_backend
+from jitflow.testing import check_grads
+from numpy_programs import check_program
+from strategies import DTYPES, arrays
+
+pytestmark = pytest.mark.usefixtures("backend")
+
+X = np.array([[1.5, np.nan, -2.0, 3.0], [np.nan, np.nan, 1.0, -0.0], [0.5, 2.0, -1.0, 4.0]])
+XI = np.array([[3, -7, 5, 0], [1, 2, -3, 4], [9, 8, -1, 2]], np.int32)
+INDICES = np.array([[0, 3], [2, 1], [-1, 0]])
+
+PROGRAMS = {
+    "divmod_int": lambda xp, x, xi: xp.divmod(xi, 3),
+    "divmod_float": lambda xp, x, xi: xp.divmod(x, -1.5),
+    "conj": lambda xp, x, xi: xp.conj(x),
+    "conjugate_int": lambda xp, x, xi: xp.conjugate(xi),
+    "real": lambda xp, x, xi: xp.real(x),
+    "imag": lambda xp, x, xi: xp.imag(xi),
+    "angle": lambda xp, x, xi: xp.angle(x),
+    "angle_deg": lambda xp, x, xi: xp.angle(xi, deg=True),
+    "nanvar": lambda xp, x, xi: xp.nanvar(x),
+    "nanvar_axis": lambda xp, x, xi: xp.nanvar(x, axis=0),
+    "nanstd_ddof": lambda xp, x, xi: xp.nanstd(x, axis=1, ddof=1, keepdims=True),
+    "nanvar_int": lambda xp, x, xi: xp.nanvar(xi, axis=1),
+    "nanvar_float32": lambda xp, x, xi: xp.nanvar(x.astype(np.float32), axis=(0, 1)),
+    "array_equal": lambda xp, x, xi: xp.array_equal(x, x),
+    "array_equal_nan": lambda xp, x, xi: xp.array_equal(x, x, equal_nan=True),
+    "array_equal_shapes": lambda xp, x, xi: xp.array_equal(x, x[0]),
+    "array_equiv": lambda xp, x, xi: xp.array_equiv(xi[0], xi),
+    "diagflat": lambda xp, x, xi: xp.diagflat(xi[:2, :2], 1),
+    "ediff1d": lambda xp, x, xi: xp.ediff1d(x, to_begin=[7], to_end=2),
+    "ediff1d_int": lambda xp, x, xi: xp.ediff1d(xi),
+    "select": lambda xp, x, xi: xp.select([x > 0, xi < 0], [x, xi], default=-5),
+    "select_promotes_the_default": lambda xp, x, xi: xp.select(
+        [x > 0], [x.astype(np.float32)]),
+    "take_along_axis": lambda xp, x, xi: xp.take_along_axis(x, INDICES, 1),
+    "take_along_axis_none": lambda xp, x, xi: xp.take_along_axis(xi, INDICES[0], None),
+    "fftshift": lambda xp, x, xi: xp.fft.fftshift(xi),
+    "ifftshift_axis": lambda xp, x, xi: xp.fft.ifftshift(x[:, :3], axes=1),
+    "fftfreq": lambda xp, x, xi: xp.fft.fftfreq(7, 0.3) + xi[0, 0],
+    "fftfreq_traced_spacing": lambda xp, x, xi: xp.fft.fftfreq(6, x[0, 0]),
+    "rfftfreq": lambda xp, x, xi: xp.fft.rfftfreq(8) * x[2, 0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_matches_numpy(name, backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check_program(PROGRAMS[name], X, XI, what=name, rtol=1e-14)
+
+
+@given_per_backend(data=st.data())
+def test_nanvar_and_divmod_on_drawn_arrays(data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    x = data.draw(arrays(dtype, shape), label="x")
+    axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1), label="axis")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if dtype.kind == "f":
+            check_program(lambda xp, x: xp.nanvar(x, axis=axis), x, what="nanvar",
+                          rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-30)
+        check_program(lambda xp, x: xp.divmod(x, 3), x, what="divmod")
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2",
+                                  "rfftn", "irfftn"])
+def test_the_complex_transforms_are_refused_by_name(name, backend):
+    with pytest.raises(NotImplementedError, match=f"fft.{name}: .* no complex dtype"):
+        jitflow.function(lambda x: getattr(np.fft, name)(x))(np.ones(4))
+
+
+def test_derivatives(backend):
+    x = np.array([[0.7, -1.2, 2.0], [0.3, 1.1, -0.4]])
+    order = 2 if backend == "interpreter" else 1
+    for fn in (lambda x: jnp.nanvar(x, axis=1), lambda x: jnp.nanstd(x),
+               lambda x: jnp.take_along_axis(x, np.array([[2, 0], [1, 1]]), 1),
+               lambda x: jnp.select([x > 0.5], [x * x], default=x),
+               lambda x: jnp.ediff1d(x, to_end=1.0), lambda x: jnp.fft.fftshift(x)):
+        check_grads(fn, (x,), order=order)
+        check_grads(jitflow.function(fn), (x,), order=1)
