@@ -122,8 +122,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     vectors may."""
     (a,) = _common_float(a)
     _stacked_matrices("svd", a, square=hermitian)
-    u, s, vh = ops.svd(a, full_matrices=full_matrices and compute_uv)
-    return SVDResult(u, s, vh) if compute_uv else s
+    if not compute_uv:
+        return ops.svd(a, compute_uv=False)[0]
+    return SVDResult(*ops.svd(a, full_matrices=full_matrices))
 
 
 def svdvals(x, /):

@@ -237,17 +237,22 @@ def eigh(a): return bind(eigh_p, a)
 
 # --- svd ----------------------------------------------------------------------------------
 
-def _svd_type(a, *, full_matrices):
+def _svd_type(a, *, full_matrices, compute_uv):
     _checked_matrix("svd", a, square=False)
     *batch, m, n = a.shape
     k = min(m, n)
     u_cols, vt_rows = (m, n) if full_matrices else (k, k)
     batch = tuple(batch)
-    return (TensorType(batch + (m, u_cols), a.dtype), TensorType(batch + (k,), a.dtype),
+    values = TensorType(batch + (k,), a.dtype)
+    if not compute_uv:
+        return (values,)
+    return (TensorType(batch + (m, u_cols), a.dtype), values,
             TensorType(batch + (vt_rows, n), a.dtype))
 
 
-def _svd_impl(a, *, full_matrices):
+def _svd_impl(a, *, full_matrices, compute_uv):
+    if not compute_uv:
+        return (np.linalg.svd(a, compute_uv=False),)
     u, s, vt = np.linalg.svd(a, full_matrices=full_matrices)
     return u, s, vt
 
@@ -261,8 +266,16 @@ def _reduced_factors(a, out, full_matrices, rule):
     return out
 
 
-def _svd_vjp(cts, a, *, out, full_matrices):
-    ct_u, ct_s, ct_vt = cts
+def _with_vectors(a, out, cts, compute_uv):
+    """The factors and cotangents of the whole SVD: without compute_uv, the vectors
+    the derivative needs are computed here (the values alone take less work)."""
+    if compute_uv:
+        return out, cts
+    return svd(a), (None, cts[0], None)
+
+
+def _svd_vjp(cts, a, *, out, full_matrices, compute_uv):
+    out, (ct_u, ct_s, ct_vt) = _with_vectors(a, out, cts, compute_uv)
     u, s, vt = _reduced_factors(a, out, full_matrices, "derivative")
     v = _mT(vt)
     m, n = constant_type(a).shape[-2:]
@@ -285,12 +298,15 @@ def _svd_vjp(cts, a, *, out, full_matrices):
     return [grad]
 
 
-def _svd_jvp(tangents, a, *, out, full_matrices):
+def _svd_jvp(tangents, a, *, out, full_matrices, compute_uv):
     (ta,) = tangents
+    out, _ = _with_vectors(a, out, (None,), compute_uv)
     u, s, vt = _reduced_factors(a, out, full_matrices, "derivative")
     v = _mT(vt)
     m, n = constant_type(a).shape[-2:]
     rotated = matmul(matmul(_mT(u), ta), v)  # dS = U^T da V
+    if not compute_uv:
+        return [_diag_part(rotated)]
     gaps = _inverse_gaps(multiply(s, s))
     s_row, s_col = _column(s, -2), _column(s, -1)
     d_u = matmul(u, multiply(gaps, add(multiply(rotated, s_row),
@@ -310,7 +326,8 @@ svd_p = register(Primitive("svd", _svd_type, _svd_impl, multiple_results=True,
                            vjp=_svd_vjp, jvp=_svd_jvp))
 
 
-def svd(a, *, full_matrices=False): return bind(svd_p, a, full_matrices=bool(full_matrices))
+def svd(a, *, full_matrices=False, compute_uv=True):
+    return bind(svd_p, a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
 
 
 # --- qr -----------------------------------------------------------------------------------

@@ -236,7 +236,9 @@ def _svd_draw(data, rng):
     batch, _ = _square_batch(data)
     m, n = (data.draw(st.integers(1, 3), label=name) for name in "mn")
     full = data.draw(st.booleans(), label="full_matrices") if m == n else False
-    return [separated_singular_values(rng, batch, m, n)], {"full_matrices": full}
+    vectors = data.draw(st.booleans(), label="compute_uv")
+    return [separated_singular_values(rng, batch, m, n)], {"full_matrices": full,
+                                                           "compute_uv": vectors}
 
 
 def _qr_draw(data, rng):

@@ -183,24 +183,28 @@ def eigh(lo, node, inputs, outputs):
 
 
 def svd(lo, node, inputs, outputs):
-    """u, s, vt by gesdd (divide and conquer, as NumPy's svd)."""
-    (a,), (u, s, vt) = inputs, outputs
+    """u, s, vt by gesdd (divide and conquer, as NumPy's svd); s alone without
+    compute_uv (jobz 'N': LAPACK then touches no vectors)."""
+    (a,) = inputs
+    u, s, vt = outputs if len(outputs) == 3 else (None, outputs[0], None)
     *batch, m, n = a.shape
     if m == 0 or n == 0:  # NumPy's factors of an empty matrix: identities, where square
         for factor in (u, vt):
-            if not _empty(factor):
+            if factor is not None and not _empty(factor):
                 _fill_identity(lo, factor)
         return
     if _empty(s):
         return
     work = _working_copy(lo, a, (*batch, m, n))
-    full = node.params["full_matrices"]
-    u_columns = u.shape[-1]
+    if u is None:
+        job, u, vt, u_columns = "N", work, work, 1  # never written for jobz 'N'
+    else:
+        job, u_columns = "A" if node.params["full_matrices"] else "S", u.shape[-1]
 
     def call(pointers):
         a_at, s_at, u_at, vt_at = pointers
-        info = _call(lo, "gesdd", a.dtype, char("A" if full else "S"), I32(m), I32(n),
-                     a_at, I32(n), s_at, u_at, I32(u_columns), vt_at, I32(n))
+        info = _call(lo, "gesdd", a.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
+                     u_at, I32(u_columns), vt_at, I32(n))
         _check(lo, info, SVD_DID_NOT_CONVERGE)
     _per_matrix(lo, batch, [(work, 2), (s, 1), (u, 2), (vt, 2)], call)
 
