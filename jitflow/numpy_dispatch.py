@@ -12,9 +12,20 @@ from .errors import at_user_line, user_frame
 from .trace import Tracer, innermost_builder
 from .writes import write_result
 
-# ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
+# ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is; accumulate and outer
+# below.
 _REDUCTIONS = {"add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max,
                "minimum": jnp.min, "logical_and": jnp.all, "logical_or": jnp.any}
+
+# ufunc.accumulate(x, axis=0): the running sum and product.
+_ACCUMULATIONS = {"add": jnp.cumsum, "multiply": jnp.cumprod}
+
+
+def _outer(function, a, b, **kwargs):
+    """ufunc.outer(a, b): the ufunc of every element of a with every element of b, a's
+    axes first."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    return function(jnp.reshape(a, jnp.shape(a) + (1,) * jnp.ndim(b)), b, **kwargs)
 
 
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
@@ -28,6 +39,11 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     elif method == "reduce" and name in _REDUCTIONS:
         axis = kwargs.pop("axis", 0)
         return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
+    elif method == "accumulate" and name in _ACCUMULATIONS:
+        axis = kwargs.pop("axis", 0)
+        return _ACCUMULATIONS[name](*inputs, axis=axis, **kwargs)
+    elif method == "outer" and ufunc.nin == 2 and callable(getattr(jnp, name, None)):
+        return _outer(getattr(jnp, name), *inputs, **kwargs)
     where = "" if method == "__call__" else f".{method}"
     raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
                                  f"traced values"))

@@ -62,6 +62,28 @@ def test_matches_numpy(name, backend):
         check_program(PROGRAMS[name], X, XI, what=name, rtol=1e-14)
 
 
+UFUNC_METHODS = {
+    "add.accumulate": lambda x, xi: np.add.accumulate(x),
+    "multiply.accumulate": lambda x, xi: np.multiply.accumulate(xi, axis=1),
+    "add.accumulate_dtype": lambda x, xi: np.add.accumulate(xi, dtype=np.float32),
+    "multiply.outer": lambda x, xi: np.multiply.outer(x, xi[0]),
+    "subtract.outer": lambda x, xi: np.subtract.outer(xi[:, 0], x[0]),
+    "maximum.outer_scalar": lambda x, xi: np.maximum.outer(x[0], 0.5),
+    "greater.outer": lambda x, xi: np.greater.outer(x[1], x[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UFUNC_METHODS))
+def test_ufunc_methods_on_traced_values(name, backend):
+    program = UFUNC_METHODS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = program(X, XI)
+        got = jitflow.function(program)(X, XI)
+    assert (got.dtype, got.shape) == (expected.dtype, expected.shape)
+    np.testing.assert_array_equal(got, expected)
+
+
 @given_per_backend(data=st.data())
 def test_nanvar_and_divmod_on_drawn_arrays(data):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4), label="shape")
