@@ -225,3 +225,18 @@ def test_round_and_nan_to_num(data):
 def test_round_of_integers_to_tens_is_refused_by_name(backend):
     with pytest.raises(NotImplementedError, match="round of integers"):
         jitflow.function(lambda x: np.round(x, -1))(np.arange(3))
+
+
+def test_shifts_and_ldexp_at_their_edges(backend):
+    """Shift counts of the width and beyond, and negative ones, give NumPy's 0 (or -1
+    shifting a negative number right); ldexp is exact into the subnormals and
+    saturates, with an exponent beyond int32 too."""
+    x = np.array([1, -1, 5, -8, 2**30, -2**31, 7, 3], np.int32)
+    count = np.array([0, 1, 31, 32, 2, 40, -1, 3], np.int32)
+    check_program(lambda xp, x, n: (x << n, x >> n, xp.left_shift(x, 3),
+                                    xp.bitwise_right_shift(x.astype(np.int64), 63)),
+                  x, count)
+    y = np.array([1.5, -0.0, 3.0, 1e-310, 1e308, np.inf, np.nan, 0.75])
+    n = np.array([3, 5, -1077, 2, 2, 1, 1, 2**40])
+    check_program(lambda xp, y, n: (xp.ldexp(y, n), xp.ldexp(y.astype(np.float32), 3),
+                                    xp.ldexp(n[:3], 2)), y, n)

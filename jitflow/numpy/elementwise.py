@@ -80,6 +80,9 @@ arctan = _ufunc("arctan", ops.arctan)
 arcsin = _ufunc("arcsin", ops.arcsin)
 arccos = _ufunc("arccos", ops.arccos)
 arctan2 = _ufunc("arctan2", ops.arctan2)
+left_shift = bitwise_left_shift = _ufunc("left_shift", ops.left_shift)
+right_shift = bitwise_right_shift = _ufunc("right_shift", ops.right_shift)
+ldexp = _ufunc("ldexp", ops.ldexp)
 signbit = _ufunc("signbit", lambda x: ops.signbit(
     astype(x, _np.float32) if _dtype_of(x) == _np.bool_ else x))  # NumPy: in float16
 
@@ -181,4 +184,4 @@ def astype(x, dtype, copy=True):
     return _np.asarray(x).astype(dtype, copy=copy)
 
 
-__all__ = ["abs", "absolute", "add", "arccos", "arcsin", "arctan", "arctan2", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "copysign", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "signbit", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "where"]
+__all__ = ["abs", "absolute", "add", "bitwise_left_shift", "bitwise_right_shift", "ldexp", "left_shift", "right_shift", "arccos", "arcsin", "arctan", "arctan2", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "copysign", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "signbit", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "where"]

@@ -196,6 +196,18 @@ arctan2_p = elementwise("arctan2", np.arctan2,
 def _over_radius(value, x, y):
     return divide(value, add(multiply(x, x), multiply(y, y)))
 
+# NumPy's shifts: by at least the width (or a negative count), 0, or -1 for a negative
+# number shifted right
+left_shift_p = elementwise("left_shift", np.left_shift, no_gradient=INTEGER_RESULT)
+right_shift_p = elementwise("right_shift", np.right_shift, no_gradient=INTEGER_RESULT)
+
+# ldexp(x, n) = x 2^n, exactly (rounded once where it leaves the normal range): linear
+# in x; n is an integer
+ldexp_p = elementwise("ldexp", np.ldexp,
+                      vjp=lambda ct, x, n, *, out: [ldexp(ct, n), None],
+                      jvp=lambda tangents, x, n, *, out: None if tangents[0] is None
+                      else ldexp(tangents[0], n))
+
 
 def _is_python_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -293,6 +305,9 @@ def arctan(x): return bind(arctan_p, x)
 def arcsin(x): return bind(arcsin_p, x)
 def arccos(x): return bind(arccos_p, x)
 def arctan2(y, x): return bind(arctan2_p, y, x)
+def left_shift(x, y): return bind(left_shift_p, x, y)
+def right_shift(x, y): return bind(right_shift_p, x, y)
+def ldexp(x, n): return bind(ldexp_p, x, n)
 def copysign(x, y): return bind(copysign_p, x, y)
 def signbit(x): return bind(signbit_p, x)
 def maximum(x, y): return bind(max_p, x, y)

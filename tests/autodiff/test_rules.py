@@ -249,6 +249,11 @@ def _qr_draw(data, rng):
                                                            data.draw(st.booleans())}
 
 
+def _ldexp_draw(data, rng):
+    shape_x, shape_n = data.draw(broadcastable_pair(), label="shapes")
+    return [normal(rng, shape_x), rng.integers(-3, 4, shape_n)], {}
+
+
 def _cast_draw(data, rng):
     return [normal(rng, data.draw(smooth_shapes()))], {"dtype": np.dtype(np.float64)}
 
@@ -270,7 +275,7 @@ CASES = {
     "add": binary((normal, normal)), "sub": binary((normal, normal)),
     "mul": binary((normal, normal)), "div": binary((normal, away_from_zero)),
     "floor_divide": _quotient_draw, "mod": _quotient_draw, "fmod": _quotient_draw,
-    "copysign": binary((away_from_zero, away_from_zero)),
+    "copysign": binary((away_from_zero, away_from_zero)), "ldexp": _ldexp_draw,
     "pow": binary((lambda rng, s: uniform(rng, s, 0.5, 2),
                    lambda rng, s: uniform(rng, s, -2, 2))),
     "max": _extremum_draw, "min": _extremum_draw,
