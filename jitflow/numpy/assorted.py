@@ -1,6 +1,6 @@
 """NumPy functions that are short compositions of the others: divmod; the complex
 parts of real arrays (conjugate, real, imag, angle); nanvar and nanstd; array_equal and
-array_equiv; diagflat, ediff1d, select and take_along_axis.
+array_equiv; cross, diagflat, ediff1d, select and take_along_axis.
 
 jitflow has no complex dtype, so conjugate, real, imag and angle take real arrays,
 whose conjugate and real part are themselves, imaginary part zeros and angle 0 or pi
@@ -20,7 +20,7 @@ from .elementwise import (arctan2, astype, divide, equal, floor_divide, isnan, m
                           remainder, sqrt, subtract, where)
 from .matrices import diag
 from .reductions import all, sum, var
-from .shapes import broadcast_to, concatenate, ravel, reshape
+from .shapes import broadcast_to, concatenate, moveaxis, ravel, reshape, stack
 
 
 def divmod(x1, x2, out=(None, None), where=True):
@@ -149,6 +149,24 @@ def select(condlist, choicelist, default=0):
     return result
 
 
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's cross product of 3-vectors (or of 2-vectors: the z component), by its
+    formula, each product rounded then subtracted, along the axes named."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(asarray(a), axisa, -1), moveaxis(asarray(b), axisb, -1)
+    sizes = (_shape(a)[-1], _shape(b)[-1])
+    if sizes == (2, 2):
+        return subtract(multiply(a[..., 0], b[..., 1]), multiply(a[..., 1], b[..., 0]))
+    if sizes != (3, 3):
+        raise ValueError(at_user_line(
+            f"jitflow.numpy.cross takes two vectors of 3 (or two of 2) elements along "
+            f"the axes given, got {sizes[0]} and {sizes[1]}"))
+    parts = [subtract(multiply(a[..., i], b[..., j]), multiply(a[..., j], b[..., i]))
+             for i, j in ((1, 2), (2, 0), (0, 1))]
+    return moveaxis(stack(parts, axis=-1), -1, axisc)
+
+
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
@@ -164,5 +182,5 @@ def take_along_axis(arr, indices, axis=-1):
     return arr[index]
 
 
-__all__ = ["angle", "array_equal", "array_equiv", "conj", "conjugate", "diagflat", "divmod",
+__all__ = ["angle", "array_equal", "array_equiv", "conj", "conjugate", "cross", "diagflat", "divmod",
            "ediff1d", "imag", "nanstd", "nanvar", "real", "select", "take_along_axis"]

@@ -20,7 +20,9 @@ from .decompositions import __all__ as _decompositions
 from .decompositions import _common_float, _stacked_matrices, inv, svd
 from .elementwise import (absolute, astype, divide, isnan, multiply, not_equal, power,
                           sqrt, where)
+from .assorted import cross as _cross
 from .matrices import diagonal as _diagonal
+from .matrices import matrix_transpose as _matrix_transpose
 from .matrices import trace as _trace
 from .matrices import vecdot as _vecdot
 from .reductions import any as _any
@@ -172,5 +174,21 @@ def matmul(x1, x2, /):
     return contract.matmul(x1, x2)
 
 
-__all__ = ["cond", "diagonal", "matmul", "matrix_norm", "norm", "outer", "trace", "vecdot",
+def tensordot(x1, x2, /, *, axes=2):
+    return contract.tensordot(x1, x2, axes)
+
+
+def matrix_transpose(x, /):
+    return _matrix_transpose(x)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    if _shape(x1)[axis] != 3 or _shape(x2)[axis] != 3:
+        raise ValueError(at_user_line(
+            f"Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+            f"{_shape(x1)[axis]} and {_shape(x2)[axis]} dimensional instead."))
+    return _cross(x1, x2, axis=axis)
+
+
+__all__ = ["cond", "cross", "diagonal", "matmul", "matrix_transpose", "tensordot", "matrix_norm", "norm", "outer", "trace", "vecdot",
            "vector_norm", *_decompositions]
