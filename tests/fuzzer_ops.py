@@ -32,6 +32,8 @@ UNARY = {
     "arctan": lambda xp, x: xp.arctan(x),
     "arcsin": lambda xp, x: xp.arcsin(x),
     "arccos": lambda xp, x: xp.arccos(x),
+    "cbrt": lambda xp, x: xp.cbrt(x),
+    "spacing": lambda xp, x: xp.spacing(x),
     # built from other primitives (jitflow/numpy/arithmetic.py, transcendental.py)
     "fabs": lambda xp, x: xp.fabs(x),
     "reciprocal": lambda xp, x: xp.reciprocal(x),
@@ -88,6 +90,7 @@ BINARY = {
     "left_shift": lambda xp, x, y: x << y,
     "right_shift": lambda xp, x, y: x >> y,
     "ldexp": lambda xp, x, y: xp.ldexp(x, y),
+    "nextafter": lambda xp, x, y: xp.nextafter(x, y),
     "heaviside": lambda xp, x, y: xp.heaviside(x, y),
     "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
     "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
@@ -201,7 +204,7 @@ CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
        **INDEXING, **REARRANGING, **CONSTANT}
 
-TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "arctan2",
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "arctan2", "cbrt",
                   "exp2", "sinh", "cosh", "arcsinh",
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
@@ -243,6 +246,7 @@ SMOOTH_UNARY = {
     "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
     "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
     "arctan": lambda xp, x: xp.arctan(x),
+    "cbrt_shifted": lambda xp, x: xp.cbrt(1.5 + x * x),
     "arcsin_bounded": lambda xp, x: xp.arcsin(x / (2.0 + xp.abs(x))),
     "arccos_bounded": lambda xp, x: xp.arccos(x / (2.0 + xp.abs(x))),
     # numpy.linalg (jitflow/numpy/decompositions.py: LAPACK in native code)

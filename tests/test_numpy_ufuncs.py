@@ -18,7 +18,7 @@ from strategies import DTYPES, arrays, broadcastable_pair
 pytestmark = pytest.mark.usefixtures("backend")
 
 EXACT_UNARY = ["fabs", "reciprocal", "trunc", "fix", "rint", "degrees", "radians",
-               "deg2rad", "rad2deg", "signbit", "modf"]
+               "deg2rad", "rad2deg", "signbit", "modf", "spacing"]
 EXACT_BINARY = ["fmax", "fmin", "fmod", "heaviside", "copysign"]
 TRANSCENDENTAL_UNARY = ["exp2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh"]
 TRANSCENDENTAL_BINARY = ["logaddexp", "logaddexp2", "hypot", "float_power"]

@@ -160,6 +160,8 @@ CASES = {
     "left_shift": elementwise(np.left_shift, 2),
     "right_shift": elementwise(np.right_shift, 2),
     "ldexp": elementwise(np.ldexp, 2),
+    "cbrt": elementwise(np.cbrt, 1, ulps=4),
+    "nextafter": elementwise(np.nextafter, 2),
     "floor": elementwise(np.floor, 1),
     "ceil": elementwise(np.ceil, 1),
     "isnan": elementwise(np.isnan, 1),

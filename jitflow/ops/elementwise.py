@@ -85,6 +85,10 @@ arcsin_p = elementwise("arcsin", np.arcsin, **unary(lambda x, out: _inverse_cosi
 arccos_p = elementwise("arccos", np.arccos,
                        **unary(lambda x, out: negative(_inverse_cosine(x))))
 
+# d cbrt(x) = 1 / (3 cbrt(x)^2): infinite at 0, as the function's slope
+cbrt_p = elementwise("cbrt", np.cbrt,
+                     **unary(lambda x, out: divide(1, multiply(3, multiply(out, out)))))
+
 
 def _inverse_cosine(x):
     """1 / sqrt(1 - x^2): 1 / cos(arcsin x)."""
@@ -208,6 +212,11 @@ ldexp_p = elementwise("ldexp", np.ldexp,
                       jvp=lambda tangents, x, n, *, out: None if tangents[0] is None
                       else ldexp(tangents[0], n))
 
+# nextafter(x, y): the float after x toward y, a step of one ulp: slope 1 in x
+nextafter_p = elementwise("nextafter", np.nextafter,
+                          vjp=lambda ct, x, y, *, out: [ct, None],
+                          jvp=lambda tangents, x, y, *, out: tangents[0])
+
 
 def _is_python_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -308,6 +317,8 @@ def arctan2(y, x): return bind(arctan2_p, y, x)
 def left_shift(x, y): return bind(left_shift_p, x, y)
 def right_shift(x, y): return bind(right_shift_p, x, y)
 def ldexp(x, n): return bind(ldexp_p, x, n)
+def cbrt(x): return bind(cbrt_p, x)
+def nextafter(x, y): return bind(nextafter_p, x, y)
 def copysign(x, y): return bind(copysign_p, x, y)
 def signbit(x): return bind(signbit_p, x)
 def maximum(x, y): return bind(max_p, x, y)

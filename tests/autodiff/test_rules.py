@@ -276,6 +276,7 @@ CASES = {
     "mul": binary((normal, normal)), "div": binary((normal, away_from_zero)),
     "floor_divide": _quotient_draw, "mod": _quotient_draw, "fmod": _quotient_draw,
     "copysign": binary((away_from_zero, away_from_zero)), "ldexp": _ldexp_draw,
+    "cbrt": unary(away_from_zero), "nextafter": binary((normal, normal)),
     "pow": binary((lambda rng, s: uniform(rng, s, 0.5, 2),
                    lambda rng, s: uniform(rng, s, -2, 2))),
     "max": _extremum_draw, "min": _extremum_draw,

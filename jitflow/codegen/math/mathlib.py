@@ -17,8 +17,8 @@ the vector code itself. Either way by one of two routes:
   have neither branches (selects only) nor tables, so once inlined into a loop they
   vectorize like plain arithmetic.
 
-atan, asin, acos and atan2 have no inline version: they take libmvec where it has
-them, and otherwise (or on the inline route) libm's scalar function, one call per
+atan, asin, acos, atan2, cbrt and nextafter have no inline version: they take libmvec
+where it has them, and otherwise (or on the inline route) libm's scalar function, one call per
 element, in loops that then stay scalar.
 
 The route is picked per function: set_route("auto" | "libmvec" | "inline"), or the
@@ -45,7 +45,7 @@ from .math_inline import ARITY, inline_function
 
 ROUTES = ("auto", "libmvec", "inline")
 # Functions without an inline version (see the module's docstring), and their arity.
-LIBM_ONLY = {"atan": 1, "asin": 1, "acos": 1, "atan2": 2}
+LIBM_ONLY = {"atan": 1, "asin": 1, "acos": 1, "atan2": 2, "cbrt": 1, "nextafter": 2}
 
 
 def call(builder, name, *args):

@@ -321,5 +321,5 @@ RULES = {
     "signbit": signbit,
     "arctan": _math("atan"), "arcsin": _math("asin"), "arccos": _math("acos"),
     "arctan2": _math("atan2"), "left_shift": _shift("shl"), "right_shift": _shift("ashr"),
-    "ldexp": ldexp,
+    "ldexp": ldexp, "cbrt": _math("cbrt"), "nextafter": _math("nextafter"),
 }

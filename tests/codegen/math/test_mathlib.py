@@ -527,7 +527,8 @@ def test_bad_calls_name_the_problem():
 
 # --- functions without an inline version: libmvec's, or libm's one element at a time ------
 
-NUMPY_NAMES = {"atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "atan2": np.arctan2}
+NUMPY_NAMES = {"atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "atan2": np.arctan2,
+               "cbrt": np.cbrt, "nextafter": np.nextafter}
 
 
 @pytest.mark.parametrize("route", ["inline", pytest.param("libmvec", marks=pytest.mark.skipif(
@@ -535,7 +536,8 @@ NUMPY_NAMES = {"atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "atan2":
 @dtype_param
 @pytest.mark.parametrize("name", sorted(mathlib.LIBM_ONLY))
 def test_functions_without_an_inline_version(name, dtype, route):
-    """atan, asin, acos, atan2 on either route (the inline one calls libm): within
+    """atan, asin, acos, atan2, cbrt, nextafter on either route (the inline one calls
+    libm): within
     MAX_ULP of the value one precision up; NaN, infinities and signed zeros as NumPy."""
     module = ir.Module(f"libm_{name}_{np.dtype(dtype).name}_{route}")
     mathlib.set_route(route)
@@ -558,6 +560,9 @@ def test_functions_without_an_inline_version(name, dtype, route):
         expected = NUMPY_NAMES[name](*args)
         exact = NUMPY_NAMES[name](*(a.astype(WIDE[dtype]) for a in args))
     np.testing.assert_array_equal(np.isnan(out), np.isnan(expected))
+    if name == "nextafter":  # exact: the neighbouring float itself
+        np.testing.assert_array_equal(out, expected)
+        return
     finite = np.isfinite(expected)
     infinite = ~finite & ~np.isnan(expected)
     np.testing.assert_array_equal(out[infinite], expected[infinite])
