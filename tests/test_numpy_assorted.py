@@ -120,3 +120,26 @@ def test_derivatives(backend):
                lambda x: jnp.ediff1d(x, to_end=1.0), lambda x: jnp.fft.fftshift(x)):
         check_grads(fn, (x,), order=order)
         check_grads(jitflow.function(fn), (x,), order=1)
+
+
+SPACES = {
+    "linspace": lambda xp, a, b, v, w: xp.linspace(a, b, 7),
+    "linspace_open": lambda xp, a, b, v, w: xp.linspace(a, 3.0, 5, endpoint=False),
+    "linspace_arrays": lambda xp, a, b, v, w: xp.linspace(v, w, 4),
+    "linspace_axis": lambda xp, a, b, v, w: xp.linspace(v, w, 4, axis=1),
+    "linspace_float32": lambda xp, a, b, v, w: xp.linspace(a.astype(np.float32), 2.0, 6),
+    "linspace_one": lambda xp, a, b, v, w: xp.linspace(a, b, 1),
+    "linspace_subnormal_step": lambda xp, a, b, v, w: xp.linspace(a * 0, b * 0 + 1e-320, 3),
+    "linspace_int": lambda xp, a, b, v, w: xp.linspace(a, b * 10, 5, dtype=np.int32),
+    "logspace": lambda xp, a, b, v, w: xp.logspace(a, b, 5),
+    "logspace_base": lambda xp, a, b, v, w: xp.logspace(a.astype(np.float32), 2, 4, base=2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPACES))
+def test_spaces_with_traced_endpoints(name, backend):
+    a, b = np.array(0.5), np.array(2.25)
+    v, w = np.array([0.0, 1.0, -3.0]), np.array([1.0, 1.0, 5.0])
+    transcendental = name.startswith("logspace") and backend == "native"
+    check_program(SPACES[name], a, b, v, w, what=name,
+                  **({"ulps": 4} if transcendental else {}))
