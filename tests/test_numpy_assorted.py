@@ -53,6 +53,11 @@ PROGRAMS = {
     "linalg_cross": lambda xp, x, xi: xp.linalg.cross(xi[:, 1:], xi[0, :3]),
     "linalg_tensordot": lambda xp, x, xi: xp.linalg.tensordot(xi, x.T, axes=1),
     "linalg_matrix_transpose": lambda xp, x, xi: xp.linalg.matrix_transpose(x),
+    "polyval": lambda xp, x, xi: xp.polyval(xi[1], x),
+    "correlate": lambda xp, x, xi: xp.correlate(x[2], xi[0, :2]),
+    "correlate_same_swapped": lambda xp, x, xi: xp.correlate(xi[0, :2], x[2], "same"),
+    "convolve": lambda xp, x, xi: xp.convolve(xi[2], x[2, :3]),
+    "convolve_valid_int": lambda xp, x, xi: xp.convolve(xi.ravel(), xi[0, :3], "valid"),
     "fftshift": lambda xp, x, xi: xp.fft.fftshift(xi),
     "ifftshift_axis": lambda xp, x, xi: xp.fft.ifftshift(x[:, :3], axes=1),
     "fftfreq": lambda xp, x, xi: xp.fft.fftfreq(7, 0.3) + xi[0, 0],
@@ -117,7 +122,9 @@ def test_derivatives(backend):
     for fn in (lambda x: jnp.nanvar(x, axis=1), lambda x: jnp.nanstd(x),
                lambda x: jnp.take_along_axis(x, np.array([[2, 0], [1, 1]]), 1),
                lambda x: jnp.select([x > 0.5], [x * x], default=x),
-               lambda x: jnp.ediff1d(x, to_end=1.0), lambda x: jnp.fft.fftshift(x)):
+               lambda x: jnp.ediff1d(x, to_end=1.0), lambda x: jnp.fft.fftshift(x),
+               lambda x: jnp.convolve(x[0], x[1, :2], "same"),
+               lambda x: jnp.polyval(x[1], x[0])):
         check_grads(fn, (x,), order=order)
         check_grads(jitflow.function(fn), (x,), order=1)
 

@@ -1,6 +1,7 @@
 """NumPy functions that are short compositions of the others: divmod; the complex
 parts of real arrays (conjugate, real, imag, angle); nanvar and nanstd; array_equal and
-array_equiv; cross, diagflat, ediff1d, select and take_along_axis.
+array_equiv; cross, diagflat, ediff1d, select, take_along_axis, polyval, correlate and
+convolve.
 
 jitflow has no complex dtype, so conjugate, real, imag and angle take real arrays,
 whose conjugate and real part are themselves, imaginary part zeros and angle 0 or pi
@@ -12,11 +13,12 @@ import numpy as _np
 
 from .. import ops
 from ..errors import at_user_line
+from ..contract import matmul
 from ..ir.types import normalize_axis, result_dtype
 from ..trace import Tracer, constant_type
 from ._common import _dtype_of, _ndim, _no_out, _shape, _strong
 from .creation import arange, asarray, zeros
-from .elementwise import (arctan2, astype, divide, equal, floor_divide, isnan, multiply,
+from .elementwise import (add, arctan2, astype, divide, equal, floor_divide, isnan, multiply,
                           remainder, sqrt, subtract, where)
 from .matrices import diag
 from .reductions import all, sum, var
@@ -167,6 +169,45 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(stack(parts, axis=-1), -1, axisc)
 
 
+def polyval(p, x):
+    """Horner's rule in NumPy's order: y = y * x + p[i], from zeros like x."""
+    p, x = asarray(p), asarray(x)
+    y = zeros(_shape(x), _dtype_of(x))
+    for i in range(_shape(p)[0]):
+        y = add(multiply(y, x), p[i])
+    return y
+
+
+def correlate(a, v, mode="valid"):
+    """NumPy's correlate of real vectors: out[k] = sum over j of a[k + j] v[j], each
+    window a dot product (a gather of the windows times v); the shorter vector is the
+    window, and the result reversed when v was the longer one, as NumPy does."""
+    a, v = ravel(asarray(a)), ravel(asarray(v))
+    n, m = _shape(a)[0], _shape(v)[0]
+    if n == 0 or m == 0:
+        raise ValueError(at_user_line(f"{'a' if n == 0 else 'v'} cannot be empty"))
+    inverted = n < m
+    if inverted:
+        a, v, n, m = v, a, m, n
+    left, right = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1),
+                   "full": (m - 1, m - 1)}.get(mode, (None, None))
+    if left is None:
+        raise ValueError(at_user_line(f"mode must be one of 'valid', 'same', or 'full' "
+                                      f"(got {mode!r})"))
+    padded = concatenate([zeros((left,), _dtype_of(a)), a, zeros((right,), _dtype_of(a))])
+    count = n + left + right - m + 1
+    windows = padded[_np.arange(count)[:, None] + _np.arange(m)[None, :]]
+    result = matmul(windows, v)
+    return result[::-1] if inverted else result
+
+
+def convolve(a, v, mode="full"):
+    a, v = ravel(asarray(a)), ravel(asarray(v))
+    if _shape(v)[0] > _shape(a)[0]:
+        a, v = v, a
+    return correlate(a, v[::-1], mode)
+
+
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
@@ -182,5 +223,6 @@ def take_along_axis(arr, indices, axis=-1):
     return arr[index]
 
 
-__all__ = ["angle", "array_equal", "array_equiv", "conj", "conjugate", "cross", "diagflat", "divmod",
-           "ediff1d", "imag", "nanstd", "nanvar", "real", "select", "take_along_axis"]
+__all__ = ["angle", "array_equal", "array_equiv", "conj", "conjugate", "convolve", "correlate",
+           "cross", "diagflat", "divmod",
+           "ediff1d", "imag", "nanstd", "nanvar", "polyval", "real", "select", "take_along_axis"]
