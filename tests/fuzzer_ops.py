@@ -60,6 +60,8 @@ UNARY = {
     "ediff1d": lambda xp, x: xp.ediff1d(x),
     "diagflat": lambda xp, x: xp.diagflat(x),
     "fftshift": lambda xp, x: xp.fft.fftshift(x),
+    "pad_wrap": lambda xp, x: xp.pad(x, 2, mode="wrap"),
+    "pad_edge": lambda xp, x: xp.pad(x, 1, mode="edge"),
 }
 
 BINARY = {

@@ -58,6 +58,10 @@ PROGRAMS = {
     "correlate_same_swapped": lambda xp, x, xi: xp.correlate(xi[0, :2], x[2], "same"),
     "convolve": lambda xp, x, xi: xp.convolve(xi[2], x[2, :3]),
     "convolve_valid_int": lambda xp, x, xi: xp.convolve(xi.ravel(), xi[0, :3], "valid"),
+    "pad_reflect": lambda xp, x, xi: xp.pad(xi, 2, mode="reflect"),
+    "pad_edge": lambda xp, x, xi: xp.pad(x, ((1, 3), (0, 2)), mode="edge"),
+    "pad_wrap": lambda xp, x, xi: xp.pad(xi, 5, mode="wrap"),
+    "pad_symmetric": lambda xp, x, xi: xp.pad(x[0], (2, 1), mode="symmetric"),
     "fftshift": lambda xp, x, xi: xp.fft.fftshift(xi),
     "ifftshift_axis": lambda xp, x, xi: xp.fft.ifftshift(x[:, :3], axes=1),
     "fftfreq": lambda xp, x, xi: xp.fft.fftfreq(7, 0.3) + xi[0, 0],
@@ -109,6 +113,11 @@ def test_nanvar_and_divmod_on_drawn_arrays(data):
         check_program(lambda xp, x: xp.divmod(x, 3), x, what="divmod")
 
 
+def test_pad_modes_that_compute_are_refused_by_name(backend):
+    with pytest.raises(NotImplementedError, match="mode='mean' is not supported"):
+        jitflow.function(lambda x: np.pad(x, 1, mode="mean"))(np.ones(3))
+
+
 @pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2",
                                   "rfftn", "irfftn"])
 def test_the_complex_transforms_are_refused_by_name(name, backend):
@@ -124,7 +133,7 @@ def test_derivatives(backend):
                lambda x: jnp.select([x > 0.5], [x * x], default=x),
                lambda x: jnp.ediff1d(x, to_end=1.0), lambda x: jnp.fft.fftshift(x),
                lambda x: jnp.convolve(x[0], x[1, :2], "same"),
-               lambda x: jnp.polyval(x[1], x[0])):
+               lambda x: jnp.polyval(x[1], x[0]), lambda x: jnp.pad(x, 2, mode="reflect")):
         check_grads(fn, (x,), order=order)
         check_grads(jitflow.function(fn), (x,), order=1)
 
