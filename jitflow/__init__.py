@@ -28,8 +28,21 @@ from .variables import Variable
 
 from ._version import __version__
 # They build on everything above.
-from . import datasets, debug, nn, optim, random, testing  # noqa: E402
+from . import datasets, debug, drawing, nn, optim, profiler, random, testing  # noqa: E402
 from .callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402
+from . import saving  # noqa: E402
+from .saving import load, save  # noqa: E402
+from .drawing import to_dot  # noqa: E402
+from .profiler import profile  # noqa: E402
+
+
+def __getattr__(name):
+    """jitflow.summary is loaded when first used: it loads tensorboard (~0.2 s), an
+    optional dependency."""
+    if name == "summary":
+        import importlib
+        return importlib.import_module(f"{__name__}.summary")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def optimize(graph):
@@ -45,4 +58,5 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning", "CacheWarning",
            "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
-           "testing", "debug", "pure_callback", "ShapeDtypeStruct"]
+           "testing", "debug", "drawing", "to_dot", "profiler", "profile", "saving", "save",
+           "load", "pure_callback", "ShapeDtypeStruct"]

@@ -10,6 +10,7 @@ from types import FunctionType
 
 from . import numpy as jnp
 from . import masked_selection, ops, writes
+from .errors import at_user_line
 from .indexing import basic_only, getitem
 from .ir.types import as_dtype
 from .numpy_dispatch import dispatch_function, dispatch_ufunc
@@ -106,9 +107,17 @@ class ArrayMethods:
     def __imatmul__(self, other):
         return writes.inplace(self, jnp.matmul, read_stateful(other), "matmul")
 
-    def copy(self):
-        """A new array of the same value: later writes into either leave the other."""
-        return writes.copy(self)
+    def copy(self, order="C"):
+        """A new array of the same value: later writes into either leave the other. In C
+        order, as NumPy's method makes it (np.copy keeps the order: order "K"), so its
+        reshapes are views."""
+        if order not in ("C", "K"):
+            raise NotImplementedError(at_user_line(
+                f"copy(order={order!r}): jitflow makes copies in C or K order"))
+        copied = writes.copy(self)
+        if order == "C" and self.ndim > 0:
+            writes.alias_of(copied).contiguous = True
+        return copied
 
     def fill(self, value):
         """ndarray.fill: every element set to `value` (cast as assignment casts)."""

@@ -11,6 +11,7 @@ would slow the build (the two compete for the cores) and make which calls ran wh
 depend on timing; this way it is always exactly the first.
 """
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -22,6 +23,11 @@ from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
 
 BACKENDS = ("native", "interpreter")
+
+# The profilers recording now: jitflow.profiler's Profile adds itself here while its
+# `with` block runs, and takes each call (record_call) and each trace and build
+# (record_compile). While it is empty, calls go the usual way: nothing is timed.
+PROFILERS = []
 
 
 class DirectEntry:
@@ -60,13 +66,19 @@ class Executable:
         self.native = None  # the NativeGraph, once built
         self._build = None  # the background build under way
         self._direct = None  # its DirectEntry, once asked for
+        self._profiled = None  # the NativeGraph that times its nodes, once profiled
+        self._profiled_lock = threading.Lock()
+        self.build_seconds = None  # how long building the native code took
+        self.locations = None  # Var -> the user's (file, line), when traced to profile
         if backend == "native":
             try:
-                self._build = _NativeBuild(graph, name) if background else None
+                self._build = _NativeBuild(graph, name, self) if background else None
             except RuntimeError:  # no thread to be had: build it now
                 background = False
             if not background:
+                started = time.perf_counter()
                 self.native = _native_graph(graph, name)
+                self.build_seconds = time.perf_counter() - started
 
     def wait(self):
         """Block until the background build (if any) is over; raise its error if it
@@ -144,16 +156,43 @@ class Executable:
             return outputs[0] if count == 1 else outputs[:count]  # as the entry's own
         return call
 
-    def __call__(self, leaves, check=None):
+    def profiled_call(self, leaves):
+        """__call__, running native code that times each of its nodes, the times handed
+        with the call's to every profiler in PROFILERS."""
+        native = self.profiled_native()
+        started = time.perf_counter()
+        try:
+            return self(leaves, native=native)
+        finally:
+            seconds = time.perf_counter() - started
+            node_times, body_times = ({}, {}) if native is None else \
+                (native.take_node_times(), native.take_body_times())
+            for profiler in list(PROFILERS):
+                profiler.record_call(self, started, seconds, node_times, body_times)
+
+    def profiled_native(self):
+        """The NativeGraph of this graph that times its nodes (built on first use), or
+        None on the interpreter."""
+        if self.backend != "native":
+            return None
+        with self._profiled_lock:
+            if self._profiled is None:
+                self._profiled = codegen.NativeGraph(self.graph, self.name, profile=True,
+                                                     backward_step=backward_step_graph)
+        return self._profiled
+
+    def __call__(self, leaves, check=None, native=None):
         """The results for the argument leaves; `check(outputs)`, when given, sees
-        every output before any Variable or array is written, and may raise."""
+        every output before any Variable or array is written, and may raise. `native`:
+        the NativeGraph to run instead of this one's own (profiled_call's)."""
         variables, arguments = None, leaves
         if self.state is not None:
             self.state.check_fixed(self.name)
             self.state.check_writable(leaves, self.name)
             variables = self.state.variables(leaves)
             leaves = self.state.inputs(leaves, variables)
-        native = self._native_for_call()
+        if native is None:
+            native = self._native_for_call()
         if native is not None:
             outputs = native.run(leaves)
         else:
@@ -178,18 +217,20 @@ class _NativeBuild:
     """A NativeGraph being built on a thread of its own: `native` when it is done, or
     the `error` that stopped it."""
 
-    def __init__(self, graph, name):
+    def __init__(self, graph, name, executable):
         self.native = self.error = None
         self.first_call_taken = self.warned = False
-        self.thread = threading.Thread(target=self._run, args=(graph, name),
+        self.thread = threading.Thread(target=self._run, args=(graph, name, executable),
                                        name=f"jitflow compile {name}")
         self.thread.start()
 
-    def _run(self, graph, name):
+    def _run(self, graph, name, executable):
+        started = time.perf_counter()
         try:
             self.native = _native_graph(graph, name)
         except Exception as error:  # reported to the caller by Executable
             self.error = error
+        executable.build_seconds = time.perf_counter() - started
 
 
 def _native_graph(graph, name):

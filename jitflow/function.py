@@ -9,6 +9,7 @@ import collections
 import functools
 import inspect
 import threading
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ from .config import config
 from .errors import (ConcretizationError, RetraceWarning, at_user_line, user_frame,
                      user_location, with_user_line)
 from .codegen import FALLBACK, raise_for
-from .executable import Executable
+from .executable import PROFILERS, Executable
 from .inspection import Lowered
 from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
@@ -84,6 +85,8 @@ class Function:
             self._check_named_arrays()
         if config.debug_nans or config.debug_infs:
             return self._call_checking_numerics(args, kwargs)
+        if PROFILERS:
+            return self._call_profiled(args, kwargs)
         direct = self._direct
         if direct is not None and not kwargs:
             result = direct.call(*args)
@@ -128,6 +131,16 @@ class Function:
                                        self.__qualname__, kinds)
         return executable(leaves, check=check)
 
+    def _call_profiled(self, args, kwargs):
+        """A call under jitflow.profile(): the checked path, running native code that
+        times its kernels (Executable.profiled_call)."""
+        if is_tracing() or variable_scope.current() is not None:
+            return self.fn(*args, **kwargs)
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        _, executable = self._executable(bound, leaves, paths, structure, statics)
+        return executable.profiled_call(leaves)
+
     def _check_named_arrays(self):
         """Forget every trace once a name the code reads an array by holds another
         one (named_arrays.py): the next call traces again."""
@@ -140,8 +153,8 @@ class Function:
             return
         name = named.changed()
         if name is not None:
-            self._forget_traces(f"array '{name}' changed, and the trace read it through "
-                                f"NumPy alone (its values were constants of the trace)")
+            self._forget_traces(f"array '{name}' changed, and NumPy read it while tracing "
+                                f"(what it computed was a constant of the trace)")
 
     def _forget_traces(self, reason):
         with self._compiling:
@@ -228,9 +241,24 @@ class Function:
         closes over as constants: their contents now)."""
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
-        graph, _, state = self._trace(bound, structure, self._leaf_types(leaves, paths),
-                                      paths, leaves)
+        graph, _, state, _ = self._trace(bound, structure, self._leaf_types(leaves, paths),
+                                         paths, leaves)
         return closed_as_constants(graph, state)
+
+    def trace_with_input_names(self, *args, **kwargs):
+        """trace()'s graph and a name for each of its inputs: the argument's path, or
+        the name of the Variable (or other state) read there. For drawings of the
+        graph, which label its inputs."""
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, _ = self._split(bound)
+        types = self._leaf_types(leaves, paths)
+        graph, _, state, _ = self._trace(bound, structure, types, paths, leaves)
+        names = [path for path, t in zip(paths, types) if not isinstance(t, VariableArgument)]
+        for slot in state.slots if state is not None else ():
+            held = slot.variable if slot.argument is None else leaves[slot.argument]
+            names.append(getattr(held, "name", None) or type(held).__name__)
+        graph = closed_as_constants(graph, state)
+        return graph, names[:len(graph.inputs)]
 
     def wait(self):
         """Block until native code for every signature traced so far is built (see
@@ -305,9 +333,10 @@ class Function:
             f"(static_argnames)"))
 
     # --- tracing ----------------------------------------------------------------------
-    def _trace(self, bound, structure, types, paths, leaves):
+    def _trace(self, bound, structure, types, paths, leaves, locations=None):
         """The graph of the function at these arguments, its output structure and its
-        VariableState (variable_scope.py)."""
+        VariableState (variable_scope.py); `locations` (a dict) gets the user's line
+        of each value."""
         out = {}
 
         def flat_fn(arguments):
@@ -323,27 +352,49 @@ class Function:
                 raise with_user_line(error) from error.__cause__
             leaves, _, out["structure"] = pytree.flatten(result)
             return leaves
-        named = NamedArrays(self.fn)
+        named, read = NamedArrays(self.fn), set()
+        named.watch(read)  # which named arrays NumPy reads while tracing
+        random_states = named.random_states()
         try:
             graph, state = trace_with_variables(flat_fn, leaves, types, paths,
-                                                self.__qualname__)
+                                                self.__qualname__, locations)
         finally:
-            named.put_back()  # arrays the code rebound to traced results (`w += x`)
-        return graph, out["structure"], state
+            named.put_back()  # and arrays the code rebound to traced results (`w += x`)
+        self._refuse_frozen_draws(named, random_states)
+        return graph, out["structure"], state, read
+
+    def _refuse_frozen_draws(self, named, states):
+        path = named.frozen_draws(states)
+        if path is not None:
+            raise TypeError(
+                f"'{path}', a method of a NumPy random generator taken before the trace, "
+                f"drew numbers while '{self.__qualname__}' was traced: NumPy ran it once, "
+                f"so its numbers would be frozen into the compiled code. Call the method "
+                f"on the generator inside the function (rng.normal(...): jitflow traces "
+                f"that), draw outside and pass the numbers in, or use "
+                f"jitflow.random.Generator")
 
     def _compile(self, bound, signature, leaves):
         if self._last is not None:
             self._record_retrace(self._last, signature)
         self._info.traces += 1
-        graph, out_structure, state = self._trace(bound, signature.structure,
-                                                  signature.types, signature.paths, leaves)
+        started = time.perf_counter()
+        locations = {} if PROFILERS else None  # the profiler names kernels' lines
+        graph, out_structure, state, read = self._trace(
+            bound, signature.structure, signature.types, signature.paths, leaves, locations)
         if self._named is None:
             self._named = NamedArrays(self.fn) or None
         if self._named is not None:
-            self._named.traced(state.closed if state is not None else ())
+            self._named.traced(state.closed if state is not None else (), read)
+        traced = time.perf_counter()
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
+        optimized = time.perf_counter()
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
                                 background=config.background_compile, state=state)
+        executable.locations = locations
+        for profiler in list(PROFILERS):  # (build_seconds: the native code's)
+            profiler.record_compile(executable, started, traced - started,
+                                    optimized - traced)
         self._cache[signature] = executable
         self._last = signature
         self._keep_cache_bounded()

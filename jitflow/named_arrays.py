@@ -7,16 +7,19 @@ variable_scope.py). A name rebound to another array (`w = w - lr * g` at module 
 `self.w = new_w`) makes the trace stale, so every call checks first that each path still
 leads to the same object, and the function is traced again when one does not.
 
-A named array the trace read through NumPy alone (`w.sum()`, with no traced value
-involved) is not an input: NumPy computed with its contents once, while tracing. So the
-trace keeps a copy of each such array, every call compares, and a change makes the
-function trace again, as a rebound name does.
+A named array the trace read through NumPy (`w.sum()`, with no traced value involved)
+holds a result NumPy computed with its contents once, while tracing. So the trace keeps a
+copy of each such array, every call compares, and a change makes the function trace
+again, as a rebound name does. Which arrays NumPy read is seen while tracing
+(watched_arrays.py); an array no trace takes as an input is copied in any case, as
+NumPy may have read it in ways no view sees.
 """
 import types
 
 import numpy as np
 
 from .trace import Tracer
+from .watched_arrays import original_of, watched_view
 
 _MISSING = object()
 _DEPTH = 3  # steps from a name: `self.layers[0].w` is three
@@ -33,6 +36,15 @@ class NamedArrays:
         code = getattr(fn, "__code__", None)
         # (path, how to reach it now, how to put a value there, the array it led to)
         self.found = []
+        self._copies = {}  # id(array) -> (path, array, its contents when traced)
+        self._inputs = set()  # ids of the arrays some trace takes as inputs
+        self._read = set()  # ids of the arrays NumPy read while some trace ran
+        self._views = []  # (reach, put, the original, what stands in) while tracing
+        # (path, reach, put, method) for methods of NumPy random generators the code
+        # names, taken before the trace (`draw = rng.normal`): NumPy's own, which
+        # jitflow.random does not trace, so `watch` puts a call of the method by name
+        # on the generator in their place
+        self.random_methods = []
         if code is None:
             return
         words = _code_words(code)
@@ -49,14 +61,14 @@ class NamedArrays:
             first = code.co_varnames[0] if code.co_argcount else "self"
             self._walk(first, lambda: method.__self__, None, words, _DEPTH)
 
-        self._copies = {}  # id(array) -> (path, array, its contents when traced)
-        self._inputs = set()  # ids of the arrays some trace takes as inputs
 
     def _walk(self, path, reach, put, words, depth):
         """Record the arrays found from reach() within `depth` steps."""
-        value = reach()
+        value = original_of(reach())  # (another thread may be tracing)
         if isinstance(value, np.ndarray):
             self.found.append((path, reach, put, value))
+        elif _random_owner(value) is not None:
+            self.random_methods.append((path, reach, put, value))
         elif depth > 0 and _looked_into(value):
             for step_path, step, put_step in _steps(value, words | _class_words(value)):
                 self._walk(path + step_path, lambda step=step: step(reach()),
@@ -67,12 +79,14 @@ class NamedArrays:
     def __bool__(self):
         return bool(self.found)
 
-    def traced(self, inputs):
-        """After a trace that takes the arrays `inputs` as inputs: copy the other
-        writable named arrays, whose contents the trace may hold."""
+    def traced(self, inputs, read):
+        """After a trace that takes the arrays `inputs` as inputs, in which NumPy read
+        the arrays whose ids are in `read`: copy the writable named arrays whose
+        contents the trace may hold."""
         self._inputs.update(id(array) for array in inputs)
+        self._read.update(read)
         for path, _, _, array in self.found:
-            if id(array) in self._inputs:
+            if id(array) in self._inputs and id(array) not in self._read:
                 self._copies.pop(id(array), None)
             elif array.flags.writeable and id(array) not in self._copies:
                 self._copies[id(array)] = (path, array, array.copy())
@@ -87,16 +101,76 @@ class NamedArrays:
     def rebound(self):
         """The path of one that leads to another object now, or None."""
         for path, reach, _, array in self.found:
-            if reach() is not array:
+            if original_of(reach()) is not array:
                 return path
         return None
 
+    def random_states(self):
+        """The state of each generator behind a method in random_methods, to compare
+        after the trace with frozen_draws."""
+        return [_random_state(_random_owner(method))
+                for *_, method in self.random_methods]
+
+    def frozen_draws(self, states):
+        """The path of a method in random_methods that drew numbers since `states` were
+        taken (traced draws leave NumPy's state alone: jitflow.random), or None."""
+        for (path, *_, method), state in zip(self.random_methods, states):
+            if _random_state(_random_owner(method)) != state:
+                return path
+        return None
+
+    def watch(self, read):
+        """Before a trace: put a view of each writable array where its name leads, which
+        adds the array's id to the set `read` when NumPy reads it (watched_arrays.py)."""
+        on_read = lambda array: read.add(id(array))  # noqa: E731
+        for _, reach, put, array in self.found:
+            if put is not None and type(array) is np.ndarray and array.flags.writeable:
+                view = watched_view(array, on_read)
+                put(view)
+                self._views.append((reach, put, array, view))
+        for _, reach, put, method in self.random_methods:
+            if put is not None:
+                by_name = _called_by_name(method)
+                put(by_name)
+                self._views.append((reach, put, method, by_name))
+
     def put_back(self):
         """After a trace: put each array back where the function's code rebound it to
-        the traced result of writing into it (`w += x`: numpy_dispatch.py)."""
+        the traced result of writing into it (`w += x`: numpy_dispatch.py), or where a
+        view watched it, and each random method back in place of its call by name."""
         for _, reach, put, array in self.found:
             if put is not None and isinstance(reach(), Tracer):
                 put(array)
+        for reach, put, original, stand_in in self._views:
+            if reach() is stand_in:
+                put(original)
+        self._views = []
+
+
+_RANDOM_CLASSES = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+
+
+def _random_owner(value):
+    """The NumPy generator whose bound method `value` is, or None."""
+    owner = getattr(value, "__self__", None)
+    if isinstance(value, (types.BuiltinMethodType, types.MethodType)) and \
+            isinstance(owner, _RANDOM_CLASSES):
+        return owner
+    return None
+
+
+def _called_by_name(method):
+    """A function calling `method` by its name on its generator: while a trace runs,
+    the generator's class methods are jitflow.random's, which trace the draw."""
+    owner, name = method.__self__, method.__name__
+    return lambda *args, **kwargs: getattr(owner, name)(*args, **kwargs)
+
+
+def _random_state(owner):
+    """A comparable snapshot of a NumPy generator's state."""
+    bit_generator = owner if isinstance(owner, np.random.BitGenerator) else \
+        getattr(owner, "bit_generator", None) or getattr(owner, "_bit_generator")
+    return repr(bit_generator.state)
 
 
 def _looked_into(value):

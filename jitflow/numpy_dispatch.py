@@ -10,6 +10,7 @@ import numpy as np
 from . import numpy as jnp
 from .errors import at_user_line, user_frame
 from .trace import Tracer, innermost_builder
+from .ufunc_at import ufunc_at
 from .writes import write_result
 
 # ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is; accumulate and outer
@@ -44,6 +45,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
         return _ACCUMULATIONS[name](*inputs, axis=axis, **kwargs)
     elif method == "outer" and ufunc.nin == 2 and callable(getattr(jnp, name, None)):
         return _outer(getattr(jnp, name), *inputs, **kwargs)
+    elif method == "at":
+        return ufunc_at(ufunc, *inputs)
     where = "" if method == "__call__" else f".{method}"
     raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
                                  f"traced values"))

@@ -137,16 +137,18 @@ def read_only(variable, tracer):
                                  f"Variable with .assign(...)")
 
 
-def trace_with_variables(fn, leaves, types, paths, name):
+def trace_with_variables(fn, leaves, types, paths, name, locations=None):
     """Trace fn(leaves) -> output leaves, where `leaves` are the arguments' leaves and
     `types` their signature types: a graph taking the array leaves, then each Variable
     read, and giving fn's outputs, then each Variable's new value, then the new value of
-    each array argument written into. Returns the graph and its VariableState."""
+    each array argument written into. Returns the graph and its VariableState.
+    `locations`, a dict, gets the user's (file, line) of each Var (GraphBuilder)."""
     with GraphBuilder(name) as builder, TraceScope(builder, leaves) as scope, \
             contextlib.ExitStack() as contexts:
         for context in TRACE_CONTEXTS:
             contexts.enter_context(context(scope))
         builder.closed = {}  # writable ndarrays read: inputs (trace.py)
+        builder.locations = locations
         arguments = _arguments(builder, leaves, types, paths)
         given = [a._var if isinstance(a, Tracer) else None for a in arguments]
         outputs = [scope.read(out) if isinstance(out, Stateful) else out

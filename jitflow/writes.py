@@ -183,7 +183,7 @@ def _fitted(value, shape, dtype):
     if isinstance(value, (list, tuple)) and holds_tracer(value):
         value = jnp.asarray(value)  # x[:2] = [a, b]: NumPy stacks the values
     if isinstance(value, Tracer):
-        _check_scalar_fits(value, dtype)
+        value = _scalar_checked_to_fit(value, dtype)
         value = value if value.dtype == dtype else ops.cast(value, dtype)
     else:
         converted = np.empty(np.shape(value), dtype)
@@ -204,19 +204,24 @@ def _fitted(value, shape, dtype):
     return ops.broadcast_to(value, shape) if vshape != tuple(shape) else value
 
 
-def _check_scalar_fits(value, dtype):
+def _scalar_checked_to_fit(value, dtype):
     """NumPy assigns a scalar (not an array) to an integer array as a Python number:
     it raises when the value does not fit (OverflowError; ValueError for NaN), where an
-    array's values are cast. Compiled code does not check that yet: refuse a traced
-    scalar that may not fit."""
+    array's values are cast. An integer scalar is checked so at run time: taken as a
+    Python int (weakly typed) into an operation in `dtype`, which checks that it fits as
+    NumPy checks Python ints (NEP 50). A float scalar's checks (NaN, inf, range) are not
+    compiled: it is refused."""
     if dtype.kind != "i" or is_array(value) or \
             np.can_cast(value.dtype, dtype, casting="safe"):
-        return
+        return value
+    if value.dtype.kind in "iu":
+        as_python_int = ops.cast(value, np.dtype(np.int64), weak=True)
+        return ops.add(as_python_int, np.zeros((), dtype))  # checked: OverflowError
     raise TypeError(at_user_line(
         f"assigning a traced {value.dtype} scalar into a {dtype} array: NumPy checks "
-        f"at run time that the number fits (raising OverflowError, or ValueError for "
-        f"NaN), which jitflow does not do yet; cast it first (value.astype("
-        f"numpy.{dtype}), which wraps and truncates as NumPy's astype does)"))
+        f"at run time that the number is not NaN or infinite and fits (raising "
+        f"ValueError or OverflowError), which jitflow does not do for floats; cast it "
+        f"first (value.astype(numpy.{dtype}), which truncates as NumPy's astype does)"))
 
 
 # --- in-place operators and out= --------------------------------------------------------

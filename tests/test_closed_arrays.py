@@ -349,3 +349,59 @@ def test_an_empty_array_read_through_numpy_alone_is_compared_without_error(backe
     for _ in range(2):
         np.testing.assert_array_equal(step(np.ones(2, np.float32)), np.ones(2))
     assert step.cache_info().traces == 1
+
+
+def test_an_input_array_also_read_through_numpy_is_traced_again_when_it_changes(backend):
+    # x * weights reads weights at every call; weights.sum() was NumPy's, once
+    weights = np.array([1.0, 2.0, 3.0])
+    step = jitflow.function(lambda x: x * weights + weights.sum())
+    x = np.ones(3)
+    for value in (5.0, 7.0):
+        np.testing.assert_array_equal(step(x), x * weights + weights.sum())
+        weights[0] = value
+    np.testing.assert_array_equal(step(x), x * weights + weights.sum())
+    assert step.cache_info().traces == 3
+    assert "NumPy read it while tracing" in step.cache_info().reasons[0]
+
+
+@pytest.mark.parametrize("read", [
+    lambda w: float(w[0]), lambda w: np.linalg.norm(w), lambda w: w.copy()[::-1],
+    lambda w: w.max(), lambda w: np.sum(w.T), lambda w: w.item(1), lambda w: w.tolist()[2],
+    lambda w: sum(w), lambda w: w.astype(np.float32)],
+    ids=["item", "norm", "copy", "max", "sum-of-view", "item-method", "tolist", "iterate",
+         "astype"])
+def test_every_kind_of_numpy_read_of_an_input_array_is_seen(backend, read):
+    weights = np.array([1.0, 2.0, 3.0])
+    step = jitflow.function(lambda x: x * weights + read(weights))
+    x = np.ones(3)
+    step(x)
+    weights[:] = [4.0, -1.0, 0.5]
+    np.testing.assert_allclose(step(x), x * weights + read(weights), rtol=1e-6)
+
+
+def test_views_of_an_input_array_are_not_reads(backend):
+    weights = np.arange(6.0).reshape(2, 3)
+    step = jitflow.function(lambda x: x * weights + (x @ weights.T)[0, 0] +
+                            np.transpose(weights)[:, 1] + weights.shape[0] +
+                            np.ndim(weights))
+    x = np.ones((2, 3))
+    for value in (1.0, 2.0):
+        weights[1, 0] = value
+        np.testing.assert_array_equal(
+            step(x), x * weights + (x @ weights.T)[0, 0] + weights.T[:, 1] + 2 + 2)
+    assert step.cache_info().traces == 1
+
+
+def test_named_arrays_are_themselves_again_after_a_trace_even_a_failing_one(backend):
+    model = Model()
+    weights = model.weights
+
+    def broken(x):
+        assert type(model.weights) is not np.ndarray  # watched while tracing
+        raise ValueError("broken on purpose")
+    with pytest.raises(ValueError, match="broken on purpose"):
+        jitflow.function(broken)(np.ones(3))
+    assert model.weights is weights and type(weights) is np.ndarray
+    step = jitflow.function(lambda x: x * model.total.sum() + model.weights[0])
+    step(np.ones(3))
+    assert model.weights is weights and type(model.weights) is np.ndarray

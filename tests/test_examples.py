@@ -11,6 +11,7 @@ from fidelity import assert_same
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
 
+import char_transformer  # noqa: E402
 import cumulative  # noqa: E402
 import digits_convnet  # noqa: E402
 import logistic_regression  # noqa: E402
@@ -101,3 +102,15 @@ def test_the_rnn_learns_and_its_compiled_step_is_the_eager_step():
 def test_cumulative_statistics_by_scan_match_numpy(run):
     xs = np.random.default_rng(1).standard_normal((50, 2)) * 3 + 1
     assert max(cumulative.compare(xs, run).values()) < 1e-12
+
+
+def test_the_char_transformer_learns_and_writes_from_its_vocabulary():
+    model, vocabulary, history = char_transformer.train(epochs=2, examples=256,
+                                                        verbose=0)
+    losses = history.history["loss"]
+    assert losses[-1] < losses[0] < np.log(len(vocabulary)) + 0.5
+    sample = char_transformer.generate(model, vocabulary, "The keeper", 20)
+    assert sample.startswith("The keeper") and len(sample) == 30
+    assert set(sample) <= set(vocabulary.characters)
+    attention = [layer for layer in model.layers if isinstance(layer, jitflow.nn.MultiHeadAttention)]
+    assert len(attention) == 2

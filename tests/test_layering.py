@@ -31,13 +31,14 @@ LAYERS = [
     # NEP 13/18 dispatch, and the Tracer's operators and methods, installed from here.
     ("numpy", ["jitflow.numpy", "jitflow.contract", "jitflow.einsum", "jitflow.indexing",
                "jitflow.writes", "jitflow.numpy_dispatch", "jitflow.array_methods",
-               "jitflow.masked_selection"]),
+               "jitflow.masked_selection", "jitflow.ufunc_at"]),
     # Graph -> graph transforms and the structured primitives they meet.
     ("transforms", ["jitflow.autodiff", "jitflow.batching", "jitflow.control_flow"]),
     # @function, its executables and signature cache, state (Variables, closed-over
     # arrays) and the eager GradientTape.
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
-                  "jitflow.named_arrays", "jitflow.bound_methods", "jitflow.nan_check",
+                  "jitflow.named_arrays", "jitflow.watched_arrays",
+                  "jitflow.bound_methods", "jitflow.nan_check",
                   "jitflow.variables",
                   "jitflow.variable_scope",
                   "jitflow.tape"]),
@@ -75,10 +76,16 @@ V1_LAYERS = [
     # Derivatives and control flow, run through jitflow's own.
     ("derivatives", ["jitflow.v1.custom_gradients", "jitflow.v1.gradients",
                      "jitflow.v1.control_flow"]),
+    # Graphs and Variables' values to files and back (jitflow.saving's format).
+    ("saving", ["jitflow.v1.functions_table", "jitflow.v1.graph_def",
+                "jitflow.v1.graph_import", "jitflow.v1.io",
+                "jitflow.v1.saver"]),
     # Optimizers: assign operations over gradients.
     ("train", ["jitflow.v1.train"]),
     # Sessions and the compiled plans they run.
     ("session", ["jitflow.v1.plan", "jitflow.v1.session"]),
+    # TensorBoard's event files of a graph (through jitflow.summary).
+    ("summaries", ["jitflow.v1.summary"]),
     # jitflow.v1's namespace, which gathers everything.
     ("namespace", ["jitflow.v1"]),
 ]

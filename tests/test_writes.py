@@ -145,12 +145,21 @@ def test_traced_integer_array_assignment_matches_numpy(backend, case):
     same_as_numpy(assign, x, value, *indices)
 
 
-def test_a_traced_scalar_that_may_not_fit_an_int_array_is_refused(backend):
+@pytest.mark.parametrize("first", [2, 2 ** 31 - 1, -2 ** 31, 2 ** 31, -2 ** 31 - 1, 2 ** 40])
+def test_a_traced_int_scalar_into_a_narrower_array_is_checked_at_run_time(backend, first):
     def f(x, y):
         x[0] = y.sum()  # an int64 scalar into int32: NumPy checks it fits at run time
+        x[1] += y[0]  # an array's element: cast, wrapping
         return x
-    with pytest.raises(TypeError, match="fits"):
-        jitflow.function(f)(np.zeros(2, np.int32), np.arange(3))
+    same_as_numpy(f, np.zeros(2, np.int32), np.array([first, 0, 0]))
+
+
+def test_a_traced_float_scalar_into_an_int_array_is_refused(backend):
+    def f(x, y):
+        x[0] = y.sum()  # NaN, inf or too large raise in NumPy: not compiled
+        return x
+    with pytest.raises(TypeError, match="NaN or infinite"):
+        jitflow.function(f)(np.zeros(2, np.int32), np.ones(3))
 
     def cast_first(x, y):
         x[0] = y.sum().astype(np.int32)
@@ -276,6 +285,64 @@ def test_writes_through_views_reach_the_base_and_other_views(backend):
         y[...] = 0
         return y, v, w, u, snapshot
     same_as_numpy(f, np.arange(5.0))
+
+
+VIEWS_MADE_BEFORE_A_WRITE = {
+    "diagonal": lambda y: np.diagonal(y),
+    "diagonal-method": lambda y: y.diagonal(1),
+    "broadcast_to": lambda y: np.broadcast_to(y, (3, 2, 2)),
+    "broadcast_arrays": lambda y: np.broadcast_arrays(y, np.ones((3, 1, 1)))[0],
+    "flip": np.flip, "rot90": np.rot90, "fliplr": np.fliplr, "ravel": np.ravel,
+    "swapaxes": lambda y: y.swapaxes(0, 1), "moveaxis": lambda y: np.moveaxis(y, 0, 1),
+    "atleast_3d": np.atleast_3d, "newaxis": lambda y: y[None, :, None],
+    "split": lambda y: np.split(y, 2)[1], "hsplit": lambda y: np.hsplit(y, 2)[0],
+    "unstack": lambda y: np.unstack(y)[1], "matrix_transpose": np.matrix_transpose,
+    "squeeze": lambda y: np.squeeze(y[None]), "expand_dims": lambda y: np.expand_dims(y, 0),
+}
+
+
+@pytest.mark.parametrize("make_view", VIEWS_MADE_BEFORE_A_WRITE.values(),
+                         ids=VIEWS_MADE_BEFORE_A_WRITE.keys())
+def test_views_made_before_a_write_see_it(backend, make_view):
+    def f(x):
+        y = x.copy()  # C-ordered, as NumPy's copy is: its reshapes are views
+        view = make_view(y)
+        y[1, 0] = 7.0
+        y += 1
+        return view + 0
+    same_as_numpy(f, np.arange(4.0).reshape(2, 2))
+
+
+def test_a_write_after_a_reshape_of_unknown_layout_raises(backend):
+    # x * 1 keeps x's memory order, the caller's choice: NumPy's ravel of it is a view
+    # for a C-ordered x and a copy for a transposed one, so whether it sees the write
+    # is not known when tracing.
+    def f(x):
+        y = x * 1
+        flat = y.ravel()
+        y[1, 0] = 7.0
+        return flat + 0
+    with pytest.raises(ValueError, match="view or a copy depending on its memory layout"):
+        jitflow.function(f)(np.ones((2, 2)))
+
+    def g(x):
+        y = x * 1
+        total = y.ravel().sum()  # the reshape is gone before the write: no question
+        y[1, 0] = 7.0
+        return total + y
+    same_as_numpy(g, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("make_view", [lambda y: np.diagonal(y),
+                                       lambda y: np.broadcast_to(y, (2, 2, 2))],
+                         ids=["diagonal", "broadcast_to"])
+def test_read_only_views_refuse_writes(backend, make_view):
+    def f(x):
+        view = make_view(x * 1)
+        view[0] = 1.0
+        return view
+    with pytest.raises(ValueError, match="read-only"):
+        jitflow.function(f)(np.ones((2, 2)))
 
 
 def test_writes_through_views_of_arguments_reach_the_caller(backend):
@@ -620,3 +687,65 @@ def test_other_arguments_after_the_fast_path_take_the_checked_path(backend):
     y = np.zeros(2, np.float32)  # another dtype: the checked path, another signature
     np.testing.assert_array_equal(f(y), np.array([2.0, 2.0], np.float32))
     np.testing.assert_array_equal(y, [1.0, 1.0])
+
+
+# --- ufunc.at: unbuffered accumulation ----------------------------------------------------
+
+@st.composite
+def accumulations(draw):
+    """(x, index, values) for np.add.at: integer-array indices on the first axis, with
+    repeats and negatives, and values that broadcast to what they name."""
+    dtype = draw(st.sampled_from([np.float64, np.float32, np.int64, np.int32]))
+    x = draw(arrays(dtype, shapes(min_dims=1, max_dims=2, min_side=1)))
+    rows = x.shape[0]
+    index = draw(hnp.arrays(np.int64, st.integers(0, 6),
+                            elements=st.integers(-rows, rows - 1)))
+    named = (len(index),) + x.shape[1:]
+    values = draw(arrays(dtype, st.sampled_from([named, named[1:], ()])))
+    return x, index, values
+
+
+@given_per_backend(accumulations(), st.sampled_from([np.add, np.subtract]))
+def test_ufunc_at_accumulates_every_value_as_numpy_does(backend, case, ufunc):
+    x, index, values = case
+
+    def accumulate(x, index, values):
+        y = x * 1
+        ufunc.at(y, index, values)
+        return y
+    with np.errstate(all="ignore"):
+        expected = accumulate(x, index, values)
+        actual = jitflow.function(accumulate)(x, index, values)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    if x.dtype.kind != "f":
+        np.testing.assert_array_equal(actual, expected)  # wrapping sums agree exactly
+        return
+    # NumPy adds the values into x one by one, jitflow sums them first: each order
+    # rounds up to once per value
+    finite = np.isfinite(expected)
+    np.testing.assert_array_equal(actual[~finite], expected[~finite])
+    def largest(a):
+        return np.abs(a[np.isfinite(a)]).astype(np.float64).max(initial=0)
+    magnitude = largest(x) + largest(values) * len(index)
+    bound = (len(index) + 1) * np.finfo(x.dtype).eps * magnitude
+    np.testing.assert_allclose(actual[finite], expected[finite], rtol=0, atol=bound)
+
+
+def test_ufunc_at_takes_any_index_and_differentiates(backend):
+    def f(x, v):
+        y = x * 2
+        np.add.at(y, (np.array([0, 0, -1]), slice(1, None)), v)
+        np.subtract.at(y, 1, 1.0)
+        return y
+    x, v = np.arange(12.0).reshape(4, 3), np.array([[1.0, 2.0]] * 3)
+    same_as_numpy(f, x, v)
+    check_grads(lambda x, v: f(x, v).sum(), (x, v), order=1)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda x: np.multiply.at(x * 1, [0], 2.0), "multiply.at is not supported"),
+    (lambda x: np.add.at((x * 1).astype(np.int32), [0, 0], x[:2]), "truncates"),
+    (lambda x: np.add.at(np.zeros(3), [0], x[0]), "NumPy array with traced values")])
+def test_ufunc_at_that_cannot_follow_numpy_raises(backend, fn, match):
+    with pytest.raises(TypeError, match=match):
+        jitflow.function(fn)(np.ones(3))

@@ -15,11 +15,17 @@ with native code's exp (within 4 ulp itself) erfc is within 6 and normal_cdf wit
 
 Every interval's formula is computed and `where` picks one (values are not known while
 tracing). Each formula gets its input clamped to its own interval, so that the formulas
-not picked stay finite: their zero cotangents then give zero derivatives, not 0 * inf = NaN.
+not picked stay finite.
+
+Their derivatives are the exact ones, written as custom_jvp rules: 2 / sqrt(pi)
+exp(-x^2) for erf, and the normal density for normal_cdf. Differentiating the four
+rational approximations instead would give a slightly different, far costlier
+derivative (a GELU layer's gradient took over ten times as long).
 """
 import numpy as np
 
 from .. import numpy as jnp
+from ..autodiff import custom_jvp
 
 _ERX = 0.8450629115104675  # erf(1) to 24 bits: erf on [0.84375, 1.25) is _ERX + P/Q
 # erf(x) = x + x P(x^2) / Q(x^2) on [0, 0.84375); coefficients lowest degree first.
@@ -56,7 +62,11 @@ _SQRT_HALF = 0.7071067811865476
 
 def erf(x):
     """The error function, elementwise; float32 stays float32, integers give float64."""
-    x = as_float(x)
+    return _erf(as_float(x))
+
+
+@custom_jvp
+def _erf(x):
     a = jnp.absolute(x)
     small = _small(x)
     magnitude = jnp.where(a < 1.25, _ERX + _near_one(a), 1.0 - _tail(a, a, 1.0))
@@ -65,7 +75,11 @@ def erf(x):
 
 def erfc(x):
     """1 - erf(x), elementwise, accurate where it is tiny (x up to ~26.5 in float64)."""
-    x = as_float(x)
+    return _erfc_of(as_float(x))
+
+
+@custom_jvp
+def _erfc_of(x):
     return _erfc(x, x, 1.0)
 
 
@@ -75,8 +89,35 @@ def normal_cdf(x):
     Its tail takes x^2 / 2 from x itself, not from the rounded x / sqrt(2), whose
     rounding error exp(-t^2) would magnify by 2 t^2 (over 1000 ulp at x = -38).
     """
-    x = as_float(x)
+    return _normal_cdf(as_float(x))
+
+
+@custom_jvp
+def _normal_cdf(x):
     return 0.5 * _erfc(x * -_SQRT_HALF, x, 0.5)
+
+
+@_erf.defjvp
+def _erf_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _erf(x), t * _scaled_gaussian(x, 1.0, 2 / np.sqrt(np.pi))
+
+
+@_erfc_of.defjvp
+def _erfc_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _erfc_of(x), t * _scaled_gaussian(x, 1.0, -2 / np.sqrt(np.pi))
+
+
+@_normal_cdf.defjvp
+def _normal_cdf_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _normal_cdf(x), t * _scaled_gaussian(x, 0.5, 1 / np.sqrt(2 * np.pi))
+
+
+def _scaled_gaussian(x, rate, scale):
+    """scale * exp(-rate x^2) in x's dtype."""
+    return jnp.astype(scale * jnp.exp(-rate * (x * x)), jnp.result_type(x))
 
 
 def _erfc(t, v, half_or_one):

@@ -104,3 +104,14 @@ def get(identifier):
 
 __all__ = ["elu", "gelu", "get", "leaky_relu", "linear", "log_softmax", "relu", "selu",
            "sigmoid", "silu", "softmax", "softplus", "swish", "tanh"]
+
+
+def serialize(activation, layer_name):
+    """The name a layer's `activation` argument is saved under (None stays None)."""
+    if activation is None or isinstance(activation, str):
+        return activation
+    for name, function in _BY_NAME.items():
+        if function is activation:
+            return name
+    raise ValueError(f"{layer_name}: its activation {activation!r} is a Python function, "
+                     f"which a saved model cannot hold; give the activation by name")

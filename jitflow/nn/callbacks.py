@@ -6,37 +6,9 @@ import os
 import numpy as np
 
 from ..errors import at_user_line
+from .callback_base import Callback
 from .learning_rate import get_learning_rate, set_learning_rate
-
-
-class Callback:
-    """The base: every hook does nothing. `self.model` is the model being trained and
-    `self.params` fit's settings (epochs, steps, verbose)."""
-
-    def __init__(self):
-        self.model = None
-        self.params = {}
-
-    def set_model(self, model):
-        self.model = model
-
-    def set_params(self, params):
-        self.params = params
-
-    def on_train_begin(self, logs=None): pass
-    def on_train_end(self, logs=None): pass
-    def on_epoch_begin(self, epoch, logs=None): pass
-    def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
-    def on_test_begin(self, logs=None): pass
-    def on_test_end(self, logs=None): pass
-    def on_test_batch_begin(self, batch, logs=None): pass
-    def on_test_batch_end(self, batch, logs=None): pass
-    def on_predict_begin(self, logs=None): pass
-    def on_predict_end(self, logs=None): pass
-    def on_predict_batch_begin(self, batch, logs=None): pass
-    def on_predict_batch_end(self, batch, logs=None): pass
+from .tensorboard_callback import TensorBoard
 
 
 class CallbackList:
@@ -231,18 +203,17 @@ class CSVLogger(Callback):
 
 
 class ModelCheckpoint(_Monitor):
-    """Save the model's weights (save_weights, an .npz file) at the end of each epoch
-    to `filepath`, which may name the epoch and logged values ("w-{epoch:02d}.npz");
-    with save_best_only, only when `monitor` improved."""
+    """Save the model's weights (save_weights: .npz, or .safetensors by the suffix) or,
+    with save_weights_only=False, the whole model (model.save, read back by
+    nn.load_model) at the end of each epoch to `filepath`, which may name the epoch and
+    logged values ("w-{epoch:02d}.npz"); with save_best_only, only when `monitor`
+    improved."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=True, mode="auto"):
         super().__init__(monitor, mode)
-        if not save_weights_only:
-            raise NotImplementedError(at_user_line(
-                "ModelCheckpoint: only save_weights_only=True is supported (weights as "
-                ".npz files, read back with load_weights)"))
         self.filepath, self.verbose = os.fspath(filepath), verbose
+        self.save_weights_only = save_weights_only
         self.save_best_only = save_best_only
 
     def on_epoch_end(self, epoch, logs=None):
@@ -256,8 +227,11 @@ class ModelCheckpoint(_Monitor):
                 print(f"Epoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} "
                       f"to {value:.5f}, saving model to {path}")
             self.best = value
-        self.model.save_weights(path)
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
 
 
 __all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "LearningRateScheduler",
-           "ReduceLROnPlateau", "CSVLogger", "ModelCheckpoint"]
+           "ReduceLROnPlateau", "CSVLogger", "ModelCheckpoint", "TensorBoard"]

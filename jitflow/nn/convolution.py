@@ -38,3 +38,20 @@ def _check_kernel(x, kernel):
         raise ValueError(at_user_line(
             f"{NAME}: the kernel {tuple(kernel.shape)} takes {kernel.shape[2]} channels, "
             f"but the images {tuple(x.shape)} have {x.shape[3]}"))
+
+
+def conv1d(x, kernel, strides=1, padding="valid"):
+    """Cross-correlate sequences x (N, steps, Cin) with kernel (k, Cin, Cout): the 2-D
+    convolution of a one-row image. 'causal' padding pads k - 1 steps before the
+    sequence only, so that output t sees inputs up to t."""
+    if len(x.shape) != 3 or len(kernel.shape) != 3:
+        raise ValueError(at_user_line(
+            f"conv1d: x must be (batch, steps, channels) and the kernel (size, in "
+            f"channels, out channels), got shapes {tuple(x.shape)} and "
+            f"{tuple(kernel.shape)}"))
+    if padding == "causal":
+        x = jnp.pad(x, ((0, 0), (kernel.shape[0] - 1, 0), (0, 0)))
+        padding = "valid"
+    stride = strides if isinstance(strides, int) else tuple(strides)[0]
+    y = conv2d(x[:, None], kernel[None], (1, stride), padding)
+    return y[:, 0]

@@ -83,7 +83,8 @@ class FunctionalGraph:
         for node in self.nodes:
             structure = pytree.flatten(node.inputs)[2]
             args = pytree.unflatten(structure, [env[id(t)] for t in node.input_tensors])
-            results = pytree.flatten(node.layer(args, training=training))[0]
+            results = pytree.flatten(node.layer(args, training=training,
+                                                **node.options))[0]
             for tensor, result in zip(node.output_tensors, results, strict=True):
                 env[id(tensor)] = result
         return pytree.unflatten(self.output_structure,

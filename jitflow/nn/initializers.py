@@ -122,6 +122,27 @@ class VarianceScaling(_Random):
         return stddev * _truncated_standard_normal(shape, rng)
 
 
+class Orthogonal(_Random):
+    """gain times a random orthogonal matrix (rows or columns orthonormal, whichever
+    are fewer), of the shape (product of all axes but the last, last axis): the Q of
+    the QR decomposition of a standard normal matrix, its signs fixed by R's diagonal
+    so that Q is uniformly distributed."""
+
+    def __init__(self, gain=1.0):
+        self.gain = _number(self, gain)
+
+    def _sample(self, shape, rng):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal: the shape must have at least 2 axes, got "
+                             f"{shape}")
+        rows, columns = math.prod(shape[:-1]), shape[-1]
+        normal = rng.standard_normal((max(rows, columns), min(rows, columns)))
+        q, r = np.linalg.qr(normal)
+        q = q * np.sign(np.diag(r))
+        q = q if rows >= columns else q.T
+        return np.ascontiguousarray(self.gain * q.reshape(shape))
+
+
 def compute_fans(shape):
     """(fan_in, fan_out) as Keras computes them: (1, 1) for a scalar, (n, n) for a
     vector, (in, out) for a matrix, and for (..., in, out) kernels both times the product
@@ -207,7 +228,7 @@ _BY_NAME = {"zeros": zeros, "ones": ones, "glorot_uniform": glorot_uniform,
             "he_uniform": he_uniform,
             "lecun_normal": lecun_normal, "lecun_uniform": lecun_uniform,
             "random_normal": RandomNormal(), "random_uniform": RandomUniform(),
-            "truncated_normal": TruncatedNormal()}
+            "truncated_normal": TruncatedNormal(), "orthogonal": Orthogonal()}
 
 
 def get(identifier):
@@ -224,7 +245,7 @@ def get(identifier):
                      f"init(shape, dtype, rng) or one of {', '.join(sorted(_BY_NAME))}")
 
 
-__all__ = ["Constant", "DEFAULT_SEED", "Initializer", "RandomNormal", "RandomUniform",
+__all__ = ["Constant", "DEFAULT_SEED", "Initializer", "Orthogonal", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "compute_fans", "constant", "get",
            "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "lecun_normal",
            "lecun_uniform", "ones", "random_normal", "random_uniform", "truncated_normal",

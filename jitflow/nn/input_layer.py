@@ -20,6 +20,11 @@ class InputLayer(Layer):
     def call(self, x, training=False):
         return x
 
+    def get_config(self):
+        batch, *shape = self.input_shape
+        return {"name": self.name, "shape": shape, "dtype": self.dtype.name,
+                "batch_size": batch}
+
 
 def Input(shape, dtype="float32", name=None, batch_size=None):
     """A symbolic tensor of `shape` (without the batch axis) and `dtype`, the input of a

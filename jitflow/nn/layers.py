@@ -14,9 +14,13 @@ class Dense(Layer):
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", rng=None,
-                 name=None):
+                 name=None, kernel_regularizer=None, bias_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None):
         super().__init__(name)
+        self.set_weight_rules("kernel", kernel_regularizer, kernel_constraint)
+        self.set_weight_rules("bias", bias_regularizer, bias_constraint)
         self.units = int(units)
+        self.activation_arg = activation
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.initializers = kernel_initializer, bias_initializer
@@ -34,18 +38,28 @@ class Dense(Layer):
             y = y + self.bias
         return self.activation(y)
 
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": activations.serialize(self.activation_arg, self.name),
+                "use_bias": self.use_bias, "kernel_initializer": self.initializers[0],
+                "bias_initializer": self.initializers[1], **self.rules_config()}
+
 
 class Conv2D(Layer):
     """activation(conv2d(x, kernel) + bias) over NHWC images."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
                  use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", rng=None, name=None):
+                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
         super().__init__(name)
+        self.set_weight_rules("kernel", kernel_regularizer, kernel_constraint)
+        self.set_weight_rules("bias", bias_regularizer, bias_constraint)
         self.filters = int(filters)
         self.kernel_size = pair(kernel_size, "kernel_size", self.name)
         self.strides = pair(strides, "strides", self.name)
         self.padding = padding
+        self.activation_arg = activation
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.initializers = kernel_initializer, bias_initializer
@@ -65,6 +79,14 @@ class Conv2D(Layer):
             y = y + self.bias
         return self.activation(y)
 
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters,
+                "kernel_size": list(self.kernel_size), "strides": list(self.strides),
+                "padding": self.padding,
+                "activation": activations.serialize(self.activation_arg, self.name),
+                "use_bias": self.use_bias, "kernel_initializer": self.initializers[0],
+                "bias_initializer": self.initializers[1], **self.rules_config()}
+
 
 class _Pool(Layer):
     """A pooling layer: `pooling(x, pool_size, strides, padding)` of its subclass."""
@@ -76,6 +98,11 @@ class _Pool(Layer):
 
     def call(self, x, training=False):
         return type(self).pooling(x, *self.options)
+
+    def get_config(self):
+        pool_size, strides, padding = self.options
+        return {**super().get_config(), "pool_size": _listed(pool_size),
+                "strides": _listed(strides), "padding": padding}
 
 
 class MaxPool2D(_Pool):
@@ -91,6 +118,11 @@ class Flatten(Layer):
 
     def call(self, x, training=False):
         return jnp.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
+
+
+def _listed(value):
+    """A pair as a list (JSON's form of it); an int or None as it is."""
+    return list(value) if isinstance(value, (tuple, list)) else value
 
 
 MaxPooling2D, AveragePooling2D = MaxPool2D, AvgPool2D  # Keras' other names

@@ -88,11 +88,13 @@ class CategoricalCrossentropy(Loss):
         self.from_logits = bool(from_logits)
 
     def per_example(self, y_true, y_pred):
+        """Over the classes, then averaged over any axes between (a sequence's)."""
         if self.from_logits:
-            return softmax_cross_entropy_from_logits(y_true, y_pred, reduction="none")
+            return _mean_over_features(
+                softmax_cross_entropy_from_logits(y_true, y_pred, reduction="none"))
         y_true, p = _same_shape_floats(self.name, "y_true", y_true, "y_pred", y_pred)
         p = jnp.clip(p / jnp.sum(p, axis=-1, keepdims=True), EPSILON, 1 - EPSILON)
-        return 0.0 - jnp.sum(y_true * jnp.log(p), axis=-1)
+        return _mean_over_features(0.0 - jnp.sum(y_true * jnp.log(p), axis=-1))
 
 
 class SparseCategoricalCrossentropy(Loss):
@@ -102,6 +104,10 @@ class SparseCategoricalCrossentropy(Loss):
         self.from_logits = bool(from_logits)
 
     def per_example(self, y_true, y_pred):
+        """Over the classes, then averaged over any axes between (a sequence's)."""
+        return _mean_over_features(self._per_position(y_true, y_pred))
+
+    def _per_position(self, y_true, y_pred):
         y_true = _squeezed_labels(y_true, y_pred)
         if self.from_logits:
             return sparse_softmax_cross_entropy_from_logits(y_true, y_pred, reduction="none")

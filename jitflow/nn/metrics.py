@@ -1,49 +1,16 @@
-"""Metrics, as Keras' stateful metrics: update_state, result, reset_state.
+"""Metrics, as Keras' stateful metrics: update_state, result, reset_state (the base,
+Metric, is in metric_base.py; precision, recall and AUC in confusion_metrics.py).
 
-A metric's work per batch is `totals(y_true, y_pred, weights)`: (the weighted sum of its
-per-example values, the sum of the weights), traceable, so that fit computes it inside
-the compiled step; the running sums are kept in float64 outside it, so an epoch's value
-is the exact weighted mean over its examples whatever the batches.
+Accuracies and losses as metrics are weighted means of per-example values: the exact
+weighted mean over an epoch's examples, whatever the batches.
 """
 import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
 from . import loss_classes
-
-
-class Metric:
-    name = "metric"
-
-    def __init__(self, name=None):
-        self.name = name or type(self).name
-        self.reset_state()
-
-    def totals(self, y_true, y_pred, weights):
-        values = self.per_example(y_true, y_pred)
-        weights = jnp.asarray(weights, dtype=jnp.result_type(values))
-        return jnp.sum(values * weights), jnp.sum(weights)
-
-    def per_example(self, y_true, y_pred):
-        raise NotImplementedError(type(self).__name__)
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        count = np.shape(y_pred)[0]
-        weights = np.ones(count) if sample_weight is None else sample_weight
-        self.add_totals(*self.totals(y_true, y_pred, weights))
-
-    def add_totals(self, total, count):
-        self.total += float(total)
-        self.count += float(count)
-
-    def result(self):
-        return self.total / self.count if self.count else 0.0
-
-    def reset_state(self):
-        self.total, self.count = 0.0, 0.0
-
-    def __repr__(self):
-        return f"{type(self).__name__}(name={self.name!r})"
+from .confusion_metrics import AUC, Precision, Recall
+from .metric_base import Metric
 
 
 class Mean(Metric):
@@ -77,7 +44,7 @@ class CategoricalAccuracy(Metric):
 
     def per_example(self, y_true, y_pred):
         hits = jnp.argmax(y_pred, axis=-1) == jnp.argmax(y_true, axis=-1)
-        return jnp.astype(hits, np.float64)
+        return _mean_over_features(jnp.astype(hits, np.float64))
 
 
 class SparseCategoricalAccuracy(Metric):
@@ -87,7 +54,38 @@ class SparseCategoricalAccuracy(Metric):
     def per_example(self, y_true, y_pred):
         labels = loss_classes._squeezed_labels(y_true, y_pred)
         hits = jnp.argmax(y_pred, axis=-1) == jnp.astype(labels, np.int64)
-        return jnp.astype(hits, np.float64)
+        return _mean_over_features(jnp.astype(hits, np.float64))
+
+
+class TopKCategoricalAccuracy(Metric):
+    """Whether the one-hot label's class is among the k largest predictions (a class
+    tied with the k-th largest counts as among them, as in TensorFlow's in_top_k)."""
+    name = "top_k_categorical_accuracy"
+
+    def __init__(self, k=5, name=None):
+        self.k = int(k)
+        super().__init__(name)
+
+    def per_example(self, y_true, y_pred):
+        return _mean_over_features(_in_top_k(y_pred, jnp.argmax(y_true, axis=-1), self.k))
+
+
+class SparseTopKCategoricalAccuracy(TopKCategoricalAccuracy):
+    """Whether the integer label's class is among the k largest predictions."""
+    name = "sparse_top_k_categorical_accuracy"
+
+    def per_example(self, y_true, y_pred):
+        labels = loss_classes._squeezed_labels(y_true, y_pred)
+        return _mean_over_features(_in_top_k(y_pred, jnp.astype(labels, np.int64), self.k))
+
+
+def _in_top_k(y_pred, labels, k):
+    """1.0 where fewer than k classes score strictly above the label's class."""
+    classes = jnp.shape(y_pred)[-1]
+    at_label = jnp.arange(classes) == labels[..., None]
+    label_score = jnp.sum(jnp.where(at_label, y_pred, 0), axis=-1, keepdims=True)
+    above = jnp.sum(jnp.astype(y_pred > label_score, np.int64), axis=-1)
+    return jnp.astype(above < k, np.float64)
 
 
 class LossMetric(Metric):
@@ -120,7 +118,9 @@ def get(identifier, loss=None):
         kind = _ACCURACIES.get(getattr(loss, "name", None), CategoricalAccuracy)
         return kind(name=identifier)
     by_name = {cls.name: cls for cls in (BinaryAccuracy, CategoricalAccuracy,
-                                         SparseCategoricalAccuracy)}
+                                         SparseCategoricalAccuracy, TopKCategoricalAccuracy,
+                                         SparseTopKCategoricalAccuracy, Precision, Recall,
+                                         AUC)}
     if isinstance(identifier, str) and identifier in by_name:
         return by_name[identifier]()
     if isinstance(identifier, str) and identifier in loss_classes._BY_NAME:
@@ -132,4 +132,6 @@ def get(identifier, loss=None):
 
 
 __all__ = ["Metric", "Mean", "BinaryAccuracy", "CategoricalAccuracy",
-           "SparseCategoricalAccuracy", "LossMetric", "get"]
+           "SparseCategoricalAccuracy", "TopKCategoricalAccuracy",
+           "SparseTopKCategoricalAccuracy", "Precision", "Recall", "AUC", "LossMetric",
+           "get"]

@@ -15,7 +15,8 @@ from .layer import Layer
 from .summary import summary_text
 from .symbolic import SymbolicTensor
 from .training import Training
-from . import weights_io
+from . import model_file, weights_io
+from .model_config import functional_config, functional_from_config
 
 
 class Model(Training, Layer):
@@ -126,12 +127,34 @@ class Model(Training, Layer):
         weights_io.set_weights(self, arrays)
 
     def save_weights(self, path):
-        """Write the weights to an .npz file, each under its name ("layer/variable")."""
+        """Write the weights to a file, each under its name ("layer/variable"): in the
+        safetensors format for a path ending in .safetensors, .npz otherwise."""
         weights_io.save_weights(self, path)
 
     def load_weights(self, path):
         """Read weights save_weights wrote, matched by name."""
         weights_io.load_weights(self, path)
+
+    # --- saving -----------------------------------------------------------------------
+    def save(self, path):
+        """Write the model to one file: its architecture, weights, compile arguments and
+        optimizer state (nn.load_model reads it back; fit then goes on where it
+        stopped). No code is saved: layers are named by their registered type."""
+        model_file.save_model(self, path)
+
+    def get_config(self):
+        if self._graph is None:
+            raise NotImplementedError(at_user_line(
+                f"Model {self.name!r}: a subclassed model saves when its class defines "
+                f"get_config() (its constructor's arguments) and is registered with "
+                f"@jitflow.nn.register_layer"))
+        return functional_config(self)
+
+    @classmethod
+    def from_config(cls, config):
+        if "nodes" in config:
+            return functional_from_config(cls, config)
+        return cls(**config)
 
     def summary(self, print_fn=print):
         """Print the layers as Keras does: name (type), output shape, parameters and,

@@ -22,6 +22,9 @@ class LayerNorm(Layer):
         variance = jnp.var(x, axis=-1, keepdims=True)
         return (x - mean) / jnp.sqrt(variance + self.epsilon) * self.gamma + self.beta
 
+    def get_config(self):
+        return {**super().get_config(), "epsilon": self.epsilon}
+
 
 class BatchNorm(Layer):
     """Normalize each feature (the last axis) by the batch's mean and variance while
@@ -51,6 +54,9 @@ class BatchNorm(Layer):
         else:
             mean, variance = self.moving_mean.value, self.moving_variance.value
         return (x - mean) / jnp.sqrt(variance + self.epsilon) * self.gamma + self.beta
+
+    def get_config(self):
+        return {**super().get_config(), "momentum": self.momentum, "epsilon": self.epsilon}
 
     def _follow(self, moving, batch):
         """The batch statistic carries no gradient into the moving average."""

@@ -16,6 +16,7 @@ class Dropout(Layer):
         if not 0.0 <= rate < 1.0:
             raise ValueError(at_user_line(f"{self.name}: rate must be in [0, 1), got {rate}"))
         self.rate = float(rate)
+        self.seed = int(seed)
         self.generator = Generator(seed, name=self.name)
 
     def call(self, x, training=False):
@@ -23,3 +24,6 @@ class Dropout(Layer):
             return x
         keep = self.generator.uniform(x.shape, x.dtype) >= self.rate
         return jnp.where(keep, x / (1.0 - self.rate), 0.0).astype(x.dtype)
+
+    def get_config(self):
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed}

@@ -6,6 +6,7 @@ layers called on that Input), which gives summary() and output_shape.
 """
 import numpy as np
 
+from . import layer_registry
 from .functional_graph import FunctionalGraph
 from .input_layer import InputLayer
 from .model import Model
@@ -50,6 +51,26 @@ class Sequential(Model):
             if isinstance(x, SymbolicTensor):
                 self._functional_or_none()
         super()._build_once(x)
+
+    def get_config(self):
+        spec = None
+        if self._input is not None:
+            batch, *shape = self._input.shape
+            spec = {"shape": shape, "dtype": self._input.dtype.name, "batch_size": batch}
+        return {"name": self.name, "input": spec,
+                "layers": [layer_registry.serialize(layer) for layer in self._layers]}
+
+    @classmethod
+    def from_config(cls, config):
+        model = cls(name=config["name"])
+        spec = config["input"]
+        if spec is not None:
+            model.add(Input(tuple(spec["shape"]), spec["dtype"],
+                            batch_size=spec["batch_size"]))
+        for entry in config["layers"]:
+            model.add(layer_registry.deserialize(entry))
+        model._functional_or_none()  # builds the layers on the input
+        return model
 
     def _functional_or_none(self):
         """The layers called on the model's input: a functional graph (None while the

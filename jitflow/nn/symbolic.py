@@ -56,9 +56,10 @@ class Node:
     """One call of a layer on symbolic tensors: `inputs` (the call's argument, a pytree
     of SymbolicTensors) -> `outputs` (the result, a pytree of SymbolicTensors)."""
 
-    def __init__(self, layer, inputs):
+    def __init__(self, layer, inputs, options=None):
         self.layer = layer
         self.inputs = inputs
+        self.options = dict(options or {})  # the call's static arguments
         self.input_tensors = pytree.flatten(inputs)[0]
         self.outputs = None
         self.output_tensors = []
@@ -78,13 +79,14 @@ def is_symbolic(layer, inputs):
     return True
 
 
-def apply(layer, inputs, training=False):
-    """`layer` called on the symbolic tensors `inputs`: new symbolic tensors, recorded as
-    a Node of the layer."""
+def apply(layer, inputs, training=False, options=None):
+    """`layer` called on the symbolic tensors `inputs` (with its static call `options`):
+    new symbolic tensors, recorded as a Node of the layer."""
     leaves, _, structure = pytree.flatten(inputs)
-    out_types = [_trace_types(layer, structure, leaves, batch, training)
+    options = dict(options or {})
+    out_types = [_trace_types(layer, structure, leaves, batch, training, options)
                  for batch in _probe_batches(leaves)]
-    node = Node(layer, inputs)
+    node = Node(layer, inputs, options)
     outputs, out_structure = [], out_types[0][1]
     for index, types in enumerate(zip(*(t[0] for t in out_types))):
         shape = _merged_shape(layer, types)
@@ -113,7 +115,7 @@ def _probe_batches(leaves):
     return (known.pop() if known else 1,)
 
 
-def _trace_types(layer, structure, leaves, batch, training):
+def _trace_types(layer, structure, leaves, batch, training, options):
     """(the output TensorTypes, the output structure) of layer's call on arrays of the
     symbolic tensors' types, with `batch` for an unknown batch size."""
     arrays = [np.zeros(tuple(batch if d is None else d for d in leaf.shape), leaf.dtype)
@@ -121,7 +123,8 @@ def _trace_types(layer, structure, leaves, batch, training):
     out = {}
 
     def probe(*arrays):
-        result = layer(pytree.unflatten(structure, list(arrays)), training=training)
+        result = layer(pytree.unflatten(structure, list(arrays)), training=training,
+                       **options)
         flat, _, out["structure"] = pytree.flatten(result)
         return flat
     try:

@@ -55,22 +55,41 @@ class Training:
             predictions = self(x, training=True)
             loss, parts, totals = self._config.losses_and_totals(y, predictions,
                                                                  sample_weight, mask)
+            loss = self._with_penalties(loss)
         variables = self.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        for weight, constraint in self.weight_constraints():
+            weight.assign(constraint(weight.value))
         return loss, parts, totals
 
     def _test_step(self, x, y, sample_weight, mask):
         predictions = self(x, training=False)
-        return self._config.losses_and_totals(y, predictions, sample_weight, mask)
+        loss, parts, totals = self._config.losses_and_totals(y, predictions, sample_weight,
+                                                             mask)
+        return self._with_penalties(loss), parts, totals
+
+    def _with_penalties(self, loss):
+        """The loss plus the weights' regularization penalties, as Keras reports it."""
+        for penalty in self.losses:
+            loss = loss + penalty
+        return loss
 
     # --- fit ------------------------------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
-            sample_weight=None, initial_epoch=0):
+            sample_weight=None, initial_epoch=0, distributed=False):
         """Train for `epochs` epochs (counted from `initial_epoch`) on batches of
         `batch_size` (32) examples, shuffled each epoch; return the History. Each
-        example's loss is weighted by its sample_weight times its class_weight."""
+        example's loss is weighted by its sample_weight times its class_weight.
+        distributed=True trains data-parallel over the processes of an MPI job
+        (nn/distributed_fit.py)."""
         self._check_compiled("fit")
+        if distributed:
+            from .distributed_fit import distributed_fit
+            return distributed_fit(self, x, y, sample_weight, verbose, callbacks, dict(
+                batch_size=batch_size, epochs=epochs, validation_split=validation_split,
+                validation_data=validation_data, shuffle=shuffle,
+                class_weight=class_weight, initial_epoch=initial_epoch))
         data = self._data(x, y, sample_weight, "fit", epochs - initial_epoch)
         if isinstance(data, BatchStream) and (class_weight is not None or validation_split):
             raise ValueError(at_user_line(

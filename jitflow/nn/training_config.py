@@ -109,8 +109,8 @@ class Trackers:
         self.loss.update_state(float(loss), examples)
         for tracker, part in zip(self.parts, parts):
             tracker.update_state(float(part), examples)
-        for metric, (total, weight) in zip(self.metrics, totals):
-            metric.add_totals(total, weight)
+        for metric, sums in zip(self.metrics, totals):
+            metric.add_totals(*sums)
 
     def results(self):
         results = {"loss": self.loss.result()}

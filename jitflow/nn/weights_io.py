@@ -1,6 +1,10 @@
-"""A model's weights as NumPy arrays, in memory (get_weights, set_weights) and in .npz
-files keyed by each Variable's name, "layer/variable" (save_weights, load_weights)."""
+"""A model's weights as NumPy arrays, in memory (get_weights, set_weights) and in files
+keyed by each Variable's name, "layer/variable" (save_weights, load_weights): a
+.safetensors file (the safetensors format) when the path ends so, an .npz file
+otherwise."""
 import numpy as np
+from safetensors.numpy import load_file as load_safetensors
+from safetensors.numpy import save_file as save_safetensors
 
 from ..errors import at_user_line
 
@@ -19,32 +23,53 @@ def set_weights(model, arrays):
     _assign_all(model, list(zip(weights, arrays)), "set_weights")
 
 
-def save_weights(model, path):
+def named_arrays(model, what):
+    """{weight name: its value, C-contiguous (safetensors writes the buffer as it
+    lies)}; two weights of one name are an error."""
     weights = model.weights
     names = [w.name for w in weights]
     if len(set(names)) != len(names):
         raise ValueError(at_user_line(
-            f"{model.name}.save_weights: two weights share a name in {names}; give the "
+            f"{model.name}.{what}: two weights share a name in {names}; give the "
             f"layers distinct names"))
+    return {w.name: np.array(w.numpy(), order="C") for w in weights}
+
+
+def save_weights(model, path):
+    arrays = named_arrays(model, "save_weights")
+    if _is_safetensors(path):
+        save_safetensors(arrays, str(path))
+        return
     with open(path, "wb") as file:  # np.savez would add .npz to any other suffix
-        np.savez(file, **{w.name: w.numpy() for w in weights})
+        np.savez(file, **arrays)
 
 
 def load_weights(model, path):
     """Each weight takes the array saved under its name; a missing or extra name, or a
     shape that differs, is an error before any weight changes."""
-    with np.load(path, allow_pickle=False) as saved:
-        arrays = {name: saved[name] for name in saved.files}
+    if _is_safetensors(path):
+        arrays = load_safetensors(str(path))
+    else:
+        with np.load(path, allow_pickle=False) as saved:
+            arrays = {name: saved[name] for name in saved.files}
+    assign_by_name(model, arrays, "load_weights", path)
+
+
+def assign_by_name(model, arrays, what, path):
     weights = model.weights
     names = {w.name for w in weights}
     missing = sorted(names - set(arrays))
     extra = sorted(set(arrays) - names)
     if missing or extra:
         raise ValueError(at_user_line(
-            f"{model.name}.load_weights: {path} does not fit the model: weights missing "
+            f"{model.name}.{what}: {path} does not fit the model: weights missing "
             f"from the file {missing}, arrays in the file the model does not have "
             f"{extra}"))
-    _assign_all(model, [(w, arrays[w.name]) for w in weights], "load_weights")
+    _assign_all(model, [(w, arrays[w.name]) for w in weights], what)
+
+
+def _is_safetensors(path):
+    return str(path).endswith(".safetensors")
 
 
 def _assign_all(model, pairs, what):

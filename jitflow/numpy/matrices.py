@@ -86,13 +86,18 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     if first == second:
         raise ValueError(at_user_line("axis1 and axis2 cannot be the same"))
     offset = int(offset)
-    matrices = moveaxis(a, (first, second), (-2, -1))
-    rows, columns = _diagonal_indices(*_shape(matrices)[-2:], offset)
-    result = matrices[..., rows, columns]
+
+    def read(base):
+        matrices = moveaxis(base, (first, second), (-2, -1))
+        rows, columns = _diagonal_indices(*_shape(matrices)[-2:], offset)
+        return matrices[..., rows, columns]
+    result = read(a)
     if isinstance(result, Tracer):
-        return aliases.mark_readonly(result, "numpy.diagonal gives a read-only view")
+        return aliases.readonly_view(a, result, read, "numpy.diagonal gives a read-only view")
     result.flags.writeable = False  # as NumPy's
     return result
+
+
 
 
 def diag(v, k=0):

@@ -24,8 +24,12 @@ def reshape(a, *dims, shape=None, order="C", newshape=None, copy=None):
         raise TypeError(at_user_line("reshape: shape given twice"))
     shape = _resolve_shape(_static_shape(shape, "reshape"), _shape(a))
     if isinstance(a, Tracer) and aliases.unknown_layout(a):
-        # NumPy's reshape is a view only where the memory layout allows: unknown here
-        return aliases.mark_readonly(ops.reshape(a, shape), _RESHAPED)
+        # NumPy's reshape is a view only where the memory layout allows: unknown here,
+        # so neither a write into it nor a later write into `a` while it lives has a
+        # result jitflow can know.
+        result = aliases.derived_view(a, ops.reshape(a, shape), _unknown_since_written,
+                                      None)
+        return aliases.mark_readonly(result, _RESHAPED)
     return _reshaped(a, shape)
 
 
@@ -33,6 +37,15 @@ _RESHAPED = ("the reshape of an argument, a closed-over array, a view, or a valu
              "computed from one (NumPy keeps its operands' memory order), which NumPy "
              "writes through only when its memory layout allows; write into a .copy() "
              "of the reshape, or into the array itself")
+
+
+def _unknown_since_written(base):
+    raise ValueError(at_user_line(
+        "this write changes an array (an argument, a closed-over array, a view, or a "
+        "value computed from one) whose reshape was taken before and is still in use; "
+        "NumPy's reshape of it is a view or a copy depending on its memory layout at run "
+        "time, so whether that reshape sees the write is not known; reshape a .copy(), "
+        "or reshape after writing"))
 
 
 def _reshaped(a, shape):
@@ -131,9 +144,12 @@ def expand_dims(a, axis):
 
 def broadcast_to(array, shape):
     # an array even from a Python number, as NumPy's (to its own shape too)
-    result = _strong(ops.broadcast_to(array, _static_shape(shape, "broadcast_to")))
+    shape = _static_shape(shape, "broadcast_to")
+    result = _strong(ops.broadcast_to(array, shape))
     if isinstance(result, Tracer):
-        aliases.mark_readonly(result, "numpy.broadcast_to gives a read-only view")
+        result = aliases.readonly_view(array, result,
+                                       lambda base: _strong(ops.broadcast_to(base, shape)),
+                                       "numpy.broadcast_to gives a read-only view")
     return result
 
 

@@ -41,6 +41,17 @@ class SlotTable:
         self._entries[id(variable)] = _Entry(lambda: variable, variable.name, slots)
         return slots
 
+    def existing(self, variable):
+        """`variable`'s slots if a step made them, else {} (nothing is made)."""
+        entry = self._entries.get(id(variable))
+        return entry.slots if entry is not None and entry.owner() is variable else {}
+
+    def leave(self, name, slots):
+        """Slots read back from a file, for the Variable named `name`: the first such
+        Variable a step updates takes them (as after unpickling)."""
+        entry = _Entry(_gone, name, slots)
+        self._entries[id(entry)] = entry
+
     def all_slots(self):
         return [slot for entry in self._entries.values() for slot in entry.slots.values()]
 

@@ -21,11 +21,13 @@ numbers, the same seed gives the same numbers in every process, and re-seeding N
 The raw value is kept until the call has succeeded: a call that raises uses it again.
 Eager code (no trace) is plain NumPy, untouched.
 
-Not seen: a method taken from a generator before the trace (`draw = rng.normal` at
-import, `draw(...)` inside) is NumPy's own and runs at trace time. That is caught
-afterwards for np.random's global state and for every generator the trace also drew
-from (their state changed behind jitflow's back, which traced draws never do), not for
-a generator drawn from only that way.
+A method taken from a generator before the trace (`draw = rng.normal` at import,
+`draw(...)` inside) is NumPy's own, not swapped. Where the function's code names it (a
+global, a closure cell, an attribute: named_arrays.py), a call by name on the generator
+stands in for it while tracing, so it is traced too. Reached otherwise (through a helper
+function), it runs at trace time; that is caught afterwards for np.random's global
+state, for every generator the trace also drew from, and for every method the code
+names (their state changed behind jitflow's back, which traced draws never do).
 """
 import contextlib
 import ctypes

@@ -42,6 +42,18 @@ def mark_readonly(tracer, reason):
     return tracer
 
 
+def readonly_view(base, result, read, reason):
+    """`result` = read(base) is a read-only view of base in NumPy (np.diagonal,
+    np.broadcast_to): it sees base's later writes, and writes into it raise ValueError
+    saying `reason`."""
+    result = derived_view(base, result, read, _never_written)
+    return mark_readonly(result, reason) if isinstance(result, Tracer) else result
+
+
+def _never_written(base, value):
+    raise AssertionError("a read-only view is never written")  # mark_readonly refuses
+
+
 def derived_view(base, result, read, write, contiguous=False):
     """`result` = read(base) is a view of base in NumPy: writes into it are writes
     into base (base = write(base, new value)), and it sees base's writes."""

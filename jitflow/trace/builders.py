@@ -4,7 +4,7 @@ import contextlib
 
 import numpy as np
 
-from ..errors import TracerLeakError, at_user_line
+from ..errors import TracerLeakError, at_user_line, user_frame
 from ..ir.graph import Graph, Lit, Node, Var
 from ..ir.interpret import as_operand
 from ..ir.types import ShapeError, type_of_value
@@ -42,6 +42,9 @@ class GraphBuilder:
         self.inputs = []
         self.nodes = []
         self.sources = {}
+        # Var -> (file, line) of the user's code that made it, when asked for (a dict
+        # given by the profiler's traces: finding the line costs a walk of the stack)
+        self.locations = None
         self.captured = {}  # outer Tracer's Var -> (outer Tracer, inner input Var)
         # id(ndarray) -> (ndarray, its Tracer, its input Var): the writable arrays the
         # function reads, inputs standing for their contents at each call; None where
@@ -72,6 +75,7 @@ class GraphBuilder:
                 return value._var
             return self._capture(value)
         if isinstance(value, np.ndarray) and _may_change(value):
+            value = _unwatched(value)
             tracer = self.array_input(value)
             if tracer is not None:
                 return self.operand(tracer)
@@ -94,6 +98,7 @@ class GraphBuilder:
             outer = _builders_around(self)
             return next((b.array_input(array) for b in outer if b.closed is not None),
                         None)
+        array = _unwatched(array)
         entry = self.closed.get(id(array))
         if entry is None:
             tracer = mark_array(self.new_input(type_of_value(array), None))
@@ -141,6 +146,11 @@ class GraphBuilder:
                                       if isinstance(v, Var)))
         for var in outputs:
             self.sources[var] = sources
+        if self.locations is not None:
+            frame = user_frame()
+            if frame is not None:
+                for var in outputs:
+                    self.locations[var] = (frame.f_code.co_filename, frame.f_lineno)
         return [Tracer(var, self) for var in outputs]
 
     def build(self, outputs):
@@ -177,6 +187,13 @@ def _builders_around(builder):
     if builder not in _ACTIVE_BUILDERS:
         return []
     return list(reversed(_ACTIVE_BUILDERS[:_ACTIVE_BUILDERS.index(builder)]))
+
+
+def _unwatched(array):
+    """The array itself for a view that watches NumPy's reads of a named array while the
+    function is traced (watched_arrays.py): the trace reads its memory at each call."""
+    unwatched = getattr(array, "_jitflow_unwatched", None)
+    return array if unwatched is None else unwatched()
 
 
 def _may_change(array):

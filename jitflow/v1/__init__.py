@@ -14,12 +14,14 @@ with jitflow (trace to IR, optimize, native code), once per kind of run.
 """
 import numpy as _np
 
-from . import nn, train
+from . import io, nn, summary, train
 from . import tensor_methods  # noqa: F401  (gives the Tensor its operators and methods)
 from .control_flow import cond, while_loop
 from .custom_gradients import RegisterGradient
 from .gradients import gradients
 from .graph import Graph, get_default_graph, name_scope, reset_default_graph
+from .graph_def import GraphDef
+from .graph_import import import_graph_def
 from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _op_names
 from .random_ops import random_normal, random_uniform
@@ -39,5 +41,6 @@ __all__ = ["Graph", "Operation", "Tensor", "TensorShape", "Session", "Interactiv
            "convert_to_tensor", "get_default_graph", "reset_default_graph", "name_scope",
            "group", "no_op", "global_variables", "trainable_variables",
            "global_variables_initializer", "initialize_all_variables",
-           "variables_initializer", "nn", "train", "random_normal", "random_uniform",
-           "float32", "float64", "int32", "int64", "bool"] + list(_op_names)
+           "variables_initializer", "nn", "summary", "train", "random_normal", "random_uniform",
+           "float32", "float64", "int32", "int64", "bool", "io", "GraphDef",
+           "import_graph_def"] + list(_op_names)

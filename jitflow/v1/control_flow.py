@@ -39,6 +39,14 @@ class _Body:
         self.outside = [t for op in self.operations for t in op.inputs if t not in inner]
         self.outside += [t for t in self.outputs if t not in inner]
 
+    @classmethod
+    def made_of(cls, operations, outputs, listed):
+        """A body from its operations and results (a GraphDef imported)."""
+        body = cls.__new__(cls)
+        body.operations, body.outputs, body.listed = list(operations), list(outputs), listed
+        body.structure, body.outside = None, []
+        return body
+
     def replay(self, context, bound=()):
         replay = Replay(context.fed, context.variables, context.env)
         replay.env.update(bound)
@@ -74,12 +82,18 @@ def cond(pred, true_fn, false_fn, name=None):
     types = [_merged(t, f, "cond") for t, f in zip(true.outputs, false.outputs)]
     outside = list(dict.fromkeys(true.outside + false.outside))
 
+    op = cond_operation(graph, f"{scope}Merge", pred, outside, true, false, types)
+    return list(op.outputs) if true.listed else op.outputs[0]
+
+
+def cond_operation(graph, name, pred, outside, true, false, types):
+    """The If operation running body `true` or `false` (_Body) as `pred` says."""
     def compute(context, pred_value, *values):
         return list(jitflow_cond(pred_value, lambda: true.replay(context),
                                  lambda: false.replay(context)))
-    op = Operation(graph, "If", f"{scope}Merge", [pred] + outside,
-                   compute, types, needs_context=True)
-    return list(op.outputs) if true.listed else op.outputs[0]
+    op = Operation(graph, "If", name, [pred] + outside, compute, types, needs_context=True)
+    op.bodies = (true, false)  # what a GraphDef stores of it (graph_def.py)
+    return op
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=None,
@@ -104,6 +118,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
     _check_step(step, initial)
     outside = list(dict.fromkeys(condition.outside + step.outside))
 
+    op = while_operation(graph, f"{scope}Exit", initial, outside, carried, condition, step)
+    return op.outputs[0] if len(initial) == 1 else list(op.outputs)
+
+
+def while_operation(graph, name, initial, outside, carried, condition, step):
+    """The While operation: the loop variables `carried` (LoopVar tensors) start as
+    `initial` and become `step`'s results while `condition` (_Body) holds."""
     def compute(context, *values):
         def keep_going(state):
             return condition.replay(context, zip(carried, state))[0]
@@ -111,9 +132,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, maximum_iterations=
         def advance(state):
             return step.replay(context, zip(carried, state))
         return list(jitflow_while_loop(keep_going, advance, tuple(values[:len(initial)])))
-    op = Operation(graph, "While", f"{scope}Exit", initial + outside, compute,
+    op = Operation(graph, "While", name, initial + outside, compute,
                    [(t.shape, t.dtype) for t in initial], needs_context=True)
-    return op.outputs[0] if len(initial) == 1 else list(op.outputs)
+    op.bodies = (condition, step)  # what a GraphDef stores of it (graph_def.py)
+    op.carried = tuple(carried)
+    return op
 
 
 def _loop_variable(graph, tensor, index):

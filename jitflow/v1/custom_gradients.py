@@ -35,7 +35,12 @@ class CustomGradient:
     """The gradient operations built for one operation, and how to run it with them."""
 
     def __init__(self, op):
-        graph, function = op.graph, REGISTERED_GRADIENTS[op.gradient_name]
+        graph, function = op.graph, REGISTERED_GRADIENTS.get(op.gradient_name)
+        if function is None:  # (an imported graph's operation, named a gradient there)
+            raise NotFoundError(at_user_line(
+                f"operation {op.name!r} takes the gradient registered as "
+                f"{op.gradient_name!r}, which is not registered in this program (use "
+                f"@RegisterGradient({op.gradient_name!r}))"))
         with graph.name_scope(f"{op.name}_grad"):
             with graph.capturing() as made:
                 self.incoming = [Operation(graph, "GradientInput",
@@ -52,6 +57,14 @@ class CustomGradient:
                 f"(or None) for each of its {len(op.inputs)} inputs, got {results!r}"))
         self.results = results
         self.op = op
+
+    @classmethod
+    def made_of(cls, op, incoming, operations, results):
+        """The gradient of `op` from the operations made for it (a GraphDef imported)."""
+        gradient = cls.__new__(cls)
+        gradient.op, gradient.incoming = op, list(incoming)
+        gradient.operations, gradient.results = list(operations), list(results)
+        return gradient
 
     def call(self, context, values):
         """op's compute on `values`, its derivative given by the registered gradient."""

@@ -35,13 +35,22 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None):
         return [None] * len(xs)
     grad_ys = [g if g is None else convert_to_tensor(g, dtype=None if isinstance(
         g, Tensor) else y.dtype) for g, y in zip(grad_ys, ys)]
-    weights = [g for g in grad_ys if g is not None]
     graph = ys[0].graph
-    op = Operation(graph, "Gradients", graph.unique_name(name), reached + ys + weights,
-                   _derivative(reached, ys, grad_ys, path, blocked),
-                   [(x.shape, x.dtype) for x in reached], needs_context=True)
+    op = gradients_operation(graph, graph.unique_name(name), reached, ys, grad_ys, path,
+                             blocked)
     outputs = dict(zip(reached, op.outputs))
     return [outputs.get(x) for x in xs]
+
+
+def gradients_operation(graph, name, xs, ys, grad_ys, path, blocked):
+    """The Gradients operation: d(ys weighted by grad_ys)/d(each of xs), through the
+    operations `path`, not through the tensors `blocked`."""
+    weights = [g for g in grad_ys if g is not None]
+    op = Operation(graph, "Gradients", name, xs + ys + weights,
+                   _derivative(xs, ys, grad_ys, path, blocked),
+                   [(x.shape, x.dtype) for x in xs], needs_context=True)
+    op.derivative = (xs, ys, grad_ys, path, blocked)  # what a GraphDef stores (graph_def.py)
+    return op
 
 
 def _listed(value):

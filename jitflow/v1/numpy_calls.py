@@ -42,6 +42,7 @@ def operation(op_type, function, args, kwargs, name=None):
         call_args, call_kwargs = _lower(arguments, values)
         return function(*call_args, **call_kwargs)
     op = make_operation(graph, op_type, name, inputs, compute)
+    op.recipe = (function, arguments)  # what a GraphDef stores of it (graph_def.py)
     return op.outputs[0] if len(op.outputs) == 1 and not op.attrs["listed"] \
         else list(op.outputs)
 

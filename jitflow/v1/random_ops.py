@@ -19,7 +19,8 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None, name
 
     def draw(mean, stddev):
         return (mean + stddev * rng.standard_normal(shape)).astype(dtype)
-    return operation("RandomStandardNormal", draw, (mean, stddev), {}, name)
+    return _drawn(operation("RandomStandardNormal", draw, (mean, stddev), {}, name),
+                  random_normal, shape, dtype, seed)
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None, name=None):
@@ -28,4 +29,12 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None, n
 
     def draw(minval, maxval):
         return (minval + (maxval - minval) * rng.random(shape)).astype(dtype)
-    return operation("RandomUniform", draw, (minval, maxval), {}, name)
+    return _drawn(operation("RandomUniform", draw, (minval, maxval), {}, name),
+                  random_uniform, shape, dtype, seed)
+
+
+def _drawn(tensor, function, shape, dtype, seed):
+    """`tensor`, its operation noting how to make it again (what a GraphDef stores of
+    it, graph_def.py: the function, its static arguments, then the inputs')."""
+    tensor.op.random = (function, {"shape": shape, "dtype": dtype, "seed": seed})
+    return tensor

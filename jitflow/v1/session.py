@@ -47,6 +47,11 @@ class Session:
     def as_default(self):
         return _AsDefault(self)
 
+    @property
+    def graph_def(self):
+        """The GraphDef of the session's graph (graph_def.py)."""
+        return self.graph.as_graph_def()
+
     # --- running ---------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """The values of `fetches` (a Tensor, an Operation, a name, or lists, tuples

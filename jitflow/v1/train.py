@@ -10,7 +10,9 @@ import numpy as np
 from ..errors import at_user_line
 from .gradients import gradients
 from .graph import get_default_graph
+from .io import write_graph  # noqa: F401  (train.write_graph, as in TensorFlow 1)
 from .ops import sqrt
+from .saver import Saver, import_meta_graph, latest_checkpoint  # noqa: F401  (as in TF)
 from .state import Variable, group, trainable_variables
 
 

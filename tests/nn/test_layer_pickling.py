@@ -32,6 +32,37 @@ LAYERS = {
     nn.Model: (lambda: functional_model(), ROWS),
     nn.InputLayer: (lambda: nn.InputLayer((5,)), ROWS),
 }
+SEQUENCES = np.random.default_rng(2).standard_normal((2, 4, 3)).astype(np.float32)
+ATTENDED = {"query": SEQUENCES, "value": SEQUENCES[:, :3], "key": None,
+            "attention_mask": None}
+LAYERS.update({
+    nn.SimpleRNN: (lambda: nn.SimpleRNN(3, activation="relu", go_backwards=True), SEQUENCES),
+    nn.LSTM: (lambda: nn.LSTM(3, return_sequences=True, unit_forget_bias=False), SEQUENCES),
+    nn.GRU: (lambda: nn.GRU(3, return_state=True, reset_after=False), SEQUENCES),
+    nn.Bidirectional: (lambda: nn.Bidirectional(nn.GRU(2), merge_mode="ave"), SEQUENCES),
+    nn.TimeDistributed: (lambda: nn.TimeDistributed(nn.Dense(2)), SEQUENCES),
+    nn.MultiHeadAttention: (lambda: nn.MultiHeadAttention(2, 3, dropout=0.5), ATTENDED),
+    nn.Embedding: (lambda: nn.Embedding(5, 2), np.array([[0, 4], [3, 1]])),
+    nn.Conv1D: (lambda: nn.Conv1D(2, 2, padding="causal"), SEQUENCES),
+    nn.Conv2DTranspose: (lambda: nn.Conv2DTranspose(2, 3, strides=2), IMAGES),
+    nn.UpSampling2D: (lambda: nn.UpSampling2D(3), IMAGES),
+    nn.GlobalAveragePooling1D: (lambda: nn.GlobalAveragePooling1D(), SEQUENCES),
+    nn.GlobalMaxPooling1D: (lambda: nn.GlobalMaxPooling1D(keepdims=True), SEQUENCES),
+    nn.GlobalAveragePooling2D: (lambda: nn.GlobalAveragePooling2D(), IMAGES),
+    nn.GlobalMaxPooling2D: (lambda: nn.GlobalMaxPooling2D(), IMAGES),
+    nn.Reshape: (lambda: nn.Reshape((-1, 2)), SEQUENCES[:, :, :2]),
+    nn.Permute: (lambda: nn.Permute((2, 1)), SEQUENCES),
+    nn.RepeatVector: (lambda: nn.RepeatVector(2), ROWS),
+    nn.Activation: (lambda: nn.Activation("softplus"), ROWS),
+    nn.Lambda: (lambda: nn.Lambda(jnp.cumsum, arguments={"axis": 1}), ROWS),
+    nn.Add: (lambda: nn.Add(), [ROWS, ROWS[::-1]]),
+    nn.Subtract: (lambda: nn.Subtract(), [ROWS, ROWS[::-1]]),
+    nn.Multiply: (lambda: nn.Multiply(), [ROWS, ROWS[::-1]]),
+    nn.Average: (lambda: nn.Average(), [ROWS, ROWS[::-1]]),
+    nn.Maximum: (lambda: nn.Maximum(), [ROWS, ROWS[::-1]]),
+    nn.Minimum: (lambda: nn.Minimum(), [ROWS, ROWS[::-1]]),
+    nn.Concatenate: (lambda: nn.Concatenate(axis=1), [ROWS, ROWS[::-1]]),
+})
 BUILT_WHEN_MADE = (nn.Model, nn.InputLayer)  # their input shapes are given
 
 

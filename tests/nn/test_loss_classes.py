@@ -6,7 +6,7 @@ import pytest
 
 import jitflow
 from fidelity import assert_same
-from jitflow.nn import losses
+from jitflow.nn import losses, metrics
 
 RNG = np.random.default_rng(0)
 LOGITS = RNG.standard_normal((6, 4)) * 3
@@ -76,3 +76,22 @@ def test_get_names_the_known_losses():
                       losses.SparseCategoricalCrossentropy)
     with pytest.raises(ValueError, match="unknown loss 'nope'; give a"):
         losses.get("nope")
+
+
+def test_sequence_losses_average_over_positions_as_keras():
+    """Logits (batch, time, classes): one loss per example, the mean over its steps."""
+    rng = np.random.default_rng(5)
+    logits = rng.standard_normal((3, 4, 5))
+    labels = rng.integers(0, 5, (3, 4))
+    shifted = logits - logits.max(-1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    expected = -np.take_along_axis(log_p, labels[..., None], -1)[..., 0].mean(1)
+    sparse = losses.SparseCategoricalCrossentropy(from_logits=True)
+    np.testing.assert_allclose(np.asarray(sparse.per_example(labels, logits)), expected,
+                               rtol=1e-12)
+    dense = losses.CategoricalCrossentropy(from_logits=True)
+    np.testing.assert_allclose(np.asarray(dense.per_example(np.eye(5)[labels], logits)),
+                               expected, rtol=1e-12)
+    accuracy = metrics.SparseCategoricalAccuracy()
+    accuracy.update_state(labels, logits)
+    assert accuracy.result() == pytest.approx((logits.argmax(-1) == labels).mean(), abs=1e-15)

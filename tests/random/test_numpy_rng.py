@@ -514,15 +514,46 @@ def test_a_generator_kept_from_inside_the_function_carries_on():
 
 def test_global_draws_jitflow_does_not_see_are_an_error():
     draw_aside = np.random.random_sample  # taken before the trace, so never swapped
+
+    def helper():  # the function names only the helper, not the method it calls
+        return draw_aside(2)
     raises_naming(TypeError, "global random state", lambda: jitflow.function(
-        lambda x: x + draw_aside(2))(np.zeros(2)))
+        lambda x: x + helper())(np.zeros(2)))
 
 
 def test_draws_from_a_generator_jitflow_does_not_see_are_an_error():
     rng = np.random.default_rng(0)
     draw_aside = rng.standard_normal  # taken before the trace, so never swapped
+
+    def helper():
+        return draw_aside(2)
     raises_naming(TypeError, "numpy.random.Generator was drawn from", lambda: jitflow.function(
-        lambda x: x + rng.random(2) + draw_aside(2))(np.zeros(2)))
+        lambda x: x + rng.random(2) + helper())(np.zeros(2)))
+
+
+@pytest.mark.parametrize("make", [lambda: np.random.default_rng(0).standard_normal,
+                                  lambda: np.random.RandomState(0).uniform],
+                         ids=["Generator", "RandomState"])
+def test_methods_taken_before_the_trace_draw_fresh_numbers_at_every_call(make):
+    draw_aside = make()  # named by the function: called by name on its generator
+
+    class Sampler:
+        def __init__(self):
+            self.draw = draw_aside
+    sampler = Sampler()
+    for step in (jitflow.function(lambda x: x + draw_aside(2)),
+                 jitflow.function(lambda x: x + sampler.draw(2))):
+        first, second = step(np.zeros(2)), step(np.zeros(2))
+        assert not np.array_equal(first, second)
+    assert sampler.draw is draw_aside  # put back after the trace
+
+
+def test_a_method_taken_before_the_trace_and_hidden_in_a_tuple_is_an_error():
+    rng = np.random.default_rng(0)
+    hidden = (rng.standard_normal,)  # no way to put a traced call in its place
+    with pytest.raises(TypeError, match="'hidden\\[0\\]', a method of a NumPy random "
+                       "generator taken before the trace"):
+        jitflow.function(lambda x: x + hidden[0](2))(np.zeros(2))
 
 
 def test_draws_in_loop_bodies_and_vmap_are_errors():

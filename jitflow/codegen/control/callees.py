@@ -29,6 +29,7 @@ class Callee:
         self.native = lo.compile_graph(graph, f"{lo.name}.{name}", threads=1,
                                        python_entry=False)
         lo.callees.append(self.native)  # its machine code lives as long as the caller's
+        lo.callee_nodes.append(lo.node_index)  # the node that calls it (for profiles)
         self.lo = lo
         self.slots = lo.entry_alloca(
             ir.ArrayType(PTR, len(graph.inputs) + len(graph.outputs) + 1))
@@ -51,6 +52,8 @@ class Callee:
 def _entry(module, native):
     """The callee's entry in `module`, as a symbol the linker resolves."""
     name = "jitflow_callee_" + hashlib.sha256(native.llvm_ir.encode()).hexdigest()[:24]
+    if getattr(native, "profiled", False):  # its own counters: another graph's copy of the code has others
+        name += f"_{id(native):x}"
     llvm.add_symbol(name, native.entry_address())
     return module.globals.get(name) or ir.Function(module, ENTRY_TYPE, name)
 

@@ -217,6 +217,13 @@ class CompiledModule:
             raise KeyError(f"compiled module has no function '{name}'")
         return address
 
+    def global_address(self, name):
+        """Where the global variable `name` is."""
+        address = self._engine.get_global_value_address(name)
+        if not address:
+            raise KeyError(f"compiled module has no global '{name}'")
+        return address
+
 
 # --- compiling modules on several cores ---------------------------------------------------
 # llvmlite serializes every call into LLVM behind one process-wide lock, which protects

@@ -28,6 +28,7 @@ from ..views import View, collapse
 from .aliasing import AliasScopes
 from .constants import global_for
 from .kernels import SharedKernels
+from .node_clock import NodeClock
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
 from .structural import STRUCTURAL
 
@@ -42,7 +43,7 @@ class Lowering:
     each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow", on_segment=None, threads=None,
-                 compile_graph=None, backward_step=None):
+                 compile_graph=None, backward_step=None, profile=False):
         """on_segment(module, speed_level) is called with each segment's module as soon
         as it is complete, except the last: entry_module, which holds the entry points
         and may take more (the Python entry) before it is compiled.
@@ -50,7 +51,10 @@ class Lowering:
         The layers above hand in what lowering control flow needs from them:
         compile_graph(graph, name, threads=, python_entry=) compiles a subgraph the
         generated code calls (control/callees.py), and backward_step(body) builds a
-        while_grad's backward step (control/while_grad.py)."""
+        while_grad's backward step (control/while_grad.py).
+
+        profile: time each node's code into a counter (node_clock.py); `timed_nodes`
+        lists the indices of the nodes timed."""
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
@@ -58,6 +62,7 @@ class Lowering:
         self.compile_graph = compile_graph or _not_given("compile_graph", "subgraphs")
         self.backward_step = backward_step or _not_given("backward_step", "while_grad")
         self.callees = []  # graphs compiled apart that this one calls (control/branches.py)
+        self.callee_nodes = []  # the index of the node that calls each
         self.modules = []
         self.memory = MemoryPlan(graph, self._workspace_pointer, copies=self.threads)
         self.values = {}
@@ -68,6 +73,8 @@ class Lowering:
         self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
         self._split_any = False
         self.kernels = SharedKernels(self)
+        self.clock = NodeClock(self) if profile else None
+        self.timed_nodes = []
         self._open_segment(serial_pending=False)
         self._lower()
 
@@ -255,7 +262,10 @@ class Lowering:
                 self._next_segment(index)
             self.node_index = index
             loops = self.loops_left_to_llvm
-            self._lower_node(node, self._outputs)
+            if self.clock is not None:
+                self._lower_node_timed(index, node)
+            else:
+                self._lower_node(node, self._outputs)
             self.annotate_aliases(loops)
             self.memory.release_after(index)
         loops = self.loops_left_to_llvm
@@ -263,6 +273,15 @@ class Lowering:
         self.annotate_aliases(loops)
         self._close_segment(last=True)
         self._define_entry()
+
+    def _lower_node_timed(self, index, node):
+        if node.op in VIEW_OPS:  # no code: a view re-describes its input's layout
+            self._lower_node(node, self._outputs)
+            return
+        started = self.clock.start()
+        self._lower_node(node, self._outputs)
+        self.clock.stop(index, started)
+        self.timed_nodes.append(index)
 
     # --- the entry point ------------------------------------------------------------------
     # The entry point goes into the last segment's module (entry_module): it depends on

@@ -9,6 +9,7 @@ from llvmlite import ir
 from ..emitter import I1, I32, constant, element_of, intrinsic_suffix, scalar_constant, shaped_like
 from ..errors import NEGATIVE_POWER
 from . import mathlib
+from .constant_powers import power_by_multiplication
 
 
 def _is_float(dtype):
@@ -264,6 +265,9 @@ def _copysign(em, magnitude, sign_source):
 
 
 def power(em, x, y, dtype):
+    chain = power_by_multiplication(em, x, scalar_constant(y), dtype)
+    if chain is not None:
+        return chain
     if _is_float(dtype):
         return mathlib.call(em.b, "pow", x, y)
     return _int_power(em, x, y, dtype)
@@ -273,8 +277,11 @@ def power_by_scalar(em, x, y, dtype):
     """x ** y for an exponent that is one value for the whole loop. NumPy's float power
     loop computes such an exponent of 0.5 as sqrt(x), which differs from pow at -inf
     (NaN, not inf) and -0.0 (-0.0, not 0.0); every other exponent goes through pow."""
-    if not _is_float(dtype):
-        return _int_power(em, x, y, dtype)
+    constant = scalar_constant(y)
+    if constant == 0.5 and _is_float(dtype):
+        return sqrt(em, x, dtype)
+    if not _is_float(dtype) or constant is not None:
+        return power(em, x, y, dtype)
     is_half = em.b.fcmp_ordered("==", y, em.const(0.5, dtype))
     return em.b.select(is_half, sqrt(em, x, dtype), power(em, x, y, dtype))
 

@@ -5,6 +5,7 @@ Python: each argument's shape and dtype against the compiled signature (non-cont
 arrays are copied to contiguous ones). Outputs are fresh NumPy arrays.
 """
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -12,8 +13,10 @@ from ...ir.passes.fuse import fuse
 from ..errors import FALLBACK, OK, raise_for
 from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
+from ..lowering.node_clock import counter_name
 from ..memory import aligned_bytes
-from .python_entry import PYTHON_ENTRY, add_python_entry, make_callable, python_entry_abi
+from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
+                           free_spare_workspace, make_callable, python_entry_abi)
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 
@@ -22,14 +25,16 @@ class NativeGraph:
     """One graph compiled to native code, callable on a flat list of argument values."""
 
     def __init__(self, graph, name="function", threads=None, python_entry=True,
-                 backward_step=None):
+                 backward_step=None, profile=False):
         """threads: how many threads its kernels split between (default: the
         machine's); python_entry: whether Python calls it directly (python_entry.py);
         backward_step(body): a while_grad body's backward step graph, built by the layer
-        that differentiates graphs (needed only when the graph has a while_grad)."""
+        that differentiates graphs (needed only when the graph has a while_grad);
+        profile: time each node's code (take_node_times reads the times)."""
         self.name = name
         self.threads = threads
         self._backward_step = backward_step
+        self._profile = profile
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
@@ -39,11 +44,20 @@ class NativeGraph:
         direct = python_entry and python_entry_abi() and not any(
             t.weak for t in self._in_types + self._out_types)
         self.compiled = self._compile(direct)
+        self._node_counters = [
+            (index, self._counter(index, "time"), self._counter(index, "runs"))
+            for index in self.timed_nodes]
         self._entry = _ENTRY_TYPE(self.compiled.address(ENTRY))
         # python_entry(*arrays): the results, or an int: FALLBACK (the arrays do not
         # match the signature exactly) or an error status (see python_entry.py).
         self.python_entry = make_callable(self.compiled.address(PYTHON_ENTRY), self,
                                           name) if direct else None
+        if direct:
+            weakref.finalize(self, free_spare_workspace, self.compiled,
+                             self.compiled.global_address(SPARE_WORKSPACE))
+        # The checked path's workspace kept between calls, as the Python entry keeps its
+        # own (python_call.py): a list, whose pop and append are atomic under the GIL.
+        self._spare_workspaces = []
 
     def _compile(self, direct):
         """Lower the graph, compiling each segment's module while the next is lowered;
@@ -58,9 +72,11 @@ class NativeGraph:
                                 on_segment=lambda module, level: compilation.add(
                                     str(module), speed_level=level), threads=self.threads,
                                 compile_graph=self._compile_callee,
-                                backward_step=self._backward_step)
+                                backward_step=self._backward_step, profile=self._profile)
             self.workspace_size = lowering.memory.size
+            self.timed_nodes = lowering.timed_nodes
             self.callees = lowering.callees  # kept alive: this code calls theirs
+            self.callee_nodes = lowering.callee_nodes  # the node calling each
             entry = lowering.entry_module
             if direct:
                 add_python_entry(entry, lowering.entry_function(), self._in_types,
@@ -77,7 +93,41 @@ class NativeGraph:
 
     def _compile_callee(self, graph, name, **options):
         """A subgraph the generated code calls (control/callees.py), compiled alike."""
-        return NativeGraph(graph, name, backward_step=self._backward_step, **options)
+        return NativeGraph(graph, name, backward_step=self._backward_step,
+                           profile=self._profile, **options)
+
+    def _counter(self, index, kind):
+        return ctypes.c_int64.from_address(self.compiled.global_address(
+            counter_name(index, kind)))
+
+    def take_node_times(self):
+        """{node index: (nanoseconds its code ran, times it ran)} since the last time
+        this was asked, for code compiled with profile=True (empty otherwise); the
+        counters restart from 0. Calls that run at the same time add to the same
+        counters."""
+        times = {}
+        for index, time, runs in self._node_counters:
+            times[index] = (time.value, runs.value)
+            time.value = runs.value = 0
+        return times
+
+    def take_body_times(self):
+        """take_node_times of the graphs this one calls (control-flow bodies, compiled
+        apart), summed over every time they ran: {(path, node index): (nanoseconds,
+        runs)},
+        path the positions in `callees` leading to the graph, outermost first. Their
+        time is also their control-flow node's."""
+        times = {}
+        for position, callee in enumerate(self.callees):
+            for index, counts in callee.take_node_times().items():
+                times[((position,), index)] = counts
+            for (path, index), counts in callee.take_body_times().items():
+                times[((position,) + path, index)] = counts
+        return times
+
+    @property
+    def profiled(self):
+        return self._profile
 
     def entry_address(self):
         """Where the entry point is: i32 entry(ptr slots), slots the inputs', outputs'
@@ -100,14 +150,22 @@ class NativeGraph:
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
         outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
-        workspace = aligned_bytes(self.workspace_size)
+        workspace = self._take_workspace()
         pointers = (ctypes.c_void_p * self._slots)(
             *(a.ctypes.data for a in inputs), *(a.ctypes.data for a in outputs),
             workspace.ctypes.data)
         status = self._entry(pointers)
+        if not self._spare_workspaces:
+            self._spare_workspaces.append(workspace)
         if status != OK:
             raise_for(status, self.name)
         return outputs
+
+    def _take_workspace(self):
+        try:
+            return self._spare_workspaces.pop()
+        except IndexError:
+            return aligned_bytes(self.workspace_size)
 
     def _argument(self, value, type, position):
         array = np.asarray(value)

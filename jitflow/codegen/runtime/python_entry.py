@@ -37,6 +37,7 @@ from .python_call import (ARRAY_TYPE, C_CONTIGUOUS_AND_ALIGNED, DATA, DESCR, DIM
                           generic_entry, signature_type)
 
 PYTHON_ENTRY = "jitflow_python_call"
+SPARE_WORKSPACE = "jitflow_spare_workspace"  # the workspace kept between calls
 METH_FASTCALL = 0x0080
 # Release the GIL around graphs whose arguments and results span this many bytes:
 # below, saving and restoring the thread state (~0.1 us) outweighs what other threads
@@ -124,10 +125,12 @@ def add_python_entry(module, entry, in_types, out_types, workspace_size):
     arrays = [*in_types, *out_types]
     moved = sum(t.size * t.dtype.itemsize for t in arrays)
     size = -(-workspace_size // ALIGNMENT) * ALIGNMENT or ALIGNMENT
+    spare = ir.GlobalVariable(module, PTR, SPARE_WORKSPACE)
+    spare.initializer = ir.Constant(PTR, None)
     table = ir.GlobalVariable(module, signature_type(len(arrays)), "jitflow_signature")
     table.initializer = ir.Constant(table.value_type, [
         I64(len(in_types)), I64(len(out_types)), I64(size),
-        I64(int(moved >= RELEASE_GIL_BYTES)), entry,
+        I64(int(moved >= RELEASE_GIL_BYTES)), entry, spare,
         ir.Constant(ir.ArrayType(ARRAY_TYPE, len(arrays)),
                     [_array_spec(module, t, i) for i, t in enumerate(arrays)])])
     table.global_constant, table.linkage = True, "internal"
@@ -137,6 +140,20 @@ def add_python_entry(module, entry, in_types, out_types, workspace_size):
     _, args, count = function.args
     b.ret(b.call(generic, [table, args, count], tail=True))
     return function
+
+
+_free = ctypes.CDLL(None).free
+_free.argtypes, _free.restype = [ctypes.c_void_p], None
+
+
+def free_spare_workspace(compiled, address):
+    """Free the workspace a signature's module keeps at `address` (SPARE_WORKSPACE),
+    once no call can run it any more; `compiled` is passed to keep the module, where
+    that pointer lives, alive until then."""
+    spare = ctypes.c_void_p.from_address(address)
+    if spare.value:
+        _free(spare.value)
+        spare.value = None
 
 
 def _array_spec(module, type, index):

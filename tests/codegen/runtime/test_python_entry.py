@@ -1,6 +1,8 @@
 """The entry Python calls with the arrays themselves: the checked path's results, bit for
 bit; a decline (FALLBACK) for any argument it was not compiled for; errors raised; no
 references leaked."""
+import concurrent.futures
+import ctypes
 import re
 import subprocess
 import sys
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 import jitflow
 from jitflow.codegen import FALLBACK
 from jitflow.codegen import NativeGraph
-from jitflow.codegen.runtime.python_entry import RELEASE_GIL_BYTES
+from jitflow.codegen.runtime.python_entry import RELEASE_GIL_BYTES, SPARE_WORKSPACE
 from strategies import DTYPES, arrays, shapes
 
 
@@ -144,6 +146,43 @@ def test_the_entry_code_is_shared_between_signatures():
     assert len(results) == 8 and all(same_bits(r, args[0] + 1) for r in results)
     entry = re.search(r'define ptr @"jitflow_python_call"\(.*?\n\}', native.llvm_ir, re.S)
     assert entry.group(0).count("\n") == 5 and "jitflow_python_call_with" in entry.group(0)
+
+
+def with_workspace(x):
+    # The matmul's result is a real intermediate: it lives in the workspace.
+    return np.tanh(x @ x.T).sum(axis=0)
+
+
+def spare_workspace(native):
+    address = native.compiled.global_address(SPARE_WORKSPACE)
+    return ctypes.c_void_p.from_address(address).value
+
+
+def test_calls_reuse_one_workspace_instead_of_allocating_each_time():
+    x = np.arange(64.0).reshape(8, 8) / 64
+    native = native_for(with_workspace, x)
+    assert native.workspace_size > 0 and spare_workspace(native) is None
+    expected = with_workspace(x)
+    np.testing.assert_allclose(native.python_entry(x), expected, rtol=1e-12)
+    kept = spare_workspace(native)
+    assert kept is not None
+    np.testing.assert_allclose(native.python_entry(x), expected, rtol=1e-12)
+    assert spare_workspace(native) == kept
+    # the checked path keeps its own
+    native([x])
+    first = native._spare_workspaces[0].ctypes.data
+    native([x])
+    assert [w.ctypes.data for w in native._spare_workspaces] == [first]
+
+
+def test_concurrent_calls_each_get_a_workspace_of_their_own():
+    # Large enough that the entry releases the GIL: the calls really overlap.
+    x = np.random.default_rng(0).standard_normal((256, 256))
+    native = native_for(with_workspace, x)
+    expected = native.python_entry(x)
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: native.python_entry(x), range(64)))
+    assert all(same_bits(r, expected) for r in results)
 
 
 def releases_gil(native):

@@ -1,0 +1,136 @@
+"""Data-parallel training over MPI on this machine: the digits convnet's training step
+(examples/distributed_training.py's, with DistributedOptimizer) in jobs of 1 and 2
+processes, and the all_reduce of float32 buffers from 4 KiB to 64 MiB, compiled
+(jitflow.function of dist.all_reduce: native code calling MPI_Allreduce) against
+mpi4py's own comm.Allreduce on the same buffers.
+
+Run plainly, it starts the jobs itself with mpiexec and prints the tables:
+
+    python benchmarks/bench_distributed.py
+
+Each process runs jitflow on one thread (JITFLOW_THREADS=1), so that two processes on
+two cores do not share them with each other's worker threads. A step's time is the
+median over its calls, each started together by a barrier; the training step's batch
+is 64 examples per process (weak scaling: a 2-process step trains on 128). For the
+all_reduce, "bus bandwidth" is 2 (N - 1) / N x bytes / time, the bytes a ring
+all-reduce moves through each process's link, which docs/DISTRIBUTED.md's cost model
+uses; for N = 1 nothing moves and only the time is shown.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BATCH = 64
+STEPS = 60
+SIZES = [2 ** k for k in range(12, 27, 2)]  # bytes: 4 KiB .. 64 MiB
+PROCESSES = (1, 2)
+
+
+# --- inside a job -------------------------------------------------------------------------
+
+def median_time(call, dist, calls):
+    times = []
+    for _ in range(calls):
+        dist.barrier()
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    # Every process's median: the slowest is the job's pace.
+    return float(dist.all_reduce(np.float64(statistics.median(times)), "max"))
+
+
+def training_step_time(dist, jitflow):
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    from digits_convnet import build_model, make_train_step
+    from jitflow.datasets import load_digits
+    from jitflow.optim import Adam
+    (images, labels), _ = load_digits()
+    mine = slice(dist.rank() * BATCH, (dist.rank() + 1) * BATCH)
+    model = build_model(0)
+    model(images[:1])
+    step = jitflow.function(make_train_step(model, dist.DistributedOptimizer(Adam(3e-3))))
+    step(images[mine], labels[mine])
+    step.wait()
+    gradient_bytes = sum(v.numpy().nbytes for v in model.trainable_variables)
+    return median_time(lambda: step(images[mine], labels[mine]), dist, STEPS), gradient_bytes
+
+
+def all_reduce_times(dist, jitflow, MPI):
+    compiled = jitflow.function(lambda x: dist.all_reduce(x))
+    comm = dist.communicator()
+    rows = []
+    for nbytes in SIZES:
+        x = np.ones(nbytes // 4, np.float32)
+        out = np.empty_like(x)
+        compiled(x)
+        compiled.wait()
+        calls = max(5, min(200, int(2e8 // nbytes)))
+        rows.append({
+            "bytes": nbytes,
+            "jitflow": median_time(lambda: compiled(x), dist, calls),
+            "mpi4py": median_time(lambda: comm.Allreduce(x, out, op=MPI.SUM), dist, calls)})
+    return rows
+
+
+def worker():
+    import jitflow
+    import jitflow.distributed as dist
+    from jitflow.distributed.mpi import MPI
+    step, gradient_bytes = training_step_time(dist, jitflow)
+    rows = all_reduce_times(dist, jitflow, MPI)
+    if dist.rank() == 0:
+        print(json.dumps({"processes": dist.size(), "step": step,
+                          "gradient_bytes": gradient_bytes, "all_reduce": rows}))
+
+
+# --- the launcher -------------------------------------------------------------------------
+
+def run_job(processes):
+    environment = dict(os.environ, JITFLOW_THREADS="1",
+                       PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    job = subprocess.run(["mpiexec", "-n", str(processes), sys.executable, __file__,
+                          "--worker"], capture_output=True, text=True, env=environment,
+                         timeout=900, check=False)
+    if job.returncode:
+        raise RuntimeError(f"the {processes}-process job failed:\n{job.stderr}")
+    return json.loads(job.stdout.strip().splitlines()[-1])
+
+
+def bus_bandwidth(nbytes, seconds, processes):
+    return 2 * (processes - 1) / processes * nbytes / seconds
+
+
+def main():
+    results = {n: run_job(n) for n in PROCESSES}
+    print(f"digits convnet training step, batch {BATCH} per process, "
+          f"{results[1]['gradient_bytes'] / 1e3:.1f} kB of gradients:")
+    for n, result in results.items():
+        print(f"  {n} process{'es' if n > 1 else '  '}: {1 / result['step']:7.1f} steps/s, "
+              f"{n * BATCH / result['step']:8.0f} examples/s")
+    scaling = results[1]["step"] / results[2]["step"]
+    print(f"  weak-scaling efficiency at 2 processes: {scaling:.0%} (time of a 1-process "
+          f"step / time of a 2-process step)")
+    print("\nall_reduce of float32 buffers: median time per call (bus bandwidth, GB/s)")
+    print(f"  {'bytes':>10} | {'1 proc jitflow':>14} | {'2 procs jitflow':>24} | "
+          f"{'2 procs mpi4py':>24}")
+    for one, two in zip(results[1]["all_reduce"], results[2]["all_reduce"]):
+        nbytes = two["bytes"]
+        cells = [f"{_us(one['jitflow']):>14}"] + [
+            f"{_us(two[who])} ({bus_bandwidth(nbytes, two[who], 2) / 1e9:5.2f} GB/s)".rjust(24)
+            for who in ("jitflow", "mpi4py")]
+        print(f"  {nbytes:>10} | " + " | ".join(cells))
+
+
+def _us(seconds):
+    return f"{seconds * 1e6:9.1f} us"
+
+
+if __name__ == "__main__":
+    worker() if "--worker" in sys.argv else main()

@@ -1,0 +1,22 @@
+"""How jitflow's dtypes and reduction names are spelled in MPI."""
+import numpy as np
+
+from .mpi import MPI
+
+DATATYPES = {np.dtype(np.float32): MPI.FLOAT, np.dtype(np.float64): MPI.DOUBLE,
+             np.dtype(np.int32): MPI.INT32_T, np.dtype(np.int64): MPI.INT64_T}
+REDUCTIONS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
+
+
+def check_dtype(what, dtype):
+    """MPI reduces numbers; a bool array has no sum that keeps its dtype."""
+    if dtype not in DATATYPES:
+        names = ", ".join(str(d) for d in DATATYPES)
+        raise TypeError(f"{what}: arrays of dtype {dtype} are not supported ({names} "
+                        f"are); cast the array first")
+
+
+def check_reduction(what, op, allowed=tuple(REDUCTIONS)):
+    if op not in allowed:
+        raise ValueError(f"{what}: op must be one of {', '.join(map(repr, allowed))}, "
+                         f"got {op!r}")

@@ -1,0 +1,88 @@
+"""x ** n with n known at compile time: multiplications, as close to NumPy as pow is."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import jitflow
+from jitflow.codegen import NativeGraph
+from strategies import arrays, shapes
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e-30, 1.0, -1.0]
+
+
+def native_power(x, n, spelling):
+    fn = (lambda x: x ** n) if spelling == "operator" else (lambda x: np.power(x, n))
+    graph = jitflow.optimize(jitflow.function(fn).trace(x))
+    native = NativeGraph(graph, "power")
+    return native([x])[0], native
+
+
+def with_specials(x):
+    flat = x.reshape(-1)
+    flat[:len(SPECIAL)] = SPECIAL[:flat.size]
+    return x
+
+
+def ulp_error(actual, expected):
+    finite = np.isfinite(expected) & (expected != 0)
+    scale = np.spacing(np.abs(expected[finite]))
+    return np.max(np.abs(actual[finite].astype(np.float64) - expected[finite]) / scale,
+                  initial=0)
+
+
+@given(st.data(), st.sampled_from([-16, -3, -2, -1, 0, 1, 3, 4, 7, 16, 3.0]),
+       st.sampled_from(["operator", "ufunc"]))
+def test_float32_is_the_correctly_rounded_power(data, n, spelling):
+    x = with_specials(data.draw(arrays(np.float32, shapes(min_side=1))))
+    with np.errstate(all="ignore"):
+        got, _ = native_power(x, n, spelling)
+        exact = (x.astype(np.float64) ** n).astype(np.float32)
+        expected = x ** n
+    assert got.dtype == expected.dtype == np.float32 and got.shape == expected.shape
+    # float64 holds every product of up to 16 float32 factors within a few of its own
+    # ulps, so one final rounding gives the float32 nearest the exact power.
+    np.testing.assert_array_equal(got, exact)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    assert ulp_error(got, expected) <= 1  # NumPy's powf is itself up to an ulp off
+
+
+@given(st.data(), st.sampled_from([-1, 0, 1, 2, 3, 3.0]))
+def test_float64_chains_stay_within_an_ulp_of_numpy(data, n):
+    x = with_specials(data.draw(arrays(np.float64, shapes(min_side=1))))
+    with np.errstate(all="ignore"):
+        got, _ = native_power(x, n, "operator")
+        expected = x ** n
+    nonfinite = ~np.isfinite(expected) | (expected == 0)
+    np.testing.assert_array_equal(got[nonfinite], expected[nonfinite])
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    assert ulp_error(got, expected) <= 1
+
+
+@given(st.data(), st.sampled_from([np.int32, np.int64]),
+       st.sampled_from([0, 1, 2, 3, 5, 13, 64]))
+def test_integer_powers_wrap_exactly_as_numpy(data, dtype, n):
+    x = data.draw(arrays(dtype, shapes(min_side=1)))
+    got, _ = native_power(x, n, "ufunc")
+    expected = np.power(x, n)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float32, 3), (np.float32, -16), (np.float64, 3),
+                                      (np.float64, -1), (np.int64, 13)])
+def test_small_integer_exponents_call_no_pow(dtype, n):
+    _, native = native_power(np.ones(64, dtype), n, "operator")
+    assert "pow" not in native.llvm_ir.lower().replace("power", "")
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float64, 4), (np.float64, -2), (np.float32, 17),
+                                      (np.float32, 2.5)])
+def test_exponents_a_chain_cannot_match_stay_with_pow(dtype, n):
+    # float64 x**4 would round three times (2 ulp); 1/(x*x) loses subnormal results.
+    x = np.array([2e154 if dtype == np.float64 else 2e30, 1.5, -3.0, 0.0], dtype)
+    with np.errstate(all="ignore"):
+        got, native = native_power(x, n, "operator")
+        expected = x ** n
+    assert "pow" in native.llvm_ir
+    assert ulp_error(got, expected) <= 1
+    np.testing.assert_array_equal(got[expected == 0], expected[expected == 0])
