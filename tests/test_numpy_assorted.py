@@ -62,6 +62,10 @@ PROGRAMS = {
     "pad_edge": lambda xp, x, xi: xp.pad(x, ((1, 3), (0, 2)), mode="edge"),
     "pad_wrap": lambda xp, x, xi: xp.pad(xi, 5, mode="wrap"),
     "pad_symmetric": lambda xp, x, xi: xp.pad(x[0], (2, 1), mode="symmetric"),
+    "gradient": lambda xp, x, xi: xp.gradient(x),
+    "gradient_spacing_axis": lambda xp, x, xi: xp.gradient(xi, 0.5, axis=1),
+    "gradient_second_order": lambda xp, x, xi: xp.gradient(xi.astype(np.float32), 2.0, 0.25,
+                                                           edge_order=2),
     "fftshift": lambda xp, x, xi: xp.fft.fftshift(xi),
     "ifftshift_axis": lambda xp, x, xi: xp.fft.ifftshift(x[:, :3], axes=1),
     "fftfreq": lambda xp, x, xi: xp.fft.fftfreq(7, 0.3) + xi[0, 0],
@@ -133,7 +137,8 @@ def test_derivatives(backend):
                lambda x: jnp.select([x > 0.5], [x * x], default=x),
                lambda x: jnp.ediff1d(x, to_end=1.0), lambda x: jnp.fft.fftshift(x),
                lambda x: jnp.convolve(x[0], x[1, :2], "same"),
-               lambda x: jnp.polyval(x[1], x[0]), lambda x: jnp.pad(x, 2, mode="reflect")):
+               lambda x: jnp.polyval(x[1], x[0]), lambda x: jnp.pad(x, 2, mode="reflect"),
+               lambda x: jnp.gradient(x, 0.5, axis=1, edge_order=2)):
         check_grads(fn, (x,), order=order)
         check_grads(jitflow.function(fn), (x,), order=1)
 

@@ -1,7 +1,7 @@
 """NumPy functions that are short compositions of the others: divmod; the complex
 parts of real arrays (conjugate, real, imag, angle); nanvar and nanstd; array_equal and
-array_equiv; cross, diagflat, ediff1d, select, take_along_axis, polyval, correlate and
-convolve.
+array_equiv; cross, diagflat, ediff1d, select, take_along_axis, polyval, correlate,
+convolve and gradient.
 
 jitflow has no complex dtype, so conjugate, real, imag and angle take real arrays,
 whose conjugate and real part are themselves, imaginary part zeros and angle 0 or pi
@@ -208,6 +208,54 @@ def convolve(a, v, mode="full"):
     return correlate(a, v[::-1], mode)
 
 
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's gradient with uniform spacings (one for all axes, or one per axis):
+    central differences inside, one-sided ones of first or second order at the edges,
+    each by NumPy's formula; integers in float64."""
+    f = asarray(f)
+    if _dtype_of(f).kind != "f":
+        f = astype(f, _np.float64)
+    ndim = _ndim(f)
+    axes = tuple(range(ndim)) if axis is None else tuple(
+        normalize_axis(a, ndim) for a in (axis if isinstance(axis, tuple) else (axis,)))
+    spacings = varargs if len(varargs) == len(axes) else \
+        varargs * len(axes) if len(varargs) == 1 else (1.0,) * len(axes) if not varargs \
+        else None
+    if spacings is None or any(isinstance(d, Tracer) or _np.ndim(d) for d in spacings):
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.gradient: spacing as coordinate arrays, or traced, is not "
+            "supported; give one number per axis (or one for all)"))
+    if edge_order not in (1, 2):
+        raise ValueError(at_user_line("'edge_order' greater than 2 not supported"))
+    results = [_gradient_along(f, a, float(d) if not isinstance(d, (int, float)) else d,
+                               edge_order) for a, d in zip(axes, spacings)]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _gradient_along(f, axis, dx, edge_order):
+    n = _shape(f)[axis]
+    if n < edge_order + 1:
+        raise ValueError(at_user_line(
+            "Shape of array too small to calculate a numerical gradient, at least "
+            "(edge_order + 1) elements are required."))
+
+    def part(start, stop=None):
+        index = [slice(None)] * _ndim(f)
+        index[axis] = slice(start, stop) if stop is not None or start is None else \
+            slice(start, start + 1 if start != -1 else None)
+        return f[tuple(index)]
+    inner = divide(subtract(part(2, n), part(0, n - 2)), 2. * dx)
+    if edge_order == 1:
+        first = divide(subtract(part(1), part(0)), dx)
+        last = divide(subtract(part(-1), part(-2)), dx)
+    else:
+        first = add(add(multiply(-1.5 / dx, part(0)), multiply(2. / dx, part(1))),
+                    multiply(-0.5 / dx, part(2)))
+        last = add(add(multiply(0.5 / dx, part(-3)), multiply(-2. / dx, part(-2))),
+                   multiply(1.5 / dx, part(-1)))
+    return concatenate([first, inner, last], axis=axis)
+
+
 def take_along_axis(arr, indices, axis=-1):
     arr, indices = asarray(arr), asarray(indices)
     if axis is None:
@@ -225,4 +273,4 @@ def take_along_axis(arr, indices, axis=-1):
 
 __all__ = ["angle", "array_equal", "array_equiv", "conj", "conjugate", "convolve", "correlate",
            "cross", "diagflat", "divmod",
-           "ediff1d", "imag", "nanstd", "nanvar", "polyval", "real", "select", "take_along_axis"]
+           "ediff1d", "gradient", "imag", "nanstd", "nanvar", "polyval", "real", "select", "take_along_axis"]
