@@ -29,6 +29,7 @@ from .variables import Variable
 from ._version import __version__
 # They build on everything above.
 from . import datasets, debug, drawing, nn, optim, profiler, random, testing  # noqa: E402
+from .callbacks import ShapeDtypeStruct, pure_callback  # noqa: E402
 from . import saving  # noqa: E402
 from .saving import load, save  # noqa: E402
 from .drawing import to_dot  # noqa: E402
@@ -58,4 +59,4 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "CompileWarning", "CacheWarning",
            "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
            "testing", "debug", "drawing", "to_dot", "profiler", "profile", "saving", "save",
-           "load"]
+           "load", "pure_callback", "ShapeDtypeStruct"]

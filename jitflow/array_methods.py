@@ -67,6 +67,8 @@ class ArrayMethods:
     __and__, __rand__ = _binary("bitwise_and"), _binary("bitwise_and", True)
     __or__, __ror__ = _binary("bitwise_or"), _binary("bitwise_or", True)
     __xor__, __rxor__ = _binary("bitwise_xor"), _binary("bitwise_xor", True)
+    __lshift__, __rlshift__ = _binary("left_shift"), _binary("left_shift", True)
+    __rshift__, __rrshift__ = _binary("right_shift"), _binary("right_shift", True)
     __lt__, __le__ = _binary("less"), _binary("less_equal")
     __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
     __eq__, __ne__ = _binary("equal"), _binary("not_equal")
@@ -100,6 +102,7 @@ class ArrayMethods:
     __ifloordiv__, __imod__ = _inplace("floor_divide"), _inplace("remainder")
     __ipow__, __iand__ = _inplace("power"), _inplace("bitwise_and")
     __ior__, __ixor__ = _inplace("bitwise_or"), _inplace("bitwise_xor")
+    __ilshift__, __irshift__ = _inplace("left_shift"), _inplace("right_shift")
 
     def __imatmul__(self, other):
         return writes.inplace(self, jnp.matmul, read_stateful(other), "matmul")
@@ -137,7 +140,7 @@ class ArrayMethods:
     clip, cumsum, swapaxes = _method("clip"), _method("cumsum"), _method("swapaxes")
     repeat, diagonal, trace = _method("repeat"), _method("diagonal"), _method("trace")
     all, any = _method("all"), _method("any")
-    searchsorted = _method("searchsorted")
+    searchsorted, cumprod = _method("searchsorted"), _method("cumprod")
 
     def flatten(self):
         """A copy, flat (ravel gives a view where it can)."""

@@ -13,9 +13,20 @@ from .trace import Tracer, innermost_builder
 from .ufunc_at import ufunc_at
 from .writes import write_result
 
-# ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is.
+# ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is; accumulate and outer
+# below.
 _REDUCTIONS = {"add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max,
                "minimum": jnp.min, "logical_and": jnp.all, "logical_or": jnp.any}
+
+# ufunc.accumulate(x, axis=0): the running sum and product.
+_ACCUMULATIONS = {"add": jnp.cumsum, "multiply": jnp.cumprod}
+
+
+def _outer(function, a, b, **kwargs):
+    """ufunc.outer(a, b): the ufunc of every element of a with every element of b, a's
+    axes first."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    return function(jnp.reshape(a, jnp.shape(a) + (1,) * jnp.ndim(b)), b, **kwargs)
 
 
 def dispatch_ufunc(ufunc, method, inputs, kwargs):
@@ -29,6 +40,11 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     elif method == "reduce" and name in _REDUCTIONS:
         axis = kwargs.pop("axis", 0)
         return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
+    elif method == "accumulate" and name in _ACCUMULATIONS:
+        axis = kwargs.pop("axis", 0)
+        return _ACCUMULATIONS[name](*inputs, axis=axis, **kwargs)
+    elif method == "outer" and ufunc.nin == 2 and callable(getattr(jnp, name, None)):
+        return _outer(getattr(jnp, name), *inputs, **kwargs)
     elif method == "at":
         return ufunc_at(ufunc, *inputs)
     where = "" if method == "__call__" else f".{method}"
@@ -93,9 +109,12 @@ def _in_place_operator():
 
 def _namespace(module):
     """jitflow's namespace for a NumPy module: numpy.linalg's functions are
-    jitflow.numpy.linalg's, the others jitflow.numpy's (None: not NumPy's)."""
+    jitflow.numpy.linalg's, numpy.fft's jitflow.numpy.fft's, the others jitflow.numpy's
+    (None: not NumPy's)."""
     if module == "numpy.linalg" or module.startswith("numpy.linalg."):
         return jnp.linalg
+    if module == "numpy.fft" or module.startswith("numpy.fft."):
+        return jnp.fft
     return jnp if module.startswith("numpy") else None
 
 

@@ -29,6 +29,11 @@ UNARY = {
     "log": lambda xp, x: xp.log(x),
     "tanh": lambda xp, x: xp.tanh(x),
     "sin": lambda xp, x: xp.sin(x),
+    "arctan": lambda xp, x: xp.arctan(x),
+    "arcsin": lambda xp, x: xp.arcsin(x),
+    "arccos": lambda xp, x: xp.arccos(x),
+    "cbrt": lambda xp, x: xp.cbrt(x),
+    "spacing": lambda xp, x: xp.spacing(x),
     # built from other primitives (jitflow/numpy/arithmetic.py, transcendental.py)
     "fabs": lambda xp, x: xp.fabs(x),
     "reciprocal": lambda xp, x: xp.reciprocal(x),
@@ -45,6 +50,18 @@ UNARY = {
     "round": lambda xp, x: xp.round(x),
     "round_1": lambda xp, x: xp.round(x, 1),
     "nan_to_num": lambda xp, x: xp.nan_to_num(x),
+    "signbit": lambda xp, x: xp.signbit(x),
+    "modf_fraction": lambda xp, x: xp.modf(x)[0],
+    "modf_integral": lambda xp, x: xp.modf(x)[1],
+    # jitflow/numpy/assorted.py, fft.py
+    "conj": lambda xp, x: xp.conj(x),
+    "imag": lambda xp, x: xp.imag(x),
+    "angle": lambda xp, x: xp.angle(x),
+    "ediff1d": lambda xp, x: xp.ediff1d(x),
+    "diagflat": lambda xp, x: xp.diagflat(x),
+    "fftshift": lambda xp, x: xp.fft.fftshift(x),
+    "pad_wrap": lambda xp, x: xp.pad(x, 2, mode="wrap"),
+    "pad_edge": lambda xp, x: xp.pad(x, 1, mode="edge"),
 }
 
 BINARY = {
@@ -69,7 +86,13 @@ BINARY = {
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
     "fmax": lambda xp, x, y: xp.fmax(x, y),
     "fmin": lambda xp, x, y: xp.fmin(x, y),
-    "fmod": lambda xp, x, y: xp.fmod(x, y),  # of integers only: see _binary
+    "fmod": lambda xp, x, y: xp.fmod(x, y),
+    "copysign": lambda xp, x, y: xp.copysign(x, y),
+    "arctan2": lambda xp, x, y: xp.arctan2(x, y),
+    "left_shift": lambda xp, x, y: x << y,
+    "right_shift": lambda xp, x, y: x >> y,
+    "ldexp": lambda xp, x, y: xp.ldexp(x, y),
+    "nextafter": lambda xp, x, y: xp.nextafter(x, y),
     "heaviside": lambda xp, x, y: xp.heaviside(x, y),
     "logaddexp": lambda xp, x, y: xp.logaddexp(x, y),
     "logaddexp2": lambda xp, x, y: xp.logaddexp2(x, y),
@@ -136,6 +159,8 @@ SINGLE_AXIS = {
     "argmax": lambda xp, x, axis: xp.argmax(x, axis=axis),
     "argmin": lambda xp, x, axis: x.argmin(axis=axis),
     "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
+    "cumprod": lambda xp, x, axis: xp.cumprod(x, axis=axis),
+    "nancumsum": lambda xp, x, axis: xp.nancumsum(x, axis=axis),
 }
 
 SHAPE_OPS = {
@@ -195,7 +220,8 @@ CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
 OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
        **INDEXING, **REARRANGING, **CONSTANT}
 
-TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "exp2", "sinh", "cosh", "arcsinh",
+TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "arctan2", "cbrt",
+                  "exp2", "sinh", "cosh", "arcsinh",
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
@@ -206,6 +232,19 @@ EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
 # --- derivatives -------------------------------------------------------------------------
+
+def _gram(xp, x):
+    """x's last axis as vectors v (a 0-d x as one of length 1) made into v v^T + 3 I:
+    symmetric, positive definite, its eigenvalues 3 and 3 + |v|^2, so the solvers and
+    factorizations of numpy.linalg are smooth functions of x there."""
+    v = x if x.ndim else xp.reshape(x, (1,))
+    return xp.expand_dims(v, -1) * xp.expand_dims(v, -2) + 3.0 * xp.eye(v.shape[-1])
+
+
+def _solve_gram(xp, x):
+    v = x if x.ndim else xp.reshape(x, (1,))
+    return xp.linalg.solve(_gram(xp, x), xp.expand_dims(v, -1))[..., 0]
+
 
 SMOOTH_UNARY = {
     "negative": lambda xp, x: -x,
@@ -222,6 +261,19 @@ SMOOTH_UNARY = {
     "exp2": lambda xp, x: xp.exp2(x),
     "arctanh_bounded": lambda xp, x: xp.arctanh(x / (2.0 + xp.abs(x))),
     "arccosh_shifted": lambda xp, x: xp.arccosh(1.5 + x * x),
+    "arctan": lambda xp, x: xp.arctan(x),
+    "cbrt_shifted": lambda xp, x: xp.cbrt(1.5 + x * x),
+    "arcsin_bounded": lambda xp, x: xp.arcsin(x / (2.0 + xp.abs(x))),
+    "arccos_bounded": lambda xp, x: xp.arccos(x / (2.0 + xp.abs(x))),
+    # numpy.linalg (jitflow/numpy/decompositions.py: LAPACK in native code)
+    "solve_gram": _solve_gram,
+    "inv_gram": lambda xp, x: xp.linalg.inv(_gram(xp, x)),
+    "det_gram": lambda xp, x: xp.linalg.det(_gram(xp, x)),
+    "slogdet_gram": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[1],
+    "cholesky_gram": lambda xp, x: xp.linalg.cholesky(_gram(xp, x)),
+    "qr_r_gram": lambda xp, x: xp.linalg.qr(_gram(xp, x), mode="r"),
+    "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
+    "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
 }
 
 SMOOTH_BINARY = {
@@ -254,6 +306,7 @@ KINKED_BINARY = {
     "fmax": lambda xp, x, y: xp.fmax(x, y),
     "fmin": lambda xp, x, y: xp.fmin(x, y),
     "hypot": lambda xp, x, y: xp.hypot(x, y),
+    "arctan2": lambda xp, x, y: xp.arctan2(x, y),  # jumps by 2 pi across y = 0, x < 0
 }
 KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm"}
 

@@ -65,15 +65,17 @@ def test_shape_errors(call, words):
 
 
 def test_unsupported_numpy_function_is_named():
-    with pytest.raises(TypeError, match=r"numpy\.linalg\.inv is not supported"):
-        jitflow.function(lambda x: np.linalg.inv(x))(np.eye(2))
-    with pytest.raises(TypeError, match=r"numpy\.fft\.fft is not supported"):
+    with pytest.raises(TypeError, match=r"numpy\.linalg\.eig is not supported"):
+        jitflow.function(lambda x: np.linalg.eig(x))(np.eye(2))
+    with pytest.raises(TypeError, match=r"numpy\.gcd is not supported"):
+        jitflow.function(lambda x: np.gcd(x, x))(X)
+    with pytest.raises(NotImplementedError, match=r"fft\.fft: .* no complex dtype"):
         jitflow.function(lambda x: np.fft.fft(x))(X)
 
 
 def test_unsupported_ufunc_method_is_named():
-    with pytest.raises(TypeError, match=r"numpy\.add\.accumulate is not supported"):
-        jitflow.function(lambda x: np.add.accumulate(x))(X)
+    with pytest.raises(TypeError, match=r"numpy\.maximum\.accumulate is not supported"):
+        jitflow.function(lambda x: np.maximum.accumulate(x))(X)
 
 
 def test_boolean_mask_indexing_suggests_where():

@@ -45,7 +45,7 @@ LAYERS = [
     # Features built on all of the above.
     ("features", ["jitflow.random", "jitflow.testing", "jitflow.datasets", "jitflow.debug",
                   "jitflow.distributed", "jitflow.summary", "jitflow.profiler",
-                  "jitflow.drawing", "jitflow.saving"]),
+                  "jitflow.drawing", "jitflow.saving", "jitflow.callbacks"]),
     # Layers, models, losses and optimizers.
     ("models", ["jitflow.nn", "jitflow.optim"]),
     # The graph-and-session API (Graph, placeholder, Session.run) over the same IR.

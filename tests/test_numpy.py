@@ -607,12 +607,12 @@ def test_numpy_functions_on_traced_values():
 
 def test_unsupported_numpy_function_on_traced_value_names_it():
     x = np.eye(2)
-    with pytest.raises(TypeError, match="numpy.linalg.inv"):
-        run_traced(lambda x: np.linalg.inv(x), x)
-    with pytest.raises(TypeError, match="numpy.arctan2"):
-        run_traced(lambda x: np.arctan2(x, x), x)
-    with pytest.raises(TypeError, match="numpy.add.accumulate"):
-        run_traced(lambda x: np.add.accumulate(x), x)
+    with pytest.raises(TypeError, match="numpy.linalg.eig"):
+        run_traced(lambda x: np.linalg.eig(x), x)
+    with pytest.raises(TypeError, match="numpy.gcd"):
+        run_traced(lambda x: np.gcd(x, x), x)
+    with pytest.raises(TypeError, match="numpy.maximum.accumulate"):
+        run_traced(lambda x: np.maximum.accumulate(x), x)
 
 
 def test_clip_ignores_python_int_bounds_past_the_dtype_on_the_harmless_side(backend):

@@ -19,7 +19,7 @@ from test_numpy_statistics import rounding, values  # noqa: the strategies
 pytestmark = pytest.mark.usefixtures("backend")
 
 VECTOR_ORDERS = [None, 2, 1, 0, 3, 0.5, -1, math.inf, -math.inf, "fro"]
-MATRIX_ORDERS = [None, "fro", 1, -1, math.inf, -math.inf, 3]
+MATRIX_ORDERS = [None, "fro", 1, -1, math.inf, -math.inf, 2, -2, "nuc", 3]
 
 
 def norm_tolerance(x, ord):
@@ -79,15 +79,9 @@ def test_linalg_products_and_diagonals(data):
     check_program(lambda xp, x: xp.linalg.outer(x[0, ..., 0], x[..., -1].ravel()), x)
 
 
-@pytest.mark.parametrize("ord", [2, -2, "nuc"])
-def test_norms_that_need_singular_values_are_refused_by_name(ord, backend):
-    with pytest.raises(NotImplementedError, match=f"ord={ord!r} of a matrix"):
-        jitflow.function(lambda x: np.linalg.norm(x, ord))(np.eye(2))
-
-
 def test_numpy_linalg_functions_jitflow_lacks_are_named(backend):
-    with pytest.raises(TypeError, match="numpy.linalg.inv is not supported"):
-        jitflow.function(lambda x: np.linalg.inv(x))(np.eye(2))
+    with pytest.raises(TypeError, match="numpy.linalg.eig is not supported"):
+        jitflow.function(lambda x: np.linalg.eig(x))(np.eye(2))
 
 
 def _apart(values):

@@ -18,8 +18,8 @@ from strategies import DTYPES, arrays, broadcastable_pair
 pytestmark = pytest.mark.usefixtures("backend")
 
 EXACT_UNARY = ["fabs", "reciprocal", "trunc", "fix", "rint", "degrees", "radians",
-               "deg2rad", "rad2deg"]
-EXACT_BINARY = ["fmax", "fmin", "fmod", "heaviside"]
+               "deg2rad", "rad2deg", "signbit", "modf", "spacing"]
+EXACT_BINARY = ["fmax", "fmin", "fmod", "heaviside", "copysign"]
 TRANSCENDENTAL_UNARY = ["exp2", "sinh", "cosh", "arcsinh", "arccosh", "arctanh"]
 TRANSCENDENTAL_BINARY = ["logaddexp", "logaddexp2", "hypot", "float_power"]
 
@@ -64,8 +64,7 @@ def test_unary(name, data):
 @given_per_backend(data=st.data())
 def test_binary(name, data):
     shape_x, shape_y = data.draw(broadcastable_pair(), label="shapes")
-    integers = name == "fmod"  # (of floats refused: test below)
-    x, y = operand(data, shape_x, "x", integers), operand(data, shape_y, "y", integers)
+    x, y = operand(data, shape_x, "x"), operand(data, shape_y, "y")
     check_program(lambda xp, x, y: getattr(xp, name)(x, y), x, y, what=name,
                   **tolerance(name, (x, y)))
 
@@ -85,8 +84,7 @@ def test_unary_on_corner_values(name, dtype, backend):
                   **tolerance(name, (x,)))
 
 
-@pytest.mark.parametrize("name", sorted(set(EXACT_BINARY + TRANSCENDENTAL_BINARY) -
-                                         {"fmod"}))
+@pytest.mark.parametrize("name", sorted(EXACT_BINARY + TRANSCENDENTAL_BINARY))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_binary_on_corner_values(name, dtype, backend):
     with np.errstate(all="ignore"):
@@ -104,9 +102,50 @@ def test_fmod_has_the_sign_of_the_dividend_and_zero_for_zero_divisors(backend):
         np.testing.assert_array_equal(jnp.fmod(x, y), [1, -1, 1, -1, 0, 0, 0])
 
 
-def test_fmod_of_floats_is_refused_by_name(backend):
-    with pytest.raises(NotImplementedError, match="fmod of floats"):
-        jitflow.function(lambda x: np.fmod(x, 2.0))(np.ones(3))
+def test_fmod_of_floats_is_cs_fmod(backend):
+    x = np.array([7.5, -7.5, 7.5, -0.0, 1.0, np.inf, 5.0, 1e300, 3.0])
+    y = np.array([2.0, 2.0, -2.0, 3.0, 0.0, 2.0, np.inf, 3.0, -np.nan])
+    check_program(lambda xp, x, y: xp.fmod(x, y), x, y)
+
+
+def test_running_products_and_nan_scans_match_numpy(backend):
+    x = np.array([[1.5, 0.0, -2.0, np.nan, 0.5], [2.0, np.nan, 0.0, 0.0, -1.0]])
+    for program in [lambda xp, x: xp.cumprod(x), lambda xp, x: xp.cumprod(x, axis=1),
+                    lambda xp, x: xp.cumprod(x.astype(np.int32), 0),
+                    lambda xp, x: xp.cumprod(x > 0, 1),
+                    lambda xp, x: xp.cumprod(x, 1, dtype=np.float32),
+                    lambda xp, x: xp.nancumsum(x, 1), lambda xp, x: xp.nancumprod(x),
+                    lambda xp, x: xp.nanargmax(x, 1), lambda xp, x: xp.nanargmin(x, 0),
+                    lambda xp, x: xp.nanargmax(x)]:
+        check_program(program, x, rtol=1e-15)
+
+
+def test_cumprod_of_a_long_axis_matches_numpy_to_rounding(backend):
+    x = np.random.default_rng(0).uniform(0.9, 1.1, (3, 300))
+    check_program(lambda xp, x: xp.cumprod(x, axis=1), x, rtol=1e-13)
+
+
+def test_nanargmax_of_an_all_nan_slice_raises_eagerly_and_gives_minus_one_traced(backend):
+    x = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        jnp.nanargmax(x, axis=1)
+    np.testing.assert_array_equal(jitflow.function(lambda x: jnp.nanargmax(x, 1))(x), [-1, 0])
+
+
+ZEROS = np.array([[1.3, 0.0, -0.7], [0.0, 0.0, 2.1], [-1.2, 0.4, 0.9]])
+AWAY_FROM_KINKS = np.array([[1.3, 0.2, -0.7], [0.6, -0.3, 2.1], [-1.2, 0.4, 0.9]])
+
+
+@pytest.mark.parametrize("function, x", [
+    (lambda x: jnp.cumprod(x, axis=-1), ZEROS), (lambda x: jnp.cumprod(x), ZEROS),
+    (lambda x: jnp.nancumprod(x, axis=0), ZEROS),
+    (lambda x: jnp.modf(x)[0], AWAY_FROM_KINKS),
+    (lambda x: jnp.copysign(x, x[::-1]), AWAY_FROM_KINKS),
+    (lambda x: jnp.fmod(x, 0.7 + x * x), AWAY_FROM_KINKS)])
+def test_derivatives_of_scans_and_sign_functions(function, x, backend):
+    """cumprod's derivative is right where the input holds zeros, too."""
+    check_grads(function, (x,), order=2 if backend == "interpreter" else 1)
+    check_grads(jitflow.function(function), (x,), order=1)
 
 
 def test_ufuncs_numpy_computes_in_float16_are_refused(backend):
@@ -186,3 +225,18 @@ def test_round_and_nan_to_num(data):
 def test_round_of_integers_to_tens_is_refused_by_name(backend):
     with pytest.raises(NotImplementedError, match="round of integers"):
         jitflow.function(lambda x: np.round(x, -1))(np.arange(3))
+
+
+def test_shifts_and_ldexp_at_their_edges(backend):
+    """Shift counts of the width and beyond, and negative ones, give NumPy's 0 (or -1
+    shifting a negative number right); ldexp is exact into the subnormals and
+    saturates, with an exponent beyond int32 too."""
+    x = np.array([1, -1, 5, -8, 2**30, -2**31, 7, 3], np.int32)
+    count = np.array([0, 1, 31, 32, 2, 40, -1, 3], np.int32)
+    check_program(lambda xp, x, n: (x << n, x >> n, xp.left_shift(x, 3),
+                                    xp.bitwise_right_shift(x.astype(np.int64), 63)),
+                  x, count)
+    y = np.array([1.5, -0.0, 3.0, 1e-310, 1e308, np.inf, np.nan, 0.75])
+    n = np.array([3, 5, -1077, 2, 2, 1, 1, 2**40])
+    check_program(lambda xp, y, n: (xp.ldexp(y, n), xp.ldexp(y.astype(np.float32), 3),
+                                    xp.ldexp(n[:3], 2)), y, n)

@@ -123,6 +123,11 @@ def _int_power_fix(x, y):
     return x, y
 
 
+def _bool_as_float32(x):
+    """signbit's primitive takes no bool (NumPy's loop for it is float16's)."""
+    return (np.asarray(x).astype(np.float32) if np.asarray(x).dtype == np.bool_ else x,)
+
+
 def _logistic_reference(x):
     """1 / (1 + exp(-x)) in the dtype NumPy gives exp(x)."""
     dtype = np.exp(x).dtype
@@ -148,6 +153,15 @@ CASES = {
     "cos": elementwise(np.cos, 1, ulps=4),
     "tan": elementwise(np.tan, 1, ulps=4),
     "tanh": elementwise(np.tanh, 1, ulps=4),
+    "arctan": elementwise(np.arctan, 1, ulps=4),
+    "arcsin": elementwise(np.arcsin, 1, ulps=4),
+    "arccos": elementwise(np.arccos, 1, ulps=4),
+    "arctan2": elementwise(np.arctan2, 2, ulps=4),
+    "left_shift": elementwise(np.left_shift, 2),
+    "right_shift": elementwise(np.right_shift, 2),
+    "ldexp": elementwise(np.ldexp, 2),
+    "cbrt": elementwise(np.cbrt, 1, ulps=4),
+    "nextafter": elementwise(np.nextafter, 2),
     "floor": elementwise(np.floor, 1),
     "ceil": elementwise(np.ceil, 1),
     "isnan": elementwise(np.isnan, 1),
@@ -176,6 +190,9 @@ CASES = {
     "bitwise_and": elementwise(np.bitwise_and, 2),
     "bitwise_or": elementwise(np.bitwise_or, 2),
     "bitwise_xor": elementwise(np.bitwise_xor, 2),
+    "fmod": elementwise(np.fmod, 2),
+    "copysign": elementwise(np.copysign, 2),
+    "signbit": elementwise(np.signbit, 1, fix=_bool_as_float32),
 }
 
 
@@ -265,6 +282,7 @@ def _cumsum_draw(data):
 
 
 CASES["cumsum"] = Case(_cumsum_draw, lambda x, *, axis: np.cumsum(x, axis=axis))
+CASES["cumprod"] = Case(_cumsum_draw, lambda x, *, axis: np.cumprod(x, axis=axis))
 
 
 # --- shapes -------------------------------------------------------------------------------
@@ -483,7 +501,14 @@ CASES["iota"] = Case(_iota_draw, _iota_reference)
 
 # Primitives run for their effect, with no result to compare, each tested elsewhere.
 EFFECTS = {"debug_callback": "tests/test_debug.py"}
-COMPUTING = sorted(set(REGISTRY) - set(EFFECTS))
+# LAPACK's factorizations take float matrices only (jitflow.numpy.linalg converts the
+# others) and round differently from NumPy's build of LAPACK; their signs of vectors
+# are LAPACK's choice: compared with numpy.linalg, within tolerances, in their own file.
+FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"],
+                               "tests/test_linalg_factorizations.py")
+# A Python function called from compiled code, whatever it computes.
+CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
+COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS))
 
 
 # --- the tests ----------------------------------------------------------------------------

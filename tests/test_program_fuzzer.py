@@ -227,15 +227,7 @@ def _unary(draw, values, usable, x_index):
 def _binary(draw, values, usable, x_index):
     y = _operand(draw, values, usable, values[x_index])
     args = (x_index, y) if draw(st.booleans()) else (y, x_index)
-    op = draw(st.sampled_from(list(BINARY)))
-    if op == "fmod" and any(_is_float(values[a] if isinstance(a, int) else a[1])
-                            for a in args):
-        op = "remainder"  # jitflow's fmod takes integers only (tests/test_numpy_ufuncs.py)
-    return Step(op, args, {})
-
-
-def _is_float(value):
-    return isinstance(value, float) or np.asarray(value).dtype.kind == "f"
+    return Step(draw(st.sampled_from(list(BINARY))), args, {})
 
 
 def _ternary(draw, values, usable, x_index):

@@ -127,6 +127,11 @@ def _scatter(prim, args, batched, size, *, axis, unique):
     return bind(prim, x, updates, *args[2:], axis=axis + 1, unique=unique)
 
 
+def _pure_callback(prim, args, batched, size, *, callback):
+    """Once per batch element: the function was written for one."""
+    return per_element(prim, args, batched, size, {"callback": callback})
+
+
 def _debug_callback(prim, args, batched, size, *, callback):
     """Called once, on the whole batch: batched operands with the batch axis in front,
     the others as they are."""
@@ -135,6 +140,7 @@ def _debug_callback(prim, args, batched, size, *, callback):
 
 RULES = {
     "debug_callback": _debug_callback,
+    "pure_callback": _pure_callback,
     "matmul": _matmul,
     "reshape": _reshape,
     "broadcast_to": _broadcast_to,
@@ -146,12 +152,15 @@ RULES = {
     "argmax": _arg_reduction,
     "argmin": _arg_reduction,
     "cumsum": _cumsum,
+    "cumprod": _cumsum,
     "slice": _slice,
     "pad": _pad,
     "concatenate": _concatenate,
     "gather": _gather,
     "scatter_add": _scatter_add,
     "scatter": _scatter,
+    # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
+    **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"], broadcasting),
 }
 
 

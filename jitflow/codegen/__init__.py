@@ -11,6 +11,7 @@ into the exception. Inside, each layer uses only those listed before it:
     math/      scalar semantics of the elementwise primitives, vector math functions
     loops/     vector loops, reductions, arg reductions, gathers and scatters
     gemm/      matmul: OpenBLAS, and jitflow's own sgemm
+    linalg/    solve, slogdet, cholesky, eigh, svd, qr: LAPACK, from the same library
     control/   switch, while, scan and while_grad: subgraphs compiled apart and called
     lowering/  Graph -> LLVM modules (Lowering, the structural primitives' table)
     runtime/   NativeGraph: the compiled graph and its call boundary

@@ -8,6 +8,8 @@ call boundary raises that exception itself.
 """
 import threading
 
+import numpy as np
+
 from .emitter import I32
 
 OK = 0
@@ -16,8 +18,14 @@ NEGATIVE_POWER = 2
 OUT_OF_MEMORY = 3
 PYTHON_INT_OVERFLOW = 4
 PYTHON_RAISED = 5  # a Python callback raised: the exception waits in _raised
-NAN_MADE = 6  # code built with nan_checks made a NaN (config.debug_nans)
-INF_MADE = 7  # ... or an infinity (config.debug_infs)
+# What LAPACK reports (codegen/linalg), raised as numpy.linalg raises it
+SINGULAR_MATRIX = 6
+NOT_POSITIVE_DEFINITE = 7
+EIGENVALUES_DID_NOT_CONVERGE = 8
+SVD_DID_NOT_CONVERGE = 9
+LAPACK_FAILED = 10  # an argument LAPACK refused: a fault of jitflow's, never the user's
+NAN_MADE = 11  # code built with nan_checks made a NaN (config.debug_nans)
+INF_MADE = 12  # ... or an infinity (config.debug_infs)
 FALLBACK = -1  # the fast entry declined (a misaligned array): take the checked path
 
 MESSAGES = {
@@ -27,6 +35,11 @@ MESSAGES = {
     # NEP 50: a Python int takes the array's dtype, and NumPy refuses one that does not
     # fit (int32 is the only integer dtype narrower than the int64 Python ints arrive in).
     PYTHON_INT_OVERFLOW: (OverflowError, "Python integer out of bounds for int32"),
+    SINGULAR_MATRIX: (np.linalg.LinAlgError, "Singular matrix"),
+    NOT_POSITIVE_DEFINITE: (np.linalg.LinAlgError, "Matrix is not positive definite"),
+    EIGENVALUES_DID_NOT_CONVERGE: (np.linalg.LinAlgError, "Eigenvalues did not converge"),
+    SVD_DID_NOT_CONVERGE: (np.linalg.LinAlgError, "SVD did not converge"),
+    LAPACK_FAILED: (RuntimeError, "LAPACK refused an argument"),
     NAN_MADE: (FloatingPointError, "an operation made a NaN"),
     INF_MADE: (FloatingPointError, "an operation made an infinity"),
 }

@@ -7,7 +7,8 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), and the linalg namespace (norms).
+searching (searchsorted), scans (cumprod and the NaN-ignoring scans), the linalg
+namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
 """
 import functools as _functools
 import inspect as _inspect
@@ -27,11 +28,14 @@ from .transcendental import *  # noqa: F401,F403
 from .matrices import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
-from . import linalg  # noqa: F401
+from .scans import *  # noqa: F401,F403
+from .assorted import *  # noqa: F401,F403
+from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
 asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
                                                   power, concatenate, transpose)  # noqa: F405
+asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F405
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -43,7 +47,7 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching")]
+                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted")]
 
 
 def _reading_variables(function):
@@ -97,6 +101,7 @@ def _deferring(args, kwargs):
 for _name in __all__:
     if _inspect.isfunction(globals()[_name]):
         globals()[_name] = _reading_variables(globals()[_name])
-for _name in linalg.__all__:
-    setattr(linalg, _name, _reading_variables(getattr(linalg, _name)))
-    getattr(linalg, _name).__module__ = linalg.__name__
+for _module in (linalg, fft):
+    for _name in _module.__all__:
+        setattr(_module, _name, _reading_variables(getattr(_module, _name)))
+        getattr(_module, _name).__module__ = _module.__name__

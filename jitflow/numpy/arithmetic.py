@@ -1,5 +1,6 @@
 """Ufuncs that are exact compositions of the primitives: fabs, reciprocal, trunc, fix,
-rint, fmax, fmin, fmod (integers), heaviside, degrees, radians, deg2rad, rad2deg.
+rint, fmax, fmin, fmod (a primitive of its own), modf, heaviside, degrees, radians,
+deg2rad, rad2deg.
 
 Each computes in the dtypes of NumPy's loop (_loops.py) and gives NumPy's values bit for
 bit, NaN, infinities and signed zeros included; derivatives follow from the primitives.
@@ -8,8 +9,8 @@ import numpy as _np
 
 from .. import ops
 from ..errors import at_user_line
-from ._common import _dtype_of, _no_out
-from ._loops import composite_ufunc
+from ._common import _dtype_of, _no_out, _strong
+from ._loops import composite_ufunc, in_loop_dtypes
 from .creation import asarray
 
 
@@ -87,16 +88,19 @@ fmin = composite_ufunc(_np.fmin)(_ignoring_nan(ops.minimum))
 
 @composite_ufunc(_np.fmod)
 def fmod(x, y, *, dtype):
-    """The remainder of x / y with the sign of x (remainder's has the sign of y), of
-    integers; a division by zero gives 0, as in NumPy."""
-    if dtype.kind == "f":
-        raise NotImplementedError(at_user_line(
-            f"jitflow.numpy.fmod of floats ({dtype}) is not supported (only integers); "
-            f"numpy.remainder has the sign of the divisor instead"))
-    floored = ops.remainder(x, y)  # the sign of y: shift by y where x's sign differs
-    shifted = ops.logical_and(ops.not_equal(floored, 0),
-                              ops.not_equal(ops.less(floored, 0), ops.less(x, 0)))
-    return ops.where(shifted, ops.subtract(floored, y), floored)
+    """The remainder of x / y with the sign of x (remainder's has the sign of y); of
+    integers, a division by zero gives 0, as in NumPy."""
+    return ops.fmod(x, y)
+
+
+def modf(x, out1=None, out2=None, /, *, out=(None, None)):
+    """(fraction, integral part) of x, both with x's sign; inf's fraction is 0."""
+    _no_out("modf", out1 if out1 is not None else out2)
+    _no_out("modf", None if out == (None, None) else out)
+    (x,), dtype = in_loop_dtypes(_np.modf, asarray(x))
+    integral = _truncated(x, dtype)
+    fraction = ops.where(ops.isinf(x), _np.array(0, dtype), ops.subtract(x, integral))
+    return _strong(ops.copysign(fraction, x)), _strong(integral)
 
 
 @composite_ufunc(_np.heaviside)
@@ -163,4 +167,4 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                                ops.where(infinite, small, x)))
 
 
-__all__ = ["around", "nan_to_num", "round", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]
+__all__ = ["around", "nan_to_num", "round", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "modf", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]

@@ -124,10 +124,13 @@ def arange(start, stop=None, step=1, dtype=None):
                      ops.where(ops.equal(counts, 1), second, values))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
+def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    traced = isinstance(start, Tracer) or isinstance(stop, Tracer)
+    if not traced and not is_tracing():
+        return _np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)
+    if traced or _ndim(start) or _ndim(stop) or axis != 0:
+        return _traced_linspace(start, stop, num, endpoint, dtype, axis)
     _python_scalar(start, "linspace start"), _python_scalar(stop, "linspace stop")
-    if not is_tracing():
-        return _np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
     if num < 0:
         raise ValueError(at_user_line(f"Number of samples, {num}, must be non-negative."))
     div = (num - 1) if endpoint else num
@@ -150,6 +153,57 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None):
     if as_dtype(dtype, what="linspace").kind == "i":
         values = ops.floor(values)  # NumPy rounds down to integers, not toward zero
     return astype(values, dtype)
+
+
+def _traced_linspace(start, stop, num, endpoint, dtype, axis):
+    """NumPy's recipe with traced endpoints (scalars or arrays): in the endpoints'
+    inexact dtype, counts times the step, or divided by the count of steps and times
+    the distance where a step underflows to 0; the last point set to stop."""
+    num = _static_shape(num, "linspace: num")[0]
+    if num < 0:
+        raise ValueError(at_user_line(f"Number of samples, {num}, must be non-negative."))
+    div = (num - 1) if endpoint else num
+    dt = _np.result_type(*(_dtype_of(e) if isinstance(e, Tracer) else e
+                           for e in (start, stop)))
+    dt = dt if dt.kind == "f" else _np.dtype(_np.float64)
+    start, stop = (ops.cast(e, dt) if isinstance(e, Tracer) else _np.asarray(e, dt)
+                   for e in (start, stop))
+    delta = ops.subtract(stop, start)
+    rank = len(ops.shape_of(delta))
+    counts = ops.iota((num,) + (1,) * rank, dt)
+    if div > 0:
+        step = ops.divide(delta, _np.asarray(div, dt))
+        underflow = ops.reduce_max(ops.equal(step, 0), axes=tuple(range(rank))) if rank \
+            else ops.equal(step, 0)
+        values = ops.where(underflow,
+                           ops.multiply(ops.divide(counts, _np.asarray(div, dt)), delta),
+                           ops.multiply(counts, step))
+    else:
+        values = ops.multiply(counts, delta)
+    values = ops.add(values, start)
+    if endpoint and num > 1:
+        last = ops.equal(ops.iota((num,) + (1,) * rank, _np.int64), num - 1)
+        values = ops.where(last, stop, values)
+    if axis != 0:
+        axis = axis % (rank + 1)
+        values = ops.transpose(values, list(range(1, axis + 1)) + [0] +
+                               list(range(axis + 1, rank + 1)))
+    if dtype is None:
+        return values
+    if as_dtype(dtype, what="linspace").kind == "i":
+        values = ops.floor(values)
+    return astype(values, dtype)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """base ** linspace(start, stop), as NumPy computes it (a Python number as base
+    stays weakly typed: float32 exponents give float32 powers)."""
+    exponents = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    if _ndim(base):
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.logspace: an array of bases is not supported"))
+    values = ops.power(base, exponents)
+    return values if dtype is None else astype(values, dtype)
 
 
 def empty(shape, dtype=float):
@@ -182,4 +236,4 @@ def result_type(*args):
     return _np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in args))
 
 
-__all__ = ["copy", "empty", "empty_like", "arange", "array", "asarray", "full", "full_like", "linspace", "ndim", "ones", "ones_like", "result_type", "shape", "size", "zeros", "zeros_like"]
+__all__ = ["copy", "empty", "empty_like", "arange", "array", "asarray", "full", "full_like", "linspace", "logspace", "ndim", "ones", "ones_like", "result_type", "shape", "size", "zeros", "zeros_like"]

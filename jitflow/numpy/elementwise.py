@@ -75,6 +75,32 @@ logical_xor = _ufunc("logical_xor", ops.logical_xor)
 bitwise_and = _ufunc("bitwise_and", ops.bitwise_and)
 bitwise_or = _ufunc("bitwise_or", ops.bitwise_or)
 bitwise_xor = _ufunc("bitwise_xor", ops.bitwise_xor)
+copysign = _ufunc("copysign", ops.copysign)
+arctan = _ufunc("arctan", ops.arctan)
+arcsin = _ufunc("arcsin", ops.arcsin)
+arccos = _ufunc("arccos", ops.arccos)
+arctan2 = _ufunc("arctan2", ops.arctan2)
+left_shift = bitwise_left_shift = _ufunc("left_shift", ops.left_shift)
+right_shift = bitwise_right_shift = _ufunc("right_shift", ops.right_shift)
+ldexp = _ufunc("ldexp", ops.ldexp)
+cbrt = _ufunc("cbrt", ops.cbrt)
+nextafter = _ufunc("nextafter", ops.nextafter)
+
+
+def spacing(x, out=None, where=True):
+    """NumPy's spacing: the distance from x to the next float away from zero (negative
+    for negative x, positive for both zeros); NaN for infinities and NaN."""
+    _no_out("spacing", out, where)
+    x = x if isinstance(x, Tracer) else _np.asarray(x)
+    if _dtype_of(x).kind != "f":
+        x = astype(x, _np.result_type(_np.spacing(_np.zeros(1, _dtype_of(x)))))
+    infinity = _dtype_of(x).type(_np.inf)
+    # toward +inf from either zero (NumPy's spacing of -0.0 is positive)
+    away = ops.where(ops.equal(x, 0), infinity, ops.copysign(infinity, x))
+    steps = ops.subtract(ops.nextafter(x, away), x)
+    return _strong(ops.where(ops.isinf(x), _dtype_of(x).type(_np.nan), steps))  # NumPy's NaN
+signbit = _ufunc("signbit", lambda x: ops.signbit(
+    astype(x, _np.float32) if _dtype_of(x) == _np.bool_ else x))  # NumPy: in float16
 
 
 def positive(x):
@@ -174,4 +200,4 @@ def astype(x, dtype, copy=True):
     return _np.asarray(x).astype(dtype, copy=copy)
 
 
-__all__ = ["abs", "absolute", "add", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "where"]
+__all__ = ["abs", "absolute", "add", "cbrt", "nextafter", "spacing", "bitwise_left_shift", "bitwise_right_shift", "ldexp", "left_shift", "right_shift", "arccos", "arcsin", "arctan", "arctan2", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "copysign", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "signbit", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "where"]

@@ -1,10 +1,11 @@
-"""jitflow.numpy.linalg: the norms (norm, vector_norm, matrix_norm) and the functions
-of numpy.linalg that are products or diagonals (matmul, outer, vecdot, trace, diagonal).
+"""jitflow.numpy.linalg: the norms (norm, vector_norm, matrix_norm) and cond, the
+functions of numpy.linalg that are products or diagonals (matmul, outer, vecdot, trace,
+diagonal), and the solvers and factorizations (decompositions.py).
 
 Norms follow numpy.linalg.norm's recipe for each order: integers are computed in
 float64, the 2-norm is the square root of a sum of squares (NumPy does not scale
-against overflow either). The orders that need singular values (2, -2 and 'nuc' of a
-matrix) are refused by name.
+against overflow either); the orders 2, -2 and 'nuc' of a matrix take its singular
+values.
 """
 import numpy as _np
 
@@ -12,13 +13,21 @@ from .. import contract
 from ..errors import at_user_line
 from ..ir.types import normalize_axis
 from ._common import _dtype_of, _ndim, _shape
+from .. import ops
 from .creation import asarray, zeros
-from .elementwise import absolute, astype, multiply, not_equal, power, sqrt
+from .decompositions import *  # noqa: F401,F403
+from .decompositions import __all__ as _decompositions
+from .decompositions import _common_float, _stacked_matrices, inv, svd
+from .elementwise import (absolute, astype, divide, isnan, multiply, not_equal, power,
+                          sqrt, where)
+from .assorted import cross as _cross
 from .matrices import diagonal as _diagonal
+from .matrices import matrix_transpose as _matrix_transpose
 from .matrices import trace as _trace
 from .matrices import vecdot as _vecdot
+from .reductions import any as _any
 from .reductions import max, min, sum
-from .shapes import ravel, reshape
+from .shapes import moveaxis, ravel, reshape
 
 
 def _as_float(x):
@@ -81,10 +90,8 @@ def _largest(magnitudes, axis, keepdims):
 def _matrix_norm(x, ord, axes, keepdims):
     rows, columns = axes
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(at_user_line(
-            f"jitflow.numpy.linalg.norm: ord={ord!r} of a matrix needs its singular "
-            f"values, which jitflow does not compute"))
-    if ord in (None, "fro", "f"):
+        result = _singular_value_norm(x, axes, ord)
+    elif ord in (None, "fro", "f"):
         result = sqrt(sum(multiply(x, x), axis=axes))
     elif ord in (1, -1, _np.inf, -_np.inf):
         # 1: the largest column sum (rows summed first); inf: the largest row sum
@@ -100,6 +107,29 @@ def _matrix_norm(x, ord, axes, keepdims):
         shape[rows] = shape[columns] = 1
         result = reshape(result, shape)
     return result
+
+
+def _singular_value_norm(x, axes, ord):
+    """The largest (2), smallest (-2) or sum ('nuc') of the singular values."""
+    s = svd(moveaxis(x, axes, (-2, -1)), compute_uv=False)
+    reduce = {2: max, -2: min, "nuc": sum}[ord]
+    return reduce(s, axis=-1)
+
+
+def cond(x, p=None):
+    x = asarray(x)
+    if p is None or p == 2 or p == -2:
+        s = svd(x, compute_uv=False)
+        first, last = s[..., 0], s[..., -1]
+        ratio = divide(last, first) if p == -2 else divide(first, last)
+    else:
+        _stacked_matrices("cond", x)
+        (x,) = _common_float(x)
+        ratio = multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    # As NumPy: a NaN from a singular matrix is inf, unless x itself holds a NaN
+    from_singular = ops.logical_and(isnan(ratio), ops.logical_not(
+        _any(isnan(x), axis=(-2, -1))))
+    return where(from_singular, _dtype_of(ratio).type(_np.inf), ratio)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
@@ -144,4 +174,21 @@ def matmul(x1, x2, /):
     return contract.matmul(x1, x2)
 
 
-__all__ = ["diagonal", "matmul", "matrix_norm", "norm", "outer", "trace", "vecdot", "vector_norm"]
+def tensordot(x1, x2, /, *, axes=2):
+    return contract.tensordot(x1, x2, axes)
+
+
+def matrix_transpose(x, /):
+    return _matrix_transpose(x)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    if _shape(x1)[axis] != 3 or _shape(x2)[axis] != 3:
+        raise ValueError(at_user_line(
+            f"Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+            f"{_shape(x1)[axis]} and {_shape(x2)[axis]} dimensional instead."))
+    return _cross(x1, x2, axis=axis)
+
+
+__all__ = ["cond", "cross", "diagonal", "matmul", "matrix_transpose", "tensordot", "matrix_norm", "norm", "outer", "trace", "vecdot",
+           "vector_norm", *_decompositions]

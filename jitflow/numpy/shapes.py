@@ -177,13 +177,27 @@ def stack(arrays, axis=0, out=None):
     return ops.concatenate([expand_dims(a, axis) for a in arrays], axis=axis)
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
-    if mode != "constant":
-        raise NotImplementedError(f"pad: only mode='constant' is supported, got {mode!r}")
+# Modes whose padding copies elements of the array: each axis is a gather by the
+# positions NumPy's own pad gives an arange of its length.
+COPYING_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
     ndim = _ndim(array)
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (ndim, 2))
-    return ops.pad(array, widths=[(int(lo), int(hi)) for lo, hi in widths],
-                   value=_python_scalar(constant_values, "constant_values"))
+    if mode == "constant" and not kwargs:
+        return ops.pad(array, widths=[(int(lo), int(hi)) for lo, hi in widths],
+                       value=_python_scalar(constant_values, "constant_values"))
+    if mode not in COPYING_MODES or kwargs:
+        raise NotImplementedError(at_user_line(
+            f"pad: mode={mode!r}{' with ' + ', '.join(kwargs) if kwargs else ''} is not "
+            f"supported; modes 'constant', {', '.join(map(repr, COPYING_MODES))} are"))
+    for axis, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            positions = _np.pad(_np.arange(_shape(array)[axis]), (int(lo), int(hi)),
+                                mode=mode)
+            array = ops.gather(array, positions, axis=axis)
+    return array
 
 
 

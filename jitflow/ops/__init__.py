@@ -13,3 +13,5 @@ from .slicing import *       # noqa: F401,F403  slice, gather, scatter_add, conc
 from .contraction import *   # noqa: F401,F403  matmul
 from .creation import *      # noqa: F401,F403  iota
 from .debug import *         # noqa: F401,F403  debug_callback
+from .linalg import *        # noqa: F401,F403  solve, slogdet, cholesky, eigh, svd, qr
+from .host import *          # noqa: F401,F403  pure_callback

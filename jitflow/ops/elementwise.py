@@ -79,6 +79,22 @@ cos_p = elementwise("cos", np.cos, **unary(lambda x, out: negative(sin(x))))
 tan_p = elementwise("tan", np.tan, **unary(lambda x, out: add(1, multiply(out, out))))
 tanh_p = elementwise("tanh", np.tanh,
                      **unary(lambda x, out: subtract(1, multiply(out, out))))
+arctan_p = elementwise("arctan", np.arctan,
+                       **unary(lambda x, out: divide(1, add(1, multiply(x, x)))))
+arcsin_p = elementwise("arcsin", np.arcsin, **unary(lambda x, out: _inverse_cosine(x)))
+arccos_p = elementwise("arccos", np.arccos,
+                       **unary(lambda x, out: negative(_inverse_cosine(x))))
+
+# d cbrt(x) = 1 / (3 cbrt(x)^2): infinite at 0, as the function's slope
+cbrt_p = elementwise("cbrt", np.cbrt,
+                     **unary(lambda x, out: divide(1, multiply(3, multiply(out, out)))))
+
+
+def _inverse_cosine(x):
+    """1 / sqrt(1 - x^2): 1 / cos(arcsin x)."""
+    return divide(1, sqrt(subtract(1, multiply(x, x))))
+
+
 floor_p = elementwise("floor", np.floor, **ZERO_DERIVATIVE)
 ceil_p = elementwise("ceil", np.ceil, **ZERO_DERIVATIVE)
 isnan_p = elementwise("isnan", np.isnan, no_gradient=BOOLEAN_RESULT)
@@ -131,6 +147,75 @@ mod_p = elementwise("mod", np.remainder,
                         ct, negative(multiply(ct, floor_divide(x, y)))],
                     jvp=lambda tangents, x, y, *, out: add_tangents(
                         tangents[0], scaled(tangents[1], negative(floor_divide(x, y)))))
+
+# fmod(x, y) = x - trunc(x / y) * y (C's fmod: the sign of x), trunc piecewise constant.
+fmod_p = elementwise("fmod", np.fmod,
+                     vjp=lambda ct, x, y, *, out: [
+                         ct, negative(multiply(ct, _truncated_quotient(x, y)))],
+                     jvp=lambda tangents, x, y, *, out: add_tangents(
+                         tangents[0], scaled(tangents[1],
+                                             negative(_truncated_quotient(x, y)))))
+
+
+def _truncated_quotient(x, y):
+    quotient = divide(x, y)
+    return where(less(quotient, 0), ceil(quotient), floor(quotient))
+
+
+# copysign(x, y) = |x| with y's sign: d/dx is sign(x) sign(y) (y's sign bit counted),
+# and nothing of y but its sign bit is read
+copysign_p = elementwise("copysign", np.copysign,
+                         vjp=lambda ct, x, y, *, out: [multiply(ct, _sign_product(x, y)),
+                                                       None],
+                         jvp=lambda tangents, x, y, *, out: scaled(tangents[0],
+                                                                   _sign_product(x, y)))
+
+
+def _sign_product(x, y):
+    return multiply(copysign(1.0, x), copysign(1.0, y))
+
+
+def _signbit_type(x):
+    """NumPy computes signbit of bool in float16, which jitflow lacks: refused here, and
+    jitflow.numpy.signbit passes bools as float32 (their sign bits are never set)."""
+    if x.dtype == np.bool_:
+        raise TypeError("NumPy computes signbit of bool in float16, which jitflow does "
+                        "not support; cast the input first")
+    return ufunc_type_rule(np.signbit)(x)
+
+
+signbit_p = register(Primitive("signbit", _signbit_type, np.signbit, elementwise=True,
+                               ufunc=np.signbit, no_gradient=BOOLEAN_RESULT))
+
+# arctan2(y, x), the angle of (x, y): d/dy = x / r^2, d/dx = -y / r^2
+arctan2_p = elementwise("arctan2", np.arctan2,
+                        vjp=lambda ct, y, x, *, out: [multiply(ct, _over_radius(x, x, y)),
+                                                      multiply(ct, _over_radius(
+                                                          negative(y), x, y))],
+                        jvp=lambda tangents, y, x, *, out: add_tangents(
+                            scaled(tangents[0], _over_radius(x, x, y)),
+                            scaled(tangents[1], _over_radius(negative(y), x, y))))
+
+
+def _over_radius(value, x, y):
+    return divide(value, add(multiply(x, x), multiply(y, y)))
+
+# NumPy's shifts: by at least the width (or a negative count), 0, or -1 for a negative
+# number shifted right
+left_shift_p = elementwise("left_shift", np.left_shift, no_gradient=INTEGER_RESULT)
+right_shift_p = elementwise("right_shift", np.right_shift, no_gradient=INTEGER_RESULT)
+
+# ldexp(x, n) = x 2^n, exactly (rounded once where it leaves the normal range): linear
+# in x; n is an integer
+ldexp_p = elementwise("ldexp", np.ldexp,
+                      vjp=lambda ct, x, n, *, out: [ldexp(ct, n), None],
+                      jvp=lambda tangents, x, n, *, out: None if tangents[0] is None
+                      else ldexp(tangents[0], n))
+
+# nextafter(x, y): the float after x toward y, a step of one ulp: slope 1 in x
+nextafter_p = elementwise("nextafter", np.nextafter,
+                          vjp=lambda ct, x, y, *, out: [ct, None],
+                          jvp=lambda tangents, x, y, *, out: tangents[0])
 
 
 def _is_python_number(value):
@@ -224,6 +309,18 @@ def divide(x, y): return bind(div_p, x, y)
 def floor_divide(x, y): return bind(floor_divide_p, x, y)
 def remainder(x, y): return bind(mod_p, x, y)
 def power(x, y): return bind(pow_p, x, y)
+def fmod(x, y): return bind(fmod_p, x, y)
+def arctan(x): return bind(arctan_p, x)
+def arcsin(x): return bind(arcsin_p, x)
+def arccos(x): return bind(arccos_p, x)
+def arctan2(y, x): return bind(arctan2_p, y, x)
+def left_shift(x, y): return bind(left_shift_p, x, y)
+def right_shift(x, y): return bind(right_shift_p, x, y)
+def ldexp(x, n): return bind(ldexp_p, x, n)
+def cbrt(x): return bind(cbrt_p, x)
+def nextafter(x, y): return bind(nextafter_p, x, y)
+def copysign(x, y): return bind(copysign_p, x, y)
+def signbit(x): return bind(signbit_p, x)
 def maximum(x, y): return bind(max_p, x, y)
 def minimum(x, y): return bind(min_p, x, y)
 def equal(x, y): return bind(eq_p, x, y)

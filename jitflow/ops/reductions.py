@@ -4,8 +4,8 @@ import numpy as np
 from ..ir.primitive import Primitive, register
 from ..ir.types import TensorType, int64
 from ..trace import bind, constant_type
-from .elementwise import (INTEGER_RESULT, divide, equal, isnan, logical_and, logical_or,
-                          multiply)
+from .elementwise import (INTEGER_RESULT, add, divide, equal, isnan, logical_and,
+                          logical_or, multiply)
 from .select import cast, where
 from .shapes import broadcast_to, reshape
 
@@ -153,3 +153,52 @@ cumsum_p = register(Primitive(
 
 
 def cumsum(x, *, axis): return bind(cumsum_p, x, axis=axis)
+
+
+def _shifted(x, shift, axis, fill):
+    """x moved `shift` places along axis (forward when positive), `fill` coming in."""
+    from .slicing import pad, slice_array
+    shape = constant_type(x).shape
+    n, kept = len(shape), max(0, shape[axis] - abs(shift))
+    head = slice_array(x, starts=[shape[axis] - kept if shift < 0 and a == axis else 0
+                                  for a in range(n)],
+                       steps=[1] * n, sizes=[kept if a == axis else shape[a] for a in range(n)])
+    filled = shape[axis] - kept
+    widths = [((filled, 0) if shift > 0 else (0, filled)) if a == axis else (0, 0)
+              for a in range(n)]
+    return pad(head, widths=widths, value=fill)
+
+
+def _linear_scan(h, d, axis):
+    """s[t] = h[t] + d[t] s[t-1] along axis (s[-1] = 0), in log2(n) doubling steps:
+    s[t] = b[t] + a[t] s[t-k] holds with k doubling, a and b combined pairwise."""
+    n, shift = constant_type(h).shape[axis], 1
+    while shift < n:
+        h = add(h, multiply(d, _shifted(h, shift, axis, 0)))
+        d = multiply(d, _shifted(d, shift, axis, 0))
+        shift *= 2
+    return h
+
+
+def _cumprod_jvp(tangents, x, *, axis, out):
+    # d out[j] = x[j] d out[j-1] + dx[j] (x[0] ... x[j-1])
+    (tangent,) = tangents
+    before = _shifted(out, 1, axis, 1)  # the products of the elements before each
+    return _linear_scan(multiply(tangent, before), x, axis)
+
+
+def _cumprod_vjp(ct, x, *, axis, out):
+    # x[i]'s cotangent is (x[0] ... x[i-1]) r[i] with r[i] = ct[i] + x[i+1] r[i+1]: a
+    # scan from the other end. No division by x: right where x holds zeros.
+    following = _shifted(x, -1, axis, 0)
+    r = _reverse(_linear_scan(_reverse(ct, axis), _reverse(following, axis), axis), axis)
+    return [multiply(r, _shifted(out, 1, axis, 1))]
+
+
+# A running product, multiplied in order along the axis as NumPy's loop multiplies.
+cumprod_p = register(Primitive(
+    "cumprod", _cumsum_type, lambda x, *, axis: np.cumprod(x, axis=axis),
+    vjp=_cumprod_vjp, jvp=_cumprod_jvp))
+
+
+def cumprod(x, *, axis): return bind(cumprod_p, x, axis=axis)

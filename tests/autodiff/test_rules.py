@@ -108,6 +108,12 @@ def _cumsum_draw(data, rng):
     return [normal(rng, shape)], {"axis": data.draw(st.integers(0, len(shape) - 1))}
 
 
+def _cumprod_draw(data, rng):
+    """Some elements exactly zero: the derivative must not divide by them."""
+    [x], params = _cumsum_draw(data, rng)
+    return [np.where(rng.random(x.shape) < 0.3, 0.0, x)], params
+
+
 def _reshape_draw(data, rng):
     shape = data.draw(smooth_shapes(), label="shape")
     new = (int(np.prod(shape)),) if data.draw(st.booleans()) else shape[::-1]
@@ -195,6 +201,59 @@ def _matmul_draw(data, rng):
     return [normal(rng, batch_x + (n, k)), normal(rng, batch_y + (k, m))], {}
 
 
+def _square_batch(data):
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=2), label="batch")
+    return batch, data.draw(st.integers(1, 3), label="n")
+
+
+def well_conditioned(rng, shape):
+    """Square matrices far from singular: normal entries plus 3 on the diagonal."""
+    return normal(rng, shape) + 3 * np.eye(shape[-1])
+
+
+def _solve_draw(data, rng):
+    batch, n = _square_batch(data)
+    batch_b = data.draw(st.sampled_from([batch, batch[1:]]), label="b's batch")
+    return [well_conditioned(rng, batch + (n, n)),
+            normal(rng, batch_b + (n, data.draw(st.integers(1, 2), label="k")))], {}
+
+
+def _slogdet_draw(data, rng):
+    batch, n = _square_batch(data)
+    return [well_conditioned(rng, batch + (n, n))], {}
+
+
+def separated_singular_values(rng, batch, m, n):
+    """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
+    k = min(m, n)
+    left = np.linalg.qr(normal(rng, batch + (m, m)))[0][..., :k]
+    right = np.linalg.qr(normal(rng, batch + (n, n)))[0][..., :k]
+    values = np.arange(k, 0, -1) + rng.uniform(0, 0.3, batch + (k,))
+    return (left * values[..., None, :]) @ np.swapaxes(right, -1, -2)
+
+
+def _svd_draw(data, rng):
+    batch, _ = _square_batch(data)
+    m, n = (data.draw(st.integers(1, 3), label=name) for name in "mn")
+    full = data.draw(st.booleans(), label="full_matrices") if m == n else False
+    vectors = data.draw(st.booleans(), label="compute_uv")
+    return [separated_singular_values(rng, batch, m, n)], {"full_matrices": full,
+                                                           "compute_uv": vectors}
+
+
+def _qr_draw(data, rng):
+    batch, _ = _square_batch(data)
+    n = data.draw(st.integers(1, 3), label="n")
+    m = data.draw(st.integers(n, 4), label="m")
+    return [separated_singular_values(rng, batch, m, n)], {"complete": m == n and
+                                                           data.draw(st.booleans())}
+
+
+def _ldexp_draw(data, rng):
+    shape_x, shape_n = data.draw(broadcastable_pair(), label="shapes")
+    return [normal(rng, shape_x), rng.integers(-3, 4, shape_n)], {}
+
+
 def _cast_draw(data, rng):
     return [normal(rng, data.draw(smooth_shapes()))], {"dtype": np.dtype(np.float64)}
 
@@ -208,25 +267,36 @@ CASES = {
     "sqrt": unary(lambda rng, s: uniform(rng, s, 0.2, 5)),
     "sin": unary(normal), "cos": unary(normal),
     "tan": unary(lambda rng, s: uniform(rng, s, -1.2, 1.2)),
-    "tanh": unary(normal), "logistic": unary(normal),
+    "tanh": unary(normal), "logistic": unary(normal), "arctan": unary(normal),
+    "arcsin": unary(lambda rng, s: uniform(rng, s, -0.9, 0.9)),
+    "arccos": unary(lambda rng, s: uniform(rng, s, -0.9, 0.9)),
+    "arctan2": binary((normal, lambda rng, s: away_from_zero(rng, s, 0.5, 2.0))),
     "floor": unary(fractional), "ceil": unary(fractional),
     "add": binary((normal, normal)), "sub": binary((normal, normal)),
     "mul": binary((normal, normal)), "div": binary((normal, away_from_zero)),
-    "floor_divide": _quotient_draw, "mod": _quotient_draw,
+    "floor_divide": _quotient_draw, "mod": _quotient_draw, "fmod": _quotient_draw,
+    "copysign": binary((away_from_zero, away_from_zero)), "ldexp": _ldexp_draw,
+    "cbrt": unary(away_from_zero), "nextafter": binary((normal, normal)),
     "pow": binary((lambda rng, s: uniform(rng, s, 0.5, 2),
                    lambda rng, s: uniform(rng, s, -2, 2))),
     "max": _extremum_draw, "min": _extremum_draw,
     "where": _where_draw, "cast": _cast_draw,
     "reduce_sum": reduction(normal), "reduce_prod": reduction(signed_near_one),
     "reduce_max": reduction(distinct), "reduce_min": reduction(distinct),
-    "cumsum": _cumsum_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
+    "cumsum": _cumsum_draw, "cumprod": _cumprod_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
     "transpose": _transpose_draw, "slice": _slice_draw, "gather": _gather_draw,
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw,
+    "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
 }
 
 # Deliberately not differentiated as the function they compute.
-SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in test_api.py)"}
+SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in test_api.py)",
+           "pure_callback": "a Python function: its rules refuse by name (tested in "
+                            "tests/test_pure_callback.py)",
+           **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
+                           "differentiated as a symmetric function of it: tested on "
+                           "symmetrized operands in tests/test_linalg_factorizations.py")}
 
 
 def differentiable_primitives():
@@ -261,7 +331,9 @@ def test_derivatives_match_finite_differences(name, data, seed):
 
     # Compiled == eager: the same transform, traced, optimized and run natively.
     out = fn(*(operands[i] for i in floats))
-    cotangent = np.random.default_rng(seed + 1).standard_normal(np.shape(out))
+    rng = np.random.default_rng(seed + 1)
+    cotangent = tuple(rng.standard_normal(np.shape(o)) for o in out) \
+        if isinstance(out, tuple) else rng.standard_normal(np.shape(out))
     pullback = jitflow.function(lambda *xs: jitflow.vjp(fn, *xs[:-1])[1](xs[-1]))
     compiled = pullback(*(operands[i] for i in floats), cotangent)
     eager = jitflow.vjp(fn, *(operands[i] for i in floats))[1](cotangent)

@@ -10,7 +10,7 @@ import jitflow.codegen
 
 CODEGEN = Path(jitflow.codegen.__file__).parent
 # Bottom to top; "" holds the shared files at codegen's top level (emitter, views, ...).
-LAYERS = ["", "jit", "math", "loops", "gemm", "control", "lowering", "runtime"]
+LAYERS = ["", "jit", "math", "loops", "gemm", "linalg", "control", "lowering", "runtime"]
 ALLOWED_OUTSIDE = ("jitflow.ir", "jitflow.config", "jitflow.errors", "jitflow._version")
 
 

@@ -1,4 +1,5 @@
-"""Lowering of debug_callback nodes: generated code calling a Python function.
+"""Lowering of debug_callback and pure_callback nodes: generated code calling a Python
+function (pure_callback's results are copied into the node's output buffers).
 
 The node's operands are handed over as contiguous buffers (copies where a view is not
 one), through a pointer array in the frame, to a ctypes trampoline:
@@ -27,7 +28,7 @@ from llvmlite import ir
 
 from ..emitter import I32, I64, PTR
 from ..errors import OK, PYTHON_RAISED, callback_raised, record_raised
-from .callees import buffer
+from .callees import buffer, contiguous_output
 
 _TRAMPOLINE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _ENTRY_TYPE = ir.FunctionType(I32, [PTR])
@@ -36,13 +37,26 @@ _symbols = itertools.count()  # one symbol per trampoline made in this process
 
 def python_callback(lo, node, inputs, outputs):
     types = [v.type for v in node.inputs]
-    trampoline = _TRAMPOLINE(_trampoline(node.params["callback"], types))
+    _emit_call(lo, _trampoline(node.params["callback"], types), inputs)
+
+
+def pure_python_callback(lo, node, inputs, outputs):
+    """The results, checked by the node's callback, go to the outputs' buffers, whose
+    pointers follow the operands'."""
+    types = [v.type for v in node.inputs]
+    outs = [contiguous_output(view, "pure_callback") for view in outputs]
+    _emit_call(lo, _trampoline(node.params["callback"], types, [o.size for o in outs]),
+               inputs + outs)
+
+
+def _emit_call(lo, call, views):
+    trampoline = _TRAMPOLINE(call)
     lo.callees.append(trampoline)  # its code lives as long as the caller's
     name = f"jitflow_python_callback_{next(_symbols)}"
     llvm.add_symbol(name, ctypes.cast(trampoline, ctypes.c_void_p).value)
     b = lo.builder
-    pointers = lo.entry_alloca(ir.ArrayType(PTR, max(1, len(inputs))))
-    for i, view in enumerate(inputs):
+    pointers = lo.entry_alloca(ir.ArrayType(PTR, max(1, len(views))))
+    for i, view in enumerate(views):
         b.store(buffer(lo, view), b.gep(pointers, [I64(i)], source_etype=PTR))
     # Not after an error: the call is failing, and its values may be wrong.
     status_ok = b.icmp_signed("==", lo.em.error.result(), I32(OK))
@@ -51,14 +65,23 @@ def python_callback(lo, node, inputs, outputs):
         lo.em.error.merge(status)
 
 
-def _trampoline(callback, types):
-    """The Python side: the operands as NumPy values, then the call."""
+def _trampoline(callback, types, result_sizes=None):
+    """The Python side: the operands as NumPy values, then the call; its results, when
+    it has some (result_sizes), written to the buffers after the operands'."""
+    count = len(types) + len(result_sizes or ())
+
     def call(pointers):
         if callback_raised():
             return PYTHON_RAISED
         try:
-            addresses = (ctypes.c_void_p * max(1, len(types))).from_address(pointers)
-            callback(*(_value_at(address, t) for address, t in zip(addresses, types)))
+            addresses = (ctypes.c_void_p * max(1, count)).from_address(pointers)
+            results = callback(*(_value_at(address, t)
+                                 for address, t in zip(addresses, types)))
+            if result_sizes is not None:
+                for address, value in zip(addresses[len(types):], results):
+                    value = np.ascontiguousarray(value)
+                    if value.nbytes:
+                        ctypes.memmove(address, value.ctypes.data, value.nbytes)
         except BaseException as error:  # a KeyboardInterrupt too: raised at the call
             record_raised(error)
             return PYTHON_RAISED

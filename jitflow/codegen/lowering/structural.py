@@ -10,10 +10,11 @@ import numpy as np
 
 from ..control.branches import switch
 from ..control.loops import scan, while_loop
-from ..control.python_callbacks import python_callback
+from ..control.python_callbacks import pure_python_callback, python_callback
 from ..control.while_grad import while_grad
 from ..emitter import I64
 from ..gemm.matmul import matmul
+from ..linalg.factorizations import LOWERINGS as FACTORIZATIONS
 from ..loops.arg_reductions import arg_reduce
 from ..loops.indexed import IndexedAxes
 from ..loops.reduced_views import index_view
@@ -24,18 +25,20 @@ from ..views import contiguous_strides
 
 
 def cumsum(lo, node, inputs, outputs):
-    """out[..., k, ...] = out[..., k-1, ...] + x[..., k, ...], sequentially like NumPy."""
+    """out[..., k, ...] = out[..., k-1, ...] + x[..., k, ...], sequentially like NumPy
+    (cumprod: times)."""
     (x,), (out,) = inputs, outputs
     em, b = lo.em, lo.builder
     axis = node.params["axis"]
     step = contiguous_strides(out.shape)[axis]
+    combine = SCALAR["mul" if node.op == "cumprod" else "add"]
 
     def body(offsets):
         first = b.icmp_signed("==", offsets[2], I64(0))
         previous_at = b.select(first, offsets[1], b.sub(offsets[1], I64(step)))
         previous = em.load(out.base, out.dtype, previous_at)
         value = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
-        total = SCALAR["add"](em, previous, value, dtype=out.dtype)
+        total = combine(em, previous, value, dtype=out.dtype)
         # the first element is taken as it is: NumPy's cumsum of [-0.0] is [-0.0]
         em.store(b.select(first, value, total), out.base, out.dtype, offsets[1])
     # The lines along the other axes are independent: a view walking only those lets
@@ -96,9 +99,11 @@ def iota(lo, node, inputs, outputs):
 
 STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
-    "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "gather": gather,
+    "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "cumprod": cumsum,
+    "gather": gather,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,
-    "debug_callback": python_callback,
+    "debug_callback": python_callback, "pure_callback": pure_python_callback,
+    **FACTORIZATIONS,
 }

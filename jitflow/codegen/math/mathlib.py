@@ -17,6 +17,10 @@ the vector code itself. Either way by one of two routes:
   have neither branches (selects only) nor tables, so once inlined into a loop they
   vectorize like plain arithmetic.
 
+atan, asin, acos, atan2, cbrt and nextafter have no inline version: they take libmvec
+where it has them, and otherwise (or on the inline route) libm's scalar function, one call per
+element, in loops that then stay scalar.
+
 The route is picked per function: set_route("auto" | "libmvec" | "inline"), or the
 JITFLOW_MATH environment variable with the same values. "auto", the default, takes libmvec
 where the platform has the function and inline code elsewhere; "libmvec" insists on the
@@ -40,24 +44,33 @@ from .arithmetic import F32, F64, declare
 from .math_inline import ARITY, inline_function
 
 ROUTES = ("auto", "libmvec", "inline")
+# Functions without an inline version (see the module's docstring), and their arity.
+LIBM_ONLY = {"atan": 1, "asin": 1, "acos": 1, "atan2": 2, "cbrt": 1, "nextafter": 2}
 
 
 def call(builder, name, *args):
     """Emit `name(*args)` at `builder`'s position; a value of the arguments' type."""
     ftype = _check_call(name, args)
-    if route_for(name, element_of(ftype)) == "libmvec":
+    route = route_for(name, element_of(ftype))
+    if route == "libmvec":
         if isinstance(ftype, ir.VectorType):
             return _libmvec_vector_call(builder, name, ftype, args)
         return _libmvec_call(builder, name, ftype, args)
+    if route == "libm":
+        return _libm_call(builder, name, ftype, args)
     return builder.call(inline_function(builder.module, name, ftype), args)
 
 
+def _arity(name):
+    return LIBM_ONLY[name] if name in LIBM_ONLY else ARITY[name]
+
+
 def _check_call(name, args):
-    if name not in ARITY:
+    if name not in ARITY and name not in LIBM_ONLY:
         raise ValueError(f"mathlib.call: unknown function {name!r}; "
-                         f"known: {', '.join(ARITY)}")
-    if len(args) != ARITY[name]:
-        raise TypeError(f"mathlib.call: {name} takes {ARITY[name]} argument(s), "
+                         f"known: {', '.join([*ARITY, *LIBM_ONLY])}")
+    if len(args) != _arity(name):
+        raise TypeError(f"mathlib.call: {name} takes {_arity(name)} argument(s), "
                         f"got {len(args)}")
     types = {a.type for a in args}
     if len(types) != 1 or element_of(args[0].type) not in (F32, F64):
@@ -92,8 +105,11 @@ def _checked_route(route, where):
 
 
 def route_for(name, ftype):
-    """'libmvec' or 'inline': how `call` emits `name` on `ftype` under the current route."""
+    """'libmvec', 'inline' or 'libm': how `call` emits `name` on `ftype` under the
+    current route."""
     route = get_route()
+    if name in LIBM_ONLY and (route == "inline" or not _libmvec_variants(name, ftype)):
+        return "libm"
     if route == "inline":
         return "inline"
     if route == "libmvec" and not has_libmvec():
@@ -141,7 +157,7 @@ def _libmvec_variants(name, ftype):
     variants = []
     for letter, bits in _host_isas():
         lanes = bits // (32 if ftype == F32 else 64)
-        vector = f"_ZGV{letter}N{lanes}{'v' * ARITY[name]}_{scalar}"
+        vector = f"_ZGV{letter}N{lanes}{'v' * _arity(name)}_{scalar}"
         if hasattr(engine.libmvec(), vector) and lanes not in [v.lanes for v in variants]:
             variants.append(_Variant(scalar, vector, lanes))
     return tuple(variants)
@@ -152,7 +168,7 @@ def _libmvec_call(builder, name, ftype, args):
     it picks the vector length from its cost model for the CPU, not always the widest
     registers (Intel's AVX-512 cores prefer 256-bit vectors)."""
     variants = _libmvec_variants(name, ftype)
-    module, arity = builder.module, ARITY[name]
+    module, arity = builder.module, _arity(name)
     scalar = declare(module, variants[0].scalar, ftype, arity)
     scalar.attributes.add("readnone")  # errno aside, libm is pure; calls may vectorize
     scalar.attributes.add("nounwind")
@@ -175,7 +191,7 @@ def _libmvec_vector_call(builder, name, vtype, args):
     variant = _libmvec_variants(name, vtype.element)[0]
     width, count = variant.lanes, vtype.count
     function = declare(builder.module, variant.vector,
-                       ir.VectorType(vtype.element, width), ARITY[name])
+                       ir.VectorType(vtype.element, width), _arity(name))
     if count <= width:
         padded = [_lanes(builder, a, list(range(count)) + [0] * (width - count))
                   for a in args]
@@ -187,6 +203,24 @@ def _libmvec_vector_call(builder, name, vtype, args):
         pieces = [_lanes(builder, left, range(2 * left.type.count), right)
                   for left, right in zip(pieces[::2], pieces[1::2])]
     return pieces[0]
+
+
+# --- route 3: libm's scalar functions, for those without an inline version ----------
+
+def _libm_call(builder, name, ftype, args):
+    """libm's scalar function on each lane (a vector is taken apart and put together)."""
+    element = element_of(ftype)
+    function = declare(builder.module, name + ("f" if element == F32 else ""), element,
+                       LIBM_ONLY[name])
+    function.attributes.add("readnone")
+    function.attributes.add("nounwind")
+    if not isinstance(ftype, ir.VectorType):
+        return builder.call(function, args)
+    result = ir.Constant(ftype, ir.Undefined)
+    for lane in range(ftype.count):
+        value = builder.call(function, [builder.extract_element(a, I32(lane)) for a in args])
+        result = builder.insert_element(result, value, I32(lane))
+    return result
 
 
 def _lanes(builder, vector, indices, second=None):

@@ -6,7 +6,7 @@ use, and that dtype; it returns the result in the primitive's output dtype.
 import numpy as np
 from llvmlite import ir
 
-from ..emitter import I1, constant, element_of, scalar_constant, shaped_like
+from ..emitter import I1, I32, constant, element_of, intrinsic_suffix, scalar_constant, shaped_like
 from ..errors import NEGATIVE_POWER
 from . import mathlib
 from .constant_powers import power_by_multiplication
@@ -211,6 +211,55 @@ def _float_divmod(em, x, y, dtype):
     return b.select(by_zero, b.fdiv(x, y), quotient), b.select(by_zero, b.frem(x, y), mod)
 
 
+def fmod(em, x, y, dtype):
+    """C's fmod (the sign of x); for integers NumPy's: x fmod 0 = 0, and MIN fmod -1 = 0
+    (srem by 0, or of MIN by -1, is undefined in LLVM: the divisor is made safe)."""
+    if _is_float(dtype):
+        return em.b.frem(x, y)
+    b, zero = em.b, em.const(0, dtype)
+    exceptional = b.or_(b.icmp_signed("==", y, zero),
+                        b.icmp_signed("==", y, em.const(-1, dtype)))
+    return b.select(exceptional, zero, b.srem(x, b.select(exceptional, em.const(1, dtype), y)))
+
+
+def copysign(em, x, y, dtype):
+    return _copysign(em, x, y)
+
+
+def signbit(em, x, dtype):
+    """Set for -0.0 and for a NaN with its sign bit set, as NumPy's."""
+    negative_one = _copysign(em, em.const(1, dtype), x)
+    return em.bool(em.b.fcmp_ordered("<", negative_one, em.const(0, dtype)))
+
+
+def _shift(instruction):
+    """NumPy's shift: by a count outside [0, width), 0 (or, right, -1 for x < 0)."""
+    def shift(em, x, y, dtype):
+        b, zero = em.b, em.const(0, dtype)
+        in_range = b.icmp_unsigned("<", y, em.const(np.dtype(dtype).itemsize * 8, dtype))
+        shifted = getattr(b, instruction)(x, b.select(in_range, y, zero))
+        beyond = zero if instruction == "shl" else \
+            b.select(b.icmp_signed("<", x, zero), em.const(-1, dtype), zero)
+        return b.select(in_range, shifted, beyond)
+    return shift
+
+
+def ldexp(em, x, n, dtype):
+    """x 2^n by llvm.ldexp (i32 exponents: a wider one is clamped, which changes no
+    result: a factor of 2^31 under- or overflows any float)."""
+    b = em.b
+    exponent_type = shaped_like(n.type, I32)
+    if n.type != exponent_type:
+        lowest, highest = constant(n.type, -2**31), constant(n.type, 2**31 - 1)
+        n = b.select(b.icmp_signed("<", n, lowest), lowest, n)
+        n = b.select(b.icmp_signed(">", n, highest), highest, n)
+        n = b.trunc(n, exponent_type)
+    name = f"llvm.ldexp.{intrinsic_suffix(x.type)}.{intrinsic_suffix(exponent_type)}"
+    function = em.module.globals.get(name) or ir.Function(
+        em.module, ir.FunctionType(x.type, [x.type, exponent_type]), name)
+    return b.call(function, [x, n])
+
+
 def _copysign(em, magnitude, sign_source):
     return em.intrinsic("llvm.copysign", magnitude, sign_source)
 
@@ -275,5 +324,9 @@ RULES = {
     "logical_and": _logical("and_"), "logical_or": _logical("or_"),
     "logical_xor": _logical("xor"),
     "bitwise_and": _bitwise("and_"), "bitwise_or": _bitwise("or_"),
-    "bitwise_xor": _bitwise("xor"), "where": where,
+    "bitwise_xor": _bitwise("xor"), "where": where, "fmod": fmod, "copysign": copysign,
+    "signbit": signbit,
+    "arctan": _math("atan"), "arcsin": _math("asin"), "arccos": _math("acos"),
+    "arctan2": _math("atan2"), "left_shift": _shift("shl"), "right_shift": _shift("ashr"),
+    "ldexp": ldexp, "cbrt": _math("cbrt"), "nextafter": _math("nextafter"),
 }

@@ -523,3 +523,51 @@ def test_bad_calls_name_the_problem():
         mathlib.call(b, "pow", x32)
     with pytest.raises(TypeError, match="one type"):
         mathlib.call(b, "pow", x32, x64)
+
+
+# --- functions without an inline version: libmvec's, or libm's one element at a time ------
+
+NUMPY_NAMES = {"atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "atan2": np.arctan2,
+               "cbrt": np.cbrt, "nextafter": np.nextafter}
+
+
+@pytest.mark.parametrize("route", ["inline", pytest.param("libmvec", marks=pytest.mark.skipif(
+    not HAS_LIBMVEC, reason="no libmvec on this platform"))])
+@dtype_param
+@pytest.mark.parametrize("name", sorted(mathlib.LIBM_ONLY))
+def test_functions_without_an_inline_version(name, dtype, route):
+    """atan, asin, acos, atan2, cbrt, nextafter on either route (the inline one calls
+    libm): within
+    MAX_ULP of the value one precision up; NaN, infinities and signed zeros as NumPy."""
+    module = ir.Module(f"libm_{name}_{np.dtype(dtype).name}_{route}")
+    mathlib.set_route(route)
+    try:
+        _loop(module, "k", _ftype(dtype), lambda b, x, y: mathlib.call(
+            b, name, *(x, y)[:mathlib.LIBM_ONLY[name]]))
+    finally:
+        mathlib.set_route(None)
+    compiled = CompiledModule(module)
+    kernel = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, ctypes.c_int64)(
+        compiled.address("k"))
+    special = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30]
+    x = np.concatenate([np.linspace(-1.5, 1.5, 3001), np.geomspace(1e-8, 1e30, 200),
+                        special]).astype(dtype)
+    y = np.random.default_rng(0).permutation(x)
+    out = np.empty_like(x)
+    kernel(x.ctypes.data, y.ctypes.data, out.ctypes.data, x.size)
+    args = (x, y)[:mathlib.LIBM_ONLY[name]]
+    with np.errstate(all="ignore"):
+        expected = NUMPY_NAMES[name](*args)
+        exact = NUMPY_NAMES[name](*(a.astype(WIDE[dtype]) for a in args))
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(expected))
+    if name == "nextafter":  # exact: the neighbouring float itself
+        np.testing.assert_array_equal(out, expected)
+        return
+    finite = np.isfinite(expected)
+    infinite = ~finite & ~np.isnan(expected)
+    np.testing.assert_array_equal(out[infinite], expected[infinite])
+    zero = finite & (expected == 0)
+    np.testing.assert_array_equal(np.signbit(out[zero]), np.signbit(expected[zero]))
+    unit = np.spacing(np.abs(exact[finite]).astype(dtype)).astype(WIDE[dtype])
+    error = np.abs(out[finite].astype(WIDE[dtype]) - exact[finite]) / unit
+    assert error.max() <= MAX_ULP, f"{name}: {float(error.max()):.2f} ulp"

@@ -1,0 +1,248 @@
+"""Lowerings of solve, slogdet, cholesky, eigh, svd and qr: each copies its operand
+into a buffer LAPACK may overwrite (the outputs where they have its shape, else
+scratch), then calls LAPACK once per matrix of the batch, from a serial loop over the
+batch axes (LAPACK's own threads work inside each call). A status LAPACK returns becomes
+the error numpy.linalg raises for it: a singular matrix in solve, one that is not
+positive definite in cholesky, an iteration that did not converge.
+"""
+import numpy as np
+
+from ..emitter import I32, I64
+from ..errors import (EIGENVALUES_DID_NOT_CONVERGE, LAPACK_FAILED, NOT_POSITIVE_DEFINITE,
+                      OUT_OF_MEMORY, SINGULAR_MATRIX, SVD_DID_NOT_CONVERGE)
+from ..loops.reduced_views import index_view
+from ..math import mathlib
+from ..math.scalar import RULES as SCALAR
+from ..views import View
+from .lapack import ROW_MAJOR, WORK_MEMORY_ERROR, char, routine
+
+PIVOTS = np.dtype(np.int32)  # lapack_int
+
+
+# --- shared steps --------------------------------------------------------------------------
+
+def _working_copy(lo, view, shape):
+    """`view` broadcast to `shape`, copied into a scratch buffer of this node."""
+    copy = lo.memory.scratch(tuple(shape), view.dtype, until=lo.node_index)
+    lo.copy(view, copy)
+    return copy
+
+
+def _per_matrix(lo, batch, operands, call):
+    """call(pointers) once per index of the `batch` axes; operands are (view, core)
+    pairs, the last `core` axes of a view being one matrix (or vector) of the batch. A
+    view whose every axis is core is shared by all the calls."""
+    views = [View(v.base, v.dtype, v.shape[:len(v.shape) - core],
+                  v.strides[:len(v.shape) - core], v.offset).broadcast_to(batch)
+             for v, core in operands]
+
+    def body(offsets):
+        call([lo.em.element_pointer(v.base, v.dtype, offset)
+              for v, offset in zip(views, offsets)])
+    lo.loop_nest(tuple(batch), views, body)
+
+
+def _check(lo, info, failure=None):
+    """Flag LAPACK's status: `failure` for a positive info (the matrix's fault), unless
+    None (a positive info is then an answer, not an error)."""
+    b, error = lo.builder, lo.em.error
+    if failure is not None:
+        error.flag_if(b.icmp_signed(">", info, I32(0)), failure)
+    memory = b.or_(b.icmp_signed("==", info, I32(WORK_MEMORY_ERROR)),
+                   b.icmp_signed("==", info, I32(WORK_MEMORY_ERROR - 1)))
+    error.flag_if(memory, OUT_OF_MEMORY)
+    error.flag_if(b.icmp_signed("<", info, I32(0)), LAPACK_FAILED)
+
+
+def _call(lo, name, dtype, *arguments):
+    return lo.builder.call(routine(lo.module, name, dtype), [I32(ROW_MAJOR), *arguments])
+
+
+def _keep_triangle(lo, view, lower):
+    """Zero the elements of each matrix of `view` outside its lower (upper) triangle."""
+    shape, em, b = view.shape, lo.em, lo.builder
+    rank = len(shape)
+    zero = em.const(0, view.dtype)
+
+    def body(offsets):
+        at, row, column = offsets
+        outside = b.icmp_signed(">" if lower else "<", column, row)
+        value = em.load(view.base, view.dtype, at)
+        em.store(b.select(outside, zero, value), view.base, view.dtype, at)
+    lo.loop_nest(shape, [view, index_view(shape, (rank - 2,)),
+                         index_view(shape, (rank - 1,))], body)
+
+
+def _fill_identity(lo, view):
+    shape, em, b = view.shape, lo.em, lo.builder
+    rank = len(shape)
+    one, zero = em.const(1, view.dtype), em.const(0, view.dtype)
+
+    def body(offsets):
+        at, row, column = offsets
+        em.store(b.select(b.icmp_signed("==", row, column), one, zero), view.base,
+                 view.dtype, at)
+    lo.loop_nest(shape, [view, index_view(shape, (rank - 2,)),
+                         index_view(shape, (rank - 1,))], body)
+
+
+def _empty(*views):
+    return any(v.size == 0 for v in views)
+
+
+# --- the primitives ------------------------------------------------------------------------
+
+def solve(lo, node, inputs, outputs):
+    """x = a^-1 b by gesv (LU with partial pivoting, as NumPy's solve)."""
+    (a, b), (x,) = inputs, outputs
+    *batch, n, k = x.shape
+    if _empty(x):
+        return
+    work = _working_copy(lo, a, (*batch, n, n))
+    lo.copy(b, x)
+    pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
+
+    def call(pointers):
+        a_at, pivots_at, x_at = pointers
+        info = _call(lo, "gesv", x.dtype, I32(n), I32(k), a_at, I32(n), pivots_at, x_at,
+                     I32(k))
+        _check(lo, info, SINGULAR_MATRIX)
+    _per_matrix(lo, batch, [(work, 2), (pivots, 1), (x, 2)], call)
+
+
+def slogdet(lo, node, inputs, outputs):
+    """(sign, log|det|) from getrf's LU, the way NumPy's slogdet reads it: the sign of
+    the permutation and of each diagonal element, the logs of their magnitudes summed in
+    order; an exactly singular matrix gives (0, -inf)."""
+    (a,), (sign, logdet) = inputs, outputs
+    *batch, n, _ = a.shape
+    if _empty(sign):
+        return
+    if n == 0:
+        lo.fill(sign, 1)
+        lo.fill(logdet, 0)
+        return
+    work = _working_copy(lo, a, (*batch, n, n))
+    pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
+    em, b, dtype = lo.em, lo.builder, a.dtype
+    scalar = em.const(0, dtype).type
+    accumulators = [lo.entry_alloca(scalar) for _ in range(2)]
+
+    def call(pointers):
+        a_at, pivots_at, sign_at, logdet_at = pointers
+        info = _call(lo, "getrf", dtype, I32(n), I32(n), a_at, I32(n), pivots_at)
+        _check(lo, info)  # a positive info: an exactly singular matrix, det 0
+        sign_slot, log_slot = accumulators
+        b.store(em.const(1, dtype), sign_slot)
+        b.store(em.const(0, dtype), log_slot)
+        with em.for_range(n, name="diagonal") as i:
+            element = em.load(a_at, dtype, b.mul(i, I64(n + 1)))
+            pivot = b.sext(em.load(pivots_at, PIVOTS, i), I64)
+            swapped = b.icmp_signed("!=", pivot, b.add(i, I64(1)))
+            negative = b.fcmp_ordered("<", element, em.const(0, dtype))
+            flip = b.xor(swapped, negative)
+            current = b.load(sign_slot, typ=scalar)
+            b.store(b.select(flip, b.fneg(current), current), sign_slot)
+            magnitude = SCALAR["abs"](em, element, dtype=dtype)
+            b.store(b.fadd(b.load(log_slot, typ=scalar), mathlib.call(b, "log", magnitude)), log_slot)
+        singular = b.icmp_signed(">", info, I32(0))
+        b.store(b.select(singular, em.const(0, dtype), b.load(sign_slot, typ=scalar)), sign_at)
+        b.store(b.select(singular, em.const(-np.inf, dtype), b.load(log_slot, typ=scalar)), logdet_at)
+    _per_matrix(lo, batch, [(work, 2), (pivots, 1), (sign, 0), (logdet, 0)], call)
+
+
+def cholesky(lo, node, inputs, outputs):
+    """L with a = L L^T by potrf on the lower triangle; the upper one is zeroed."""
+    (a,), (factor,) = inputs, outputs
+    *batch, n, _ = factor.shape
+    if _empty(factor):
+        return
+    lo.copy(a, factor)
+
+    def call(pointers):
+        info = _call(lo, "potrf", factor.dtype, char("L"), I32(n), pointers[0], I32(n))
+        _check(lo, info, NOT_POSITIVE_DEFINITE)
+    _per_matrix(lo, batch, [(factor, 2)], call)
+    _keep_triangle(lo, factor, lower=True)
+
+
+def eigh(lo, node, inputs, outputs):
+    """Eigenvalues (ascending) and eigenvectors of the lower triangle, by syevd."""
+    (a,), (values, vectors) = inputs, outputs
+    *batch, n, _ = vectors.shape
+    if _empty(vectors):
+        return
+    lo.copy(a, vectors)
+
+    def call(pointers):
+        vectors_at, values_at = pointers
+        info = _call(lo, "syevd", a.dtype, char("V"), char("L"), I32(n), vectors_at, I32(n),
+                     values_at)
+        _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
+    _per_matrix(lo, batch, [(vectors, 2), (values, 1)], call)
+
+
+def svd(lo, node, inputs, outputs):
+    """u, s, vt by gesdd (divide and conquer, as NumPy's svd); s alone without
+    compute_uv (jobz 'N': LAPACK then touches no vectors)."""
+    (a,) = inputs
+    u, s, vt = outputs if len(outputs) == 3 else (None, outputs[0], None)
+    *batch, m, n = a.shape
+    if m == 0 or n == 0:  # NumPy's factors of an empty matrix: identities, where square
+        for factor in (u, vt):
+            if factor is not None and not _empty(factor):
+                _fill_identity(lo, factor)
+        return
+    if _empty(s):
+        return
+    work = _working_copy(lo, a, (*batch, m, n))
+    if u is None:
+        job, u, vt, u_columns = "N", work, work, 1  # never written for jobz 'N'
+    else:
+        job, u_columns = "A" if node.params["full_matrices"] else "S", u.shape[-1]
+
+    def call(pointers):
+        a_at, s_at, u_at, vt_at = pointers
+        info = _call(lo, "gesdd", a.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
+                     u_at, I32(u_columns), vt_at, I32(n))
+        _check(lo, info, SVD_DID_NOT_CONVERGE)
+    _per_matrix(lo, batch, [(work, 2), (s, 1), (u, 2), (vt, 2)], call)
+
+
+def qr(lo, node, inputs, outputs):
+    """q, r by geqrf (Householder reflections, as NumPy's qr) and orgqr (q from them)."""
+    (a,), (q, r) = inputs, outputs
+    *batch, m, n = a.shape
+    k = min(m, n)
+    if k == 0:
+        if not _empty(r):
+            lo.fill(r, 0)
+        if not _empty(q):
+            _fill_identity(lo, q)
+        return
+    work = _working_copy(lo, a, (*batch, m, n))
+    scales = lo.memory.scratch((*batch, k), a.dtype, until=lo.node_index)
+
+    def factor(pointers):
+        a_at, scales_at = pointers
+        _check(lo, _call(lo, "geqrf", a.dtype, I32(m), I32(n), a_at, I32(n), scales_at))
+    _per_matrix(lo, batch, [(work, 2), (scales, 1)], factor)
+    rank = len(a.shape)
+    rows = r.shape[-2]
+    lo.copy(work.slice((0,) * rank, (1,) * rank, (*batch, rows, n)), r)
+    _keep_triangle(lo, r, lower=False)
+    columns = q.shape[-1]
+    copied = min(columns, n)  # the reflectors; orgqr sets the columns beyond them
+    sizes = (*batch, m, copied)
+    lo.copy(work.slice((0,) * rank, (1,) * rank, sizes),
+            q.slice((0,) * rank, (1,) * rank, sizes))
+
+    def expand(pointers):
+        q_at, scales_at = pointers
+        _check(lo, _call(lo, "orgqr", a.dtype, I32(m), I32(columns), I32(k), q_at,
+                         I32(columns), scales_at))
+    _per_matrix(lo, batch, [(q, 2), (scales, 1)], expand)
+
+
+LOWERINGS = {"solve": solve, "slogdet": slogdet, "cholesky": cholesky, "eigh": eigh,
+             "svd": svd, "qr": qr}

@@ -1,0 +1,82 @@
+"""LAPACK's routines, through its C interface LAPACKE in row-major order, from the
+library blas.py loads (scipy-openblas32: 32-bit integers, every symbol prefixed
+`scipy_`). LAPACKE transposes to and from LAPACK's column-major order itself and
+allocates the routines' workspaces, so generated code hands it a matrix where it lies.
+
+As for gemm, generated code calls each routine by its symbol, which is registered for
+LLVM's linker the first time lowering declares it. LAPACKE's check of its operands for
+NaN is turned off when the library is first used here: LAPACK propagates NaN as NumPy's
+calls of it do, where the check would refuse the matrix instead.
+"""
+import ctypes
+import functools
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir
+
+from ..emitter import I8, I32, PTR
+from ..gemm import blas
+
+ROW_MAJOR = 101
+# LAPACKE's status for a workspace it could not allocate (lapacke.h)
+WORK_MEMORY_ERROR = -1010
+
+# The routines' arguments after the layout: "i" a lapack_int, "c" a char, "p" a pointer.
+ARGUMENTS = {
+    "gesv": "iipippi",     # n, nrhs, a, lda, ipiv, b, ldb
+    "getrf": "iipip",      # m, n, a, lda, ipiv
+    "potrf": "cipi",       # uplo, n, a, lda
+    "syevd": "ccipip",     # jobz, uplo, n, a, lda, w
+    "gesdd": "ciipippipi",  # jobz, m, n, a, lda, s, u, ldu, vt, ldvt
+    "geqrf": "iipip",      # m, n, a, lda, tau
+    "orgqr": "iiipip",     # m, n, k, a, lda, tau
+}
+PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+KINDS = {"i": I32, "c": I8, "p": PTR}
+
+
+def available():
+    return _library() is not None
+
+
+@functools.cache
+def _library():
+    handle = blas.library()
+    if handle is None:
+        return None
+    try:
+        handle.scipy_LAPACKE_set_nancheck(ctypes.c_int(0))
+    except AttributeError:
+        return None
+    return handle
+
+
+@functools.cache
+def _registered(symbol):
+    handle = _library()
+    llvm.add_symbol(symbol, ctypes.cast(getattr(handle, symbol), ctypes.c_void_p).value)
+    return symbol
+
+
+def routine(module, name, dtype):
+    """LAPACKE's `name` routine for `dtype` declared in `module`: i32 (layout, ...)."""
+    if not available():
+        raise NotImplementedError(
+            f"numpy.linalg's {name} needs LAPACK, from the scipy-openblas32 package, "
+            f"which is not installed or does not load")
+    symbol = _registered(f"scipy_LAPACKE_{PREFIX[np.dtype(dtype)]}{name}")
+    existing = module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    kinds = ARGUMENTS[name]
+    function = ir.Function(module, ir.FunctionType(I32, [I32] + [KINDS[k] for k in kinds]),
+                           symbol)
+    for argument, kind in zip(function.args[1:], kinds):
+        if kind == "c":  # C's default promotion of a char: the callee may rely on it
+            argument.add_attribute("signext")
+    return function
+
+
+def char(letter):
+    return I8(ord(letter))
