@@ -31,8 +31,8 @@ FLOAT64_EXPONENTS = range(-1, 4)
 
 def power_by_multiplication(em, x, exponent, dtype):
     """x ** exponent as multiplications, or None where that would not match pow."""
-    if exponent is None or exponent != int(exponent):
-        return None
+    if exponent is None or not np.isfinite(exponent) or exponent != int(exponent):
+        return None  # (inf and NaN are no integers)
     n, dtype = int(exponent), np.dtype(dtype)
     if dtype.kind not in "iuf" or (n < 0 and dtype.kind != "f"):
         return None

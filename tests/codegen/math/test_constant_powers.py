@@ -86,3 +86,13 @@ def test_exponents_a_chain_cannot_match_stay_with_pow(dtype, n):
     assert "pow" in native.llvm_ir
     assert ulp_error(got, expected) <= 1
     np.testing.assert_array_equal(got[expected == 0], expected[expected == 0])
+
+
+@pytest.mark.parametrize("n", [np.inf, -np.inf, np.nan, 1e300])
+def test_exponents_that_are_no_small_integers_stay_with_pow(n):
+    # found by the fuzzer: float_power(False, inf) failed to compile
+    x = np.array([0.0, -0.0, 0.5, 1.0, 2.0, np.nan])
+    with np.errstate(all="ignore"):
+        got, _ = native_power(x, n, "ufunc")
+        expected = np.power(x, n)
+    np.testing.assert_array_equal(got, expected)
