@@ -164,3 +164,16 @@ def test_spaces_with_traced_endpoints(name, backend):
     transcendental = name.startswith("logspace") and backend == "native"
     check_program(SPACES[name], a, b, v, w, what=name,
                   **({"ulps": 4} if transcendental else {}))
+
+
+@pytest.mark.parametrize("fn", [lambda xp, x: xp.angle(x),
+                                lambda xp, x: xp.fft.fftshift(x),
+                                lambda xp, x: xp.fft.ifftshift(x)],
+                         ids=["angle", "fftshift", "ifftshift"])
+@pytest.mark.parametrize("x", [np.array(False), np.array([True, False]), np.array(2.5),
+                               np.arange(5, dtype=np.int32)], ids=["bool", "bools", "0-d",
+                                                                   "ints"])
+def test_fuzzer_finds_angle_of_bools_and_shifts_of_no_axes(backend, fn, x):
+    # angle of bool is float64 in NumPy (arctan2 of an int zero), and fftshift of a 0-d
+    # array raises ValueError (NumPy's roll of no axes)
+    check_program(fn, x)

@@ -57,9 +57,6 @@ def imag(val):
 
 def angle(z, deg=False):
     x = _real_only("angle", z)
-    if _dtype_of(x) == _np.bool_:
-        raise TypeError(at_user_line("NumPy computes angle of bool in float16, which "
-                                     "jitflow does not support; cast the input first"))
     result = arctan2(zeros(_shape(x), _np.float64 if _dtype_of(x).kind != "f" else
                            _dtype_of(x)), x)
     return multiply(result, 180 / _np.pi) if deg else result

@@ -22,14 +22,21 @@ def _axes(x, axes):
 
 def fftshift(x, axes=None):
     x = asarray(x)
-    axes = _axes(x, axes)
+    axes = _shifted_axes(x, axes, "fftshift")
     return roll(x, [_shape(x)[a] // 2 for a in axes], axes)
 
 
 def ifftshift(x, axes=None):
     x = asarray(x)
-    axes = _axes(x, axes)
+    axes = _shifted_axes(x, axes, "ifftshift")
     return roll(x, [-(_shape(x)[a] // 2) for a in axes], axes)
+
+
+def _shifted_axes(x, axes, what):
+    axes = _axes(x, axes)
+    if not len(axes):  # (a 0-d array's, or axes=()): NumPy's roll of no axes raises
+        raise ValueError(at_user_line(f"{what}: no axes to shift (shape {_shape(x)})"))
+    return axes
 
 
 def fftfreq(n, d=1.0, device=None):
