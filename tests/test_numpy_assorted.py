@@ -177,3 +177,9 @@ def test_fuzzer_finds_angle_of_bools_and_shifts_of_no_axes(backend, fn, x):
     # angle of bool is float64 in NumPy (arctan2 of an int zero), and fftshift of a 0-d
     # array raises ValueError (NumPy's roll of no axes)
     check_program(fn, x)
+
+
+@pytest.mark.parametrize("x", [np.zeros(0, bool), np.array([True]), np.zeros(0),
+                               np.array(3.0)], ids=["no-bools", "one-bool", "none", "0-d"])
+def test_ediff1d_of_bools_raises_even_with_nothing_to_subtract(backend, x):
+    check_program(lambda xp, x: xp.ediff1d(x), x)  # (found by the fuzzer)

@@ -122,8 +122,7 @@ def diagflat(v, k=0):
 
 def ediff1d(ary, to_end=None, to_begin=None):
     flat = ravel(asarray(ary))
-    n = _shape(flat)[0]
-    middle = subtract(flat[1:], flat[:-1]) if n else flat
+    middle = subtract(flat[1:], flat[:-1])  # (of no elements too: bools raise)
     pieces = [astype(ravel(asarray(piece)), _dtype_of(flat))
               for piece in (to_begin, middle, to_end) if piece is not None]
     return concatenate(pieces) if len(pieces) > 1 else middle
