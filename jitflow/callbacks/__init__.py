@@ -21,7 +21,7 @@ import numpy as np
 from ..ir.types import SUPPORTED_DTYPES
 from ..ops.host import ResultChecking, pure_callback as _bind
 from ..pytree import flatten, unflatten
-from ..trace import Stateful, Tracer
+from ..debug.callbacks import runtime_arguments
 
 
 class ShapeDtypeStruct:
@@ -42,18 +42,14 @@ def pure_callback(fn, result_shape_dtypes, *args, **kwargs):
     wanted, _, result_structure = flatten(result_shape_dtypes)
     results = tuple(_declared(leaf) for leaf in wanted)
     one_array = len(wanted) == 1 and wanted[0] is result_shape_dtypes
-    leaves, _, structure = flatten((args, kwargs))
-    runtime = [i for i, leaf in enumerate(leaves) if _is_runtime_value(leaf)]
+    values, rebuilt = runtime_arguments(args, kwargs)
 
-    def call(*values):
-        filled = list(leaves)
-        for i, value in zip(runtime, values):
-            filled[i] = value
-        call_args, call_kwargs = unflatten(structure, filled)
+    def call(*runtime):
+        call_args, call_kwargs = rebuilt(runtime)
         outcome = fn(*call_args, **call_kwargs)
         return [outcome] if one_array else flatten(outcome)[0]
     name = getattr(fn, "__qualname__", None) or repr(fn)
-    outs = _bind(ResultChecking(call, results, name), *(leaves[i] for i in runtime))
+    outs = _bind(ResultChecking(call, results, name), *values)
     return unflatten(result_structure, list(outs))
 
 
@@ -66,10 +62,6 @@ def _declared(leaf):
         raise TypeError(f"pure_callback: jitflow has no {dtype} arrays; declare one of "
                         f"{', '.join(sorted(str(d) for d in SUPPORTED_DTYPES))}")
     return tuple(int(d) for d in leaf.shape), dtype
-
-
-def _is_runtime_value(leaf):
-    return isinstance(leaf, (Tracer, Stateful, np.ndarray, np.generic, bool, int, float))
 
 
 __all__ = ["ShapeDtypeStruct", "pure_callback"]

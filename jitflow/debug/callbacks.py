@@ -30,16 +30,27 @@ def print(fmt, *args, **kwargs):
 
 
 def _bind(fn, name, args, kwargs):
+    values, rebuilt = runtime_arguments(args, kwargs)
+
+    def call(*runtime):
+        call_args, call_kwargs = rebuilt(runtime)
+        fn(*call_args, **call_kwargs)
+    debug_callback(PythonCallback(call, name), *values)
+
+
+def runtime_arguments(args, kwargs):
+    """The leaves of (args, kwargs) that travel through the graph, and rebuilt(values):
+    (args, kwargs) with those leaves replaced by `values`, the other leaves as they
+    were (for a Python function that compiled code calls on runtime values)."""
     leaves, _, structure = flatten((args, kwargs))
     runtime = [i for i, leaf in enumerate(leaves) if _is_runtime_value(leaf)]
 
-    def call(*values):
+    def rebuilt(values):
         filled = list(leaves)
         for i, value in zip(runtime, values):
             filled[i] = value
-        call_args, call_kwargs = unflatten(structure, filled)
-        fn(*call_args, **call_kwargs)
-    debug_callback(PythonCallback(call, name), *(leaves[i] for i in runtime))
+        return unflatten(structure, filled)
+    return [leaves[i] for i in runtime], rebuilt
 
 
 def _is_runtime_value(leaf):
