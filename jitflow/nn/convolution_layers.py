@@ -14,9 +14,14 @@ class _Convolution(Layer):
     """activation(convolve(x, kernel, strides, padding) + bias)."""
     paddings = ("valid", "same")
 
-    def __init__(self, filters, kernel_size, strides, padding, activation, use_bias,
-                 kernel_initializer, bias_initializer, rng, name, rules):
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
+                 use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
         super().__init__(name)
+        rules = dict(kernel_regularizer=kernel_regularizer,
+                     bias_regularizer=bias_regularizer,
+                     kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
         for prefix in ("kernel", "bias"):
             self.set_weight_rules(prefix, rules.get(f"{prefix}_regularizer"),
                                   rules.get(f"{prefix}_constraint"))
@@ -31,7 +36,13 @@ class _Convolution(Layer):
         self.use_bias = bool(use_bias)
         self.initializers = kernel_initializer, bias_initializer
         self.rng = rng
-        self.kernel_size, self.strides = kernel_size, strides
+        self.kernel_size = self.sizes(kernel_size, "kernel_size", self.name)
+        self.strides = self.sizes(strides, "strides", self.name)
+
+    @staticmethod
+    def sizes(value, what, name):
+        """A size per spatial axis from an int or a sequence (checked)."""
+        raise NotImplementedError
 
     def make_weights(self, kernel_shape, dtype):
         self.kernel = self.add_weight("kernel", kernel_shape, self.initializers[0], dtype,
@@ -58,18 +69,9 @@ class Conv1D(_Convolution):
     """Over sequences (batch, steps, channels); padding 'valid', 'same' or 'causal'."""
     paddings = ("valid", "same", "causal")
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
-                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
-        super().__init__(filters, kernel_size, strides, padding, activation, use_bias,
-                         kernel_initializer, bias_initializer, rng, name, dict(
-                             kernel_regularizer=kernel_regularizer,
-                             bias_regularizer=bias_regularizer,
-                             kernel_constraint=kernel_constraint,
-                             bias_constraint=bias_constraint))
-        self.kernel_size = _single(kernel_size, "kernel_size", self.name)
-        self.strides = _single(strides, "strides", self.name)
+    @staticmethod
+    def sizes(value, what, name):
+        return _single(value, what, name)  # (defined below)
 
     def build(self, input_shape, dtype):
         self.make_weights((*self.kernel_size, input_shape[-1], self.filters), dtype)
@@ -81,19 +83,7 @@ class Conv1D(_Convolution):
 
 class Conv2DTranspose(_Convolution):
     """The transposed convolution of NHWC images (upsampling by the strides)."""
-
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None,
-                 use_bias=True, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", rng=None, name=None, kernel_regularizer=None,
-                 bias_regularizer=None, kernel_constraint=None, bias_constraint=None):
-        super().__init__(filters, kernel_size, strides, padding, activation, use_bias,
-                         kernel_initializer, bias_initializer, rng, name, dict(
-                             kernel_regularizer=kernel_regularizer,
-                             bias_regularizer=bias_regularizer,
-                             kernel_constraint=kernel_constraint,
-                             bias_constraint=bias_constraint))
-        self.kernel_size = pair(kernel_size, "kernel_size", self.name)
-        self.strides = pair(strides, "strides", self.name)
+    sizes = staticmethod(pair)
 
     def build(self, input_shape, dtype):
         self.make_weights((*self.kernel_size, self.filters, input_shape[-1]), dtype)
