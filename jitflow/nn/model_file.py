@@ -15,8 +15,6 @@ import json
 import zipfile
 
 import numpy as np
-from safetensors.numpy import load as load_tensors
-from safetensors.numpy import save as save_tensors
 
 from .. import optim
 from ..errors import at_user_line
@@ -50,8 +48,9 @@ def save_model(model, path):
     weights = weights_io.named_arrays(model, "save")
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("config.json", text)
-        archive.writestr("weights.safetensors", save_tensors(weights))
-        archive.writestr("state.safetensors", save_tensors(_state_arrays(model)))
+        tensors = weights_io.safetensors_numpy("model.save")
+        archive.writestr("weights.safetensors", tensors.save(weights))
+        archive.writestr("state.safetensors", tensors.save(_state_arrays(model)))
 
 
 def load_model(path, compile=True):
@@ -62,8 +61,9 @@ def load_model(path, compile=True):
         if config.get("format") != FORMAT or config.get("version") != VERSION:
             raise ValueError(at_user_line(
                 f"load_model: {path} is not a jitflow.nn model file of version {VERSION}"))
-        weights = _copied(load_tensors(archive.read("weights.safetensors")))
-        state = _copied(load_tensors(archive.read("state.safetensors")))
+        tensors = weights_io.safetensors_numpy("load_model")
+        weights = _copied(tensors.load(archive.read("weights.safetensors")))
+        state = _copied(tensors.load(archive.read("state.safetensors")))
     model = layer_registry.deserialize(config["model"])
     if config["build_input"] is not None:  # a subclassed model builds on its first call
         spec = config["build_input"]

@@ -2,11 +2,22 @@
 keyed by each Variable's name, "layer/variable" (save_weights, load_weights): a
 .safetensors file (the safetensors format) when the path ends so, an .npz file
 otherwise."""
+import importlib
+
 import numpy as np
-from safetensors.numpy import load_file as load_safetensors
-from safetensors.numpy import save_file as save_safetensors
 
 from ..errors import at_user_line
+
+
+def safetensors_numpy(what):
+    """safetensors.numpy, an optional dependency, loaded when a file needs it."""
+    try:
+        return importlib.import_module("safetensors.numpy")
+    except ImportError:
+        raise ImportError(at_user_line(
+            f"{what} writes and reads the safetensors format, which needs the safetensors "
+            f"package: pip install 'jitflow[safetensors]' (or save weights to a .npz "
+            f"path)")) from None
 
 
 def get_weights(model):
@@ -38,7 +49,7 @@ def named_arrays(model, what):
 def save_weights(model, path):
     arrays = named_arrays(model, "save_weights")
     if _is_safetensors(path):
-        save_safetensors(arrays, str(path))
+        safetensors_numpy("save_weights").save_file(arrays, str(path))
         return
     with open(path, "wb") as file:  # np.savez would add .npz to any other suffix
         np.savez(file, **arrays)
@@ -48,7 +59,7 @@ def load_weights(model, path):
     """Each weight takes the array saved under its name; a missing or extra name, or a
     shape that differs, is an error before any weight changes."""
     if _is_safetensors(path):
-        arrays = load_safetensors(str(path))
+        arrays = safetensors_numpy("load_weights").load_file(str(path))
     else:
         with np.load(path, allow_pickle=False) as saved:
             arrays = {name: saved[name] for name in saved.files}
