@@ -56,13 +56,16 @@ class _Convolution(Layer):
         return self.activation(y)
 
     def get_config(self):
-        return {**super().get_config(), "filters": self.filters,
-                "kernel_size": list(self.kernel_size), "strides": list(self.strides),
-                "padding": self.padding,
-                "activation": activations.serialize(self.activation_arg, self.name),
-                "use_bias": self.use_bias,
-                "kernel_initializer": self.initializers[0],
-                "bias_initializer": self.initializers[1], **self.rules_config()}
+        return {**super().get_config(), **convolution_config(self)}
+
+
+def convolution_config(layer):
+    """The constructor arguments a convolution layer (these and Conv2D) saves."""
+    return {"filters": layer.filters, "kernel_size": list(layer.kernel_size),
+            "strides": list(layer.strides), "padding": layer.padding,
+            "activation": activations.serialize(layer.activation_arg, layer.name),
+            "use_bias": layer.use_bias, "kernel_initializer": layer.initializers[0],
+            "bias_initializer": layer.initializers[1], **layer.rules_config()}
 
 
 class Conv1D(_Convolution):

@@ -4,6 +4,7 @@ import math
 from .. import numpy as jnp
 from . import activations
 from .convolution import conv2d
+from .convolution_layers import convolution_config
 from .layer import Layer
 from .pooling import avg_pool2d, max_pool2d
 from .windows import pair
@@ -80,12 +81,7 @@ class Conv2D(Layer):
         return self.activation(y)
 
     def get_config(self):
-        return {**super().get_config(), "filters": self.filters,
-                "kernel_size": list(self.kernel_size), "strides": list(self.strides),
-                "padding": self.padding,
-                "activation": activations.serialize(self.activation_arg, self.name),
-                "use_bias": self.use_bias, "kernel_initializer": self.initializers[0],
-                "bias_initializer": self.initializers[1], **self.rules_config()}
+        return {**super().get_config(), **convolution_config(self)}
 
 
 class _Pool(Layer):
