@@ -132,10 +132,11 @@ class Function:
         def check(outputs):
             if nan_check.bad_values(outputs, kinds):
                 raise located()
+        native = executable.checked_native(kinds)  # (which checks its outputs itself)
         try:
             with nan_check.raising(kinds):  # (the interpreter's NumPy calls)
-                return executable(leaves, check=check,
-                                  native=executable.checked_native(kinds))
+                return executable(leaves, check=check if native is None else None,
+                                  native=native)
         except FloatingPointError as error:
             if not nan_check.made_inside(error):
                 raise

@@ -36,6 +36,11 @@ def made_inside(error):
         or " encountered in " in message
 
 
+def _named(kinds):
+    """'a NaN', 'an inf' or 'a NaN or an inf'."""
+    return " or ".join({"NaN": "a NaN", "inf": "an inf"}[kind] for kind in kinds)
+
+
 def bad_values(values, kinds):
     """Indices of the float arrays among `values` holding one of `kinds`."""
     found = []
@@ -75,7 +80,7 @@ def locate(fn, bound, leaves, state, name, kinds):
             fn(*copies_args, **copies_kwargs)
     except FloatingPointError as error:
         return FloatingPointError(
-            f"{name}(): {error} (NumPy's message), which makes a {'/'.join(kinds)} in "
+            f"{name}(): {error} (NumPy's message), which makes {_named(kinds)} in "
             f"the compiled code, at {_user_line(error)}\n"
             f"  arguments: {_summary(bound.arguments)}")
     finally:
@@ -84,7 +89,7 @@ def locate(fn, bound, leaves, state, name, kinds):
         for array, contents in closed:
             np.copyto(array, contents)
     return FloatingPointError(at_user_line(
-        f"{name}(): its result holds a {'/'.join(kinds)}, which no operation made from "
+        f"{name}(): its result holds {_named(kinds)}, which no operation made from "
         f"other numbers when it ran again eagerly: it came in with the inputs "
         f"({_summary(bound.arguments)})"))
 

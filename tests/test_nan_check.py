@@ -43,6 +43,21 @@ def test_a_nan_given_as_input_is_said_to_come_from_the_inputs(backend, debug):
         f(np.array([np.nan, 1.0]))
 
 
+@pytest.mark.parametrize("fn", [lambda x: x.T, lambda x: x @ x, lambda x: x.sum(axis=0)],
+                         ids=["transpose", "matmul", "sum"])
+def test_a_nan_that_only_moves_through_non_elementwise_work_is_caught(backend, debug, fn):
+    """No elementwise operation sees it: the check of the outputs does."""
+    x = np.eye(3)
+    x[1, 2] = np.nan
+    with pytest.raises(FloatingPointError, match="came in with the inputs"):
+        jitflow.function(fn)(x)
+
+
+def test_an_inf_made_by_a_matrix_product_is_caught(backend, debug):
+    with pytest.raises(FloatingPointError, match="overflow encountered in matmul.*makes a NaN or an inf"):
+        jitflow.function(lambda a: a @ a)(np.full((2, 2), 1e200))
+
+
 @pytest.mark.parametrize("make", [lambda x: np.exp(x * 1000.0), lambda x: 1.0 / (x - x)],
                          ids=["overflow", "division-by-zero"])
 def test_an_inf_is_refused_under_debug_infs(backend, debug, make):

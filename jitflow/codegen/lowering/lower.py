@@ -17,7 +17,7 @@ from ...ir.passes.fuse import REDUCTIONS
 from ...ir.primitive import VIEW_OPS
 from ...ir.types import ufunc_loop_dtypes
 from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
-from ..errors import INF_MADE, NAN_MADE, PYTHON_INT_OVERFLOW, ErrorState
+from ..errors import PYTHON_INT_OVERFLOW, ErrorState
 from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
 from ..loops.reductions import lower_region
@@ -29,6 +29,7 @@ from .aliasing import AliasScopes
 from .constants import global_for
 from .kernels import SharedKernels
 from .node_clock import NodeClock
+from .numerics import NumericsChecks
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
 from .structural import STRUCTURAL
 
@@ -56,9 +57,9 @@ class Lowering:
         profile: time each node's code into a counter (node_clock.py); `timed_nodes`
         lists the indices of the nodes timed. nan_checks: "NaN" and/or "inf": every
         elementwise operation's float results are checked for them where they are
-        computed (inside fused loops too), flagging NAN_MADE or INF_MADE
-        (config.debug_nans, debug_infs)."""
-        self.nan_checks = tuple(nan_checks)
+        computed (inside fused loops too), and the float outputs at the end, flagging
+        NAN_MADE or INF_MADE (config.debug_nans, debug_infs; numerics.py)."""
+        self.nan_checks = NumericsChecks(self, nan_checks) if nan_checks else None
         self.graph = graph
         self.name = name
         self._on_segment = on_segment
@@ -274,6 +275,9 @@ class Lowering:
             self.memory.release_after(index)
         loops = self.loops_left_to_llvm
         self._copy_outputs(self._outputs)
+        if self.nan_checks is not None:
+            first = len(self.graph.inputs)
+            self.nan_checks.check_outputs(self.graph, lambda i: self._argument(first + i))
         self.annotate_aliases(loops)
         self._close_segment(last=True)
         self._define_entry()
@@ -396,6 +400,8 @@ class Lowering:
         vector: the body touches memory only through `read`, `em.load` and `em.store`
         at the offsets it is given, and stores only to views the innermost loop walks;
         it may then be run on vectors (loops/vector_loops.py)."""
+        if self.nan_checks is not None:
+            body = self.nan_checks.gathered(body)
         stride_lists = [v.broadcast_to(shape).strides for v in views]
         loop_shape, stride_lists = collapse(shape, *stride_lists)
         lanes = vector_lanes(loop_shape, views, stride_lists) if vector else None
@@ -496,19 +502,9 @@ class Lowering:
                         dtype, loop in zip(node.inputs, values, in_types, loop_dtypes)]
             result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
                                                            dtype=loop_dtypes[-1])
-        if self.nan_checks and node.outputs[0].type.dtype.kind == "f":
-            self._check_numerics(result, node.outputs[0].type.dtype)
+        if self.nan_checks is not None and node.outputs[0].type.dtype.kind == "f":
+            self.nan_checks.check(result, node.outputs[0].type.dtype)
         return result
-
-    def _check_numerics(self, value, dtype):
-        """Flag a NaN (or an infinity) among the lanes of `value` (config.debug_nans)."""
-        if "NaN" in self.nan_checks:
-            self.em.error.flag_if(self.builder.fcmp_unordered("uno", value, value),
-                                  NAN_MADE)
-        if "inf" in self.nan_checks:
-            magnitude = self.em.intrinsic("llvm.fabs", value)
-            self.em.error.flag_if(self.builder.fcmp_ordered(
-                "==", magnitude, self.em.const(np.inf, dtype)), INF_MADE)
 
     def _to_loop_dtype(self, input, value, dtype, loop):
         """An operand converted for the loop. A Python int becomes a float the way Python
