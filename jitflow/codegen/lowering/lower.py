@@ -81,6 +81,7 @@ class Lowering:
         self.clock = NodeClock(self) if profile else None
         self.timed_nodes = []
         self._open_segment(serial_pending=False)
+        self._segment_start = 0
         self._lower()
 
     # --- segments ---------------------------------------------------------------------------
@@ -201,6 +202,7 @@ class Lowering:
         self._outputs = {key: [rebased(view) for view in views]
                          for key, views in self._outputs.items()}
         self.memory.rebase(lambda key: again(self._origins[key][0]))
+        self._segment_start = self._instruction_count()
 
     def _make_again(self, origin):
         kind, *details = origin
@@ -211,9 +213,15 @@ class Lowering:
         return self._constant(*details).base
 
     def _segment_full(self):
-        """Counting the shared kernels defined in the segment's module too."""
+        """Whether the segment's nodes made SEGMENT_INSTRUCTIONS instructions (counting
+        the shared kernels defined in its module too). What a segment starts with, the
+        pointers to the buffers still live, does not count: in a large graph that alone
+        can pass the limit, and every node then got a segment of its own."""
+        return self._instruction_count() - self._segment_start >= SEGMENT_INSTRUCTIONS
+
+    def _instruction_count(self):
         return sum(len(block.instructions) for function in self.module.functions
-                   for block in function.blocks) >= SEGMENT_INSTRUCTIONS
+                   for block in function.blocks)
 
     # --- arguments ------------------------------------------------------------------------
     # Argument and workspace pointers are computed in the first block, which dominates

@@ -64,6 +64,23 @@ def test_segments_give_the_bits_of_one_module(rows, budget, threads, seed):
     assert results[3].dtype == picked.dtype
 
 
+def test_the_pointers_a_segment_starts_with_do_not_count_toward_its_budget(monkeypatch):
+    """Sixty inputs live to the end: each segment makes all their pointers again
+    before any node's code, more instructions than the budget. A segment still holds
+    the code of several nodes (once it held one each)."""
+    def many_live_inputs(*xs):
+        results, total = [], xs[0]
+        for x in xs:
+            total = np.tanh(total @ x + 1.0)  # (a product: nodes fusion cannot merge)
+            results.append(total)
+        return [r + x for r, x in zip(results, xs)]
+    args = [np.full((4, 4), 0.01 * i, np.float32) for i in range(60)]
+    native = compile_native(many_live_inputs, args, 200, 1, monkeypatch)
+    assert 1 < len(native.llvm_irs) <= 40, len(native.llvm_irs)
+    for result, expected in zip(native(args), many_live_inputs(*args)):
+        np.testing.assert_allclose(result, expected, rtol=1e-6)
+
+
 def test_every_segment_calls_the_next_one(monkeypatch):
     native = compile_native(classifier, classifier_inputs(300, 0), 1, 2, monkeypatch)
     segments = native.llvm_irs
