@@ -27,6 +27,7 @@ class MemoryPlan:
         self.size = 0
         self._free = []   # (offset, nbytes)
         self._live = {}   # id(pointer) -> [offset, nbytes, last index needed]
+        self._first = {}  # id(a pointer made again) -> id(the buffer's first pointer)
 
     def allocate(self, var, shape=None, dtype=None):
         shape = var.type.shape if shape is None else shape
@@ -54,14 +55,14 @@ class MemoryPlan:
 
     def keep_alive(self, view, var):
         """`var` views `view.base`'s buffer: keep the buffer until var's last use."""
-        entry = self._live.get(id(view.base))
+        entry = self._live.get(self._first.get(id(view.base), id(view.base)))
         if entry is not None:
             entry[2] = max(entry[2], self.last_use.get(var, -1))
 
-    def rebase(self, pointer_again):
-        """The buffers' pointers were made again (in a new function, lowering/lower.py):
-        pointer_again(id of an old pointer) is the new one."""
-        self._live = {id(pointer_again(key)): entry for key, entry in self._live.items()}
+    def same_buffer(self, pointer, made_before):
+        """`pointer` points where `made_before` does (made again in a later function,
+        lowering/lower.py)."""
+        self._first[id(pointer)] = self._first.get(id(made_before), id(made_before))
 
     def release_after(self, index):
         for key, (offset, nbytes, until) in list(self._live.items()):

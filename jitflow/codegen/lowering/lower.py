@@ -82,6 +82,7 @@ class Lowering:
         self.timed_nodes = []
         self._open_segment(serial_pending=False)
         self._segment_start = 0
+        self._moved = {}
         self._lower()
 
     # --- segments ---------------------------------------------------------------------------
@@ -185,24 +186,27 @@ class Lowering:
         return f"{name}.{index}" if index else name
 
     def _next_segment(self, node_index):
-        """Start a segment at node `node_index`, carrying over the values still needed."""
+        """Start a segment at node `node_index`, carrying over the values still needed.
+        Their pointers are made again in the new function only when a node uses them
+        (`here`): most buffers of a large graph live on through many segments unused."""
         self._open_segment(self._close_segment(last=False))
-        moved = {}
-
-        def again(pointer):
-            key = id(pointer)
-            if key not in moved:
-                moved[key] = self._make_again(self._origins[key][1])
-            return moved[key]
-
-        def rebased(view):
-            return view if view.base is None else replace(view, base=again(view.base))
-        self.values = {var: rebased(view) for var, view in self.values.items()
+        self._moved = {}  # id(an earlier segment's pointer) -> the one made again here
+        self.values = {var: view for var, view in self.values.items()
                        if self.memory.last_use.get(var, -1) >= node_index}
-        self._outputs = {key: [rebased(view) for view in views]
-                         for key, views in self._outputs.items()}
-        self.memory.rebase(lambda key: again(self._origins[key][0]))
         self._segment_start = self._instruction_count()
+
+    def here(self, view):
+        """`view`, its buffer's pointer made in the function being lowered."""
+        if view.base is None:
+            return view
+        record = self._origins.get(id(view.base))
+        if record is None or record[2] == len(self.modules) - 1:
+            return view  # made in this segment (or not a buffer of the graph's)
+        pointer = self._moved.get(id(view.base))
+        if pointer is None:
+            pointer = self._moved[id(view.base)] = self._make_again(record[1])
+            self.memory.same_buffer(pointer, view.base)
+        return replace(view, base=pointer)
 
     def _make_again(self, origin):
         kind, *details = origin
@@ -231,7 +235,8 @@ class Lowering:
         return self._remember(self.aliases.register(self._slot(index)), "argument", index)
 
     def _remember(self, pointer, *origin):
-        self._origins[id(pointer)] = (pointer, origin)
+        """Note how to make `pointer` again in a later segment, and in which it was made."""
+        self._origins[id(pointer)] = (pointer, origin, len(self.modules) - 1)
         return pointer
 
     def _slot(self, index):
@@ -338,7 +343,8 @@ class Lowering:
         destinations = []
         for var in node.outputs:
             targets = outputs.get(var)
-            destinations.append(targets.pop(0) if targets else self.memory.allocate(var))
+            destinations.append(self.here(targets.pop(0)) if targets else
+                                self.memory.allocate(var))
         if node.op == "fused":
             if all(var.type.size == 0 for var in node.outputs):
                 # Nothing to compute (a vector loop over an empty axis meets zero
@@ -359,7 +365,7 @@ class Lowering:
     def view(self, value):
         if isinstance(value, Lit):
             return self._constant(value)
-        return self.values[value]
+        return self.here(self.values[value])
 
     def _constant(self, lit):
         array = lit.value
@@ -393,7 +399,7 @@ class Lowering:
             source = self.view(key) if not isinstance(key, tuple) else \
                 self._constant(self.graph.outputs[key[1]])
             for target in targets:
-                self.copy(source, target)
+                self.copy(source, self.here(target))
 
     # --- loop nests -------------------------------------------------------------------------
     def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None,
