@@ -42,6 +42,7 @@ from ..emitter import I32, element_of
 from ..jit import engine, target
 from .arithmetic import F32, F64, declare
 from .math_inline import ARITY, inline_function
+from .saturation import guarded
 
 ROUTES = ("auto", "libmvec", "inline")
 # Functions without an inline version (see the module's docstring), and their arity.
@@ -53,9 +54,10 @@ def call(builder, name, *args):
     ftype = _check_call(name, args)
     route = route_for(name, element_of(ftype))
     if route == "libmvec":
-        if isinstance(ftype, ir.VectorType):
-            return _libmvec_vector_call(builder, name, ftype, args)
-        return _libmvec_call(builder, name, ftype, args)
+        libmvec = _libmvec_vector_call if isinstance(ftype, ir.VectorType) else \
+            _libmvec_call
+        return guarded(builder, name, ftype, element_of(ftype), args,
+                       lambda safe: libmvec(builder, name, ftype, safe))
     if route == "libm":
         return _libm_call(builder, name, ftype, args)
     return builder.call(inline_function(builder.module, name, ftype), args)
