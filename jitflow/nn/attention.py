@@ -56,6 +56,11 @@ class MultiHeadAttention(Layer):
             self.name, query, value, key, attention_mask)
         if mask is None and any(m is not None for m in (query_mask, value_mask, key_mask)):
             mask = {"query": query_mask, "value": value_mask, "key": key_mask}
+        elif mask is not None and not isinstance(mask, dict):
+            raise TypeError(at_user_line(
+                f"{self.name} (MultiHeadAttention): give the masks of its inputs as "
+                f"query_mask=, value_mask= and key_mask= (or a dict by input name), not "
+                f"mask= alone"))
         return super().__call__(inputs, training=training, mask=mask,
                                 return_attention_scores=bool(return_attention_scores),
                                 use_causal_mask=bool(use_causal_mask))

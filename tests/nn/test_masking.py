@@ -173,6 +173,11 @@ def test_attention_takes_the_query_and_value_masks_as_keras_joins_them():
     assert_same(causal, np.asarray(mha(query, value[:, :3], attention_mask=lower
                                        & value_mask[:, None, :3])), rtol=1e-6, atol=1e-7)
     assert_same(np.asarray(mha.compute_mask(None, {"query": query_mask})), query_mask)
+    with pytest.raises(TypeError, match="query_mask=, value_mask= and key_mask="):
+        mha(query, value, mask=query_mask)
+    with pytest.raises(ValueError, match=r"value mask must have shape \(batch, positions\) "
+                                         r"= \(2, 5\), got \(2, 4\)"):
+        mha(query, value, value_mask=value_mask[:, :4])
 
 
 def test_attention_in_a_model_reads_the_masks_of_its_inputs():
@@ -236,3 +241,25 @@ def test_a_model_with_masks_trains_with_fit():
     unpadded = dense(lstm(embedding(tokens[:1, :3])))
     assert_same(model.predict(tokens[:1], verbose=0), np.asarray(unpadded), rtol=RTOL,
                 atol=ATOL)
+
+
+def test_a_saved_model_carries_its_masks_after_loading(tmp_path):
+    tokens = np.array([[3, 1, 4, 0, 0], [2, 2, 0, 0, 0]])
+    inputs = nn.Input((5,), dtype="int64")
+    embedded = nn.Embedding(5, 3, mask_zero=True)(inputs)
+    sequence = nn.GRU(2, return_sequences=True, dropout=0.2, recurrent_dropout=0.1,
+                      seed=4)(embedded)
+    model = nn.Model(inputs, nn.GlobalAveragePooling1D()(sequence))
+    model.save(tmp_path / "masked.jitflow")
+    loaded = nn.load_model(tmp_path / "masked.jitflow")
+    assert_same(np.asarray(loaded(tokens)), np.asarray(model(tokens)))
+    gru = loaded.get_layer(model.layers[2].name)
+    assert (gru.dropout, gru.recurrent_dropout, gru.seed) == (0.2, 0.1, 4)
+    assert loaded.layers[1].mask_zero
+
+
+def test_a_mask_of_the_wrong_shape_is_refused_with_both_shapes():
+    with pytest.raises(ValueError, match=r"lstm.*mask of a sequence of shape \(3, 6, 4\) "
+                                         r"must have shape \(batch, time\) = \(3, 6\), got "
+                                         r"\(3, 4\)"):
+        nn.LSTM(2)(X, mask=MASK[:, :4])
