@@ -106,3 +106,23 @@ def test_dropout_rates_outside_zero_to_one_are_refused():
         nn.LSTM(2, recurrent_dropout=1.0)
     with pytest.raises(ValueError, match=r"dropout must be in \[0, 1\), got -0.1"):
         nn.GRU(2, dropout=-0.1)
+
+
+def test_fit_with_dropout_drops_units_and_repeats_itself_from_the_same_seeds():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((24, 5, 3)).astype(np.float32)
+    y = x.sum(axis=(1, 2))[:, None]
+
+    def trained(rate=RATE):
+        model = nn.Sequential([nn.Input((5, 3)),
+                               nn.GRU(4, dropout=rate, recurrent_dropout=rate, seed=8,
+                                      rng=np.random.default_rng(9)),
+                               nn.Dense(1, rng=np.random.default_rng(10))])
+        model.compile("adam", "mse")
+        history = model.fit(x, y, batch_size=8, epochs=2, verbose=0)
+        return history.history["loss"], model.get_weights()
+    (losses, weights), (again, weights_again) = trained(), trained()
+    assert losses == again and np.all(np.isfinite(losses))
+    for mine, theirs in zip(weights, weights_again, strict=True):
+        assert_same(mine, theirs)
+    assert trained(0.0)[0] != losses  # the compiled step did drop units
