@@ -47,6 +47,7 @@ from .function_layers import Activation, Lambda
 from .global_pooling import (GlobalAveragePooling1D, GlobalAveragePooling2D,
                              GlobalMaxPooling1D, GlobalMaxPooling2D)
 from .layer_registry import register_layer
+from .masking import Masking
 from .model_file import load_model
 from .merging import Add, Average, Concatenate, Maximum, Minimum, Multiply, Subtract
 from .recurrent import GRU, LSTM, SimpleRNN
@@ -61,7 +62,7 @@ __all__ = ["activations", "callbacks", "constraints", "initializers", "losses", 
            "Dropout", "LayerNorm", "LayerNormalization", "BatchNorm", "BatchNormalization",
            "Sequential", "Input", "InputLayer", "SymbolicTensor", "Model",
            "MultiHeadAttention", "conv1d", "conv2d_transpose", "Conv1D", "Conv2DTranspose",
-           "Embedding", "Activation", "Lambda", "GlobalAveragePooling1D",
+           "Embedding", "Masking", "Activation", "Lambda", "GlobalAveragePooling1D",
            "GlobalAveragePooling2D", "GlobalMaxPooling1D", "GlobalMaxPooling2D",
            "register_layer", "load_model", "Add", "Average", "Concatenate", "Maximum", "Minimum",
            "Multiply", "Subtract", "GRU", "LSTM", "SimpleRNN", "Permute", "RepeatVector",

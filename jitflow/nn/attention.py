@@ -10,7 +10,10 @@ the S positions, averages the projected values with it, and attention_output/ker
 (heads, value_dim, Dq) maps the heads back. attention_mask (batch, T, S), true where a
 query position may attend to a key position, and the causal mask combine; a masked score
 is replaced by a large negative number before the softmax, as in Keras (a row with
-nothing to attend to spreads evenly).
+nothing to attend to spreads evenly). The masks of the inputs (from
+Embedding(mask_zero=True) or Masking, or query_mask / value_mask / key_mask given for
+arrays) join them as in Keras: query position i may attend to key position j when
+query_mask[i] and value_mask[j] and key_mask[j]; the output keeps the query's mask.
 """
 import math
 
@@ -19,6 +22,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..errors import at_user_line
 from ..random import Generator
+from . import masks
 from .layer import Layer
 
 _MASKED = -1e9  # Keras' large negative for a masked score
@@ -26,6 +30,7 @@ _MASKED = -1e9  # Keras' large negative for a masked score
 
 class MultiHeadAttention(Layer):
     any_length = True  # sequences of any length
+    supports_masking = True
 
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,
                  output_shape=None, kernel_initializer="glorot_uniform",
@@ -45,10 +50,18 @@ class MultiHeadAttention(Layer):
         self.rng = rng
 
     def __call__(self, query, value=None, key=None, attention_mask=None, training=False,
-                 return_attention_scores=False, use_causal_mask=False):
+                 return_attention_scores=False, use_causal_mask=False, query_mask=None,
+                 value_mask=None, key_mask=None, mask=None):
         inputs = query if isinstance(query, dict) else _inputs(
             self.name, query, value, key, attention_mask)
-        return super().__call__(inputs, training=training,
+        if mask is None and any(m is not None for m in (query_mask, value_mask, key_mask)):
+            mask = {"query": query_mask, "value": value_mask, "key": key_mask}
+        elif mask is not None and not isinstance(mask, dict):
+            raise TypeError(at_user_line(
+                f"{self.name} (MultiHeadAttention): give the masks of its inputs as "
+                f"query_mask=, value_mask= and key_mask= (or a dict by input name), not "
+                f"mask= alone"))
+        return super().__call__(inputs, training=training, mask=mask,
                                 return_attention_scores=bool(return_attention_scores),
                                 use_causal_mask=bool(use_causal_mask))
 
@@ -89,7 +102,7 @@ class MultiHeadAttention(Layer):
 
     # --- the computation ------------------------------------------------------------------
     def call(self, inputs, training=False, return_attention_scores=False,
-             use_causal_mask=False):
+             use_causal_mask=False, mask=None):
         dtype = self.output_projection[0].dtype
         query = jnp.asarray(inputs["query"], dtype=dtype)
         value = jnp.asarray(inputs["value"], dtype=dtype)
@@ -98,7 +111,8 @@ class MultiHeadAttention(Layer):
                    ((query, "query"), (key, "key"), (value, "value")))
         scores = jnp.matmul(q, jnp.swapaxes(k, -1, -2)) / \
             jnp.asarray(math.sqrt(self.key_dim), dtype=dtype)
-        mask = self._mask(inputs.get("attention_mask"), query, key, use_causal_mask)
+        mask = self._mask(inputs.get("attention_mask"), query, key, use_causal_mask,
+                          mask or {})
         if mask is not None:
             scores = jnp.where(mask[:, None], scores, jnp.asarray(_MASKED, dtype=dtype))
         weights = jnp.softmax(scores, axis=-1)
@@ -125,21 +139,47 @@ class MultiHeadAttention(Layer):
         output = jnp.matmul(rows, jnp.reshape(kernel, (heads * size, out)))
         return output if bias is None else output + bias
 
-    def _mask(self, attention_mask, query, key, causal):
+    def _mask(self, attention_mask, query, key, causal, input_masks):
         """(batch, T, S) booleans, or None when nothing is masked."""
         batch, t, s = query.shape[0], query.shape[1], key.shape[1]
-        mask = None
+        from_inputs = self._input_masks(input_masks, batch, t, s)
+        given = None
         if attention_mask is not None:
-            mask = jnp.asarray(attention_mask) != 0
-            if tuple(mask.shape) not in ((batch, t, s), (t, s)):
+            given = jnp.asarray(attention_mask) != 0
+            if tuple(given.shape) not in ((batch, t, s), (t, s)):
                 raise ValueError(at_user_line(
                     f"{self.name} (MultiHeadAttention): attention_mask must have shape "
-                    f"(batch, T, S) = {(batch, t, s)}, got {tuple(mask.shape)}"))
-            mask = jnp.broadcast_to(mask, (batch, t, s))
+                    f"(batch, T, S) = {(batch, t, s)}, got {tuple(given.shape)}"))
+            given = jnp.broadcast_to(given, (batch, t, s))
+        mask = masks.all_of([given, from_inputs])
         if causal:
             lower = np.tril(np.ones((t, s), dtype=bool))  # query i sees keys up to i
             mask = jnp.broadcast_to(lower, (batch, t, s)) if mask is None else mask & lower
         return mask
+
+    def _input_masks(self, input_masks, batch, t, s):
+        """The query, value and key masks joined into (batch, T, S), or None."""
+        value_mask = input_masks.get("value")
+        key_mask = input_masks.get("key")
+        key_mask = value_mask if key_mask is None else key_mask  # key defaults to value
+        parts = []
+        for name, mask, length in (("query", input_masks.get("query"), t),
+                                   ("value", value_mask, s), ("key", key_mask, s)):
+            if mask is None:
+                continue
+            mask = masks.boolean(mask)
+            if tuple(mask.shape) != (batch, length):
+                raise ValueError(at_user_line(
+                    f"{self.name} (MultiHeadAttention): the {name} mask must have shape "
+                    f"(batch, positions) = {(batch, length)}, got {tuple(mask.shape)}"))
+            parts.append(mask[:, :, None] if name == "query" else mask[:, None, :])
+        if not parts:
+            return None
+        return jnp.broadcast_to(masks.all_of(parts), (batch, t, s))
+
+    def compute_mask(self, inputs, mask=None):
+        """The output has the query's positions, so the query's mask."""
+        return mask.get("query") if isinstance(mask, dict) else None
 
     def _dropped(self, weights, training):
         if not training or self.generator is None:

@@ -20,6 +20,13 @@ class CallbackList:
             callback.set_model(model)
             callback.set_params(params)
 
+    def listens(self, hook):
+        """Whether any of the callbacks has its own `hook` (so that fit need not make
+        the logs of a hook no callback reads)."""
+        inherited = getattr(Callback, hook)
+        return any(getattr(getattr(callback, hook), "__func__", None) is not inherited
+                   for callback in self.callbacks)
+
     def __getattr__(self, hook):
         if not hook.startswith("on_"):
             raise AttributeError(hook)

@@ -30,8 +30,12 @@ class ArrayData:
         (x, y, sample_weight * mask, mask, the number of real examples), the last batch
         padded to `batch_size` unless `pad` is False."""
         order = np.arange(self.size) if order is None else order
+        whole = np.ones(batch_size)  # the mask of every full batch
         for start in batch_starts(self.size, batch_size):
             indices = order[start:start + batch_size]
+            if len(indices) == batch_size:
+                yield *self.take(indices), whole, batch_size
+                continue
             rows, mask = padded(indices, batch_size if pad else len(indices))
             x, y, weights = self.take(rows)
             yield x, y, weights * mask, mask, len(indices)
@@ -141,6 +145,8 @@ def _as_arrays(tree):
 
 
 def _map(tree, fn):
+    if isinstance(tree, np.ndarray):  # the common case, without the pytree walk
+        return fn(tree)
     leaves, _, structure = pytree.flatten(tree)
     return pytree.unflatten(structure, [fn(leaf) for leaf in leaves])
 

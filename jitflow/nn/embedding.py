@@ -9,12 +9,14 @@ from .layer import Layer
 class Embedding(Layer):
     """(batch, ...) integer indices in [0, input_dim) -> (batch, ..., output_dim): the
     rows of `embeddings`, a (input_dim, output_dim) weight. An index out of range takes
-    no row NumPy would not (a negative one counts from the end, as in NumPy's take)."""
+    no row NumPy would not (a negative one counts from the end, as in NumPy's take).
+    With mask_zero, index 0 is padding: the output's mask is false there (Keras')."""
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  dtype="float32", rng=None, name=None, embeddings_regularizer=None,
-                 embeddings_constraint=None):
+                 embeddings_constraint=None, mask_zero=False):
         super().__init__(name)
+        self.mask_zero = bool(mask_zero)
         self.set_weight_rules("embeddings", embeddings_regularizer, embeddings_constraint)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = embeddings_initializer
@@ -37,11 +39,15 @@ class Embedding(Layer):
                 f"{self.name} (Embedding): takes integer token indices, got {x.dtype}"))
         return jnp.take(self.embeddings, x, axis=0)
 
+    def compute_mask(self, inputs, mask=None):
+        return jnp.not_equal(inputs, 0) if self.mask_zero else None
+
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim,
                 "output_dim": self.output_dim,
                 "embeddings_initializer": self.embeddings_initializer,
-                "dtype": self.dtype.name, **self.rules_config()}
+                "dtype": self.dtype.name, "mask_zero": self.mask_zero,
+                **self.rules_config()}
 
 
 __all__ = ["Embedding"]

@@ -6,6 +6,7 @@ from .layer import Layer
 
 class Activation(Layer):
     """activation(x), the activation given by name ('relu', ...) or as a function."""
+    supports_masking = True
 
     def __init__(self, activation, name=None):
         super().__init__(name)

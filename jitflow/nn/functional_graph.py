@@ -7,6 +7,7 @@ tensor to its value, filled with the inputs, then with each node's layer's outpu
 from .. import numpy as jnp
 from .. import pytree
 from ..errors import at_user_line
+from .masks import mask_leaves, masks_tree
 from .symbolic import SymbolicTensor
 
 
@@ -74,21 +75,33 @@ class FunctionalGraph:
         ordered.append(node)
 
     # --- running ----------------------------------------------------------------------
-    def run(self, values, training=False):
-        """The outputs' values for the inputs' `values`: the inputs' structure (a single
-        array for a single input), or a dict by input name."""
-        env = {}
-        for tensor, value in zip(self.input_tensors, self._flat_values(values)):
+    def run(self, values, training=False, mask=None):
+        """(the outputs' values, their masks) for the inputs' `values` (the inputs'
+        structure, a single array for a single input, or a dict by input name) and
+        their `mask` (the same structure, or None)."""
+        env, masks = {}, {}
+        flat_values = self._flat_values(values)
+        for tensor, value, given in zip(self.input_tensors, flat_values,
+                                        mask_leaves(self.input_structure, mask, "mask")):
             env[id(tensor)] = self._checked_value(tensor, value)
+            _keep_mask(tensor, given, env, masks)
         for node in self.nodes:
             structure = pytree.flatten(node.inputs)[2]
             args = pytree.unflatten(structure, [env[id(t)] for t in node.input_tensors])
-            results = pytree.flatten(node.layer(args, training=training,
-                                                **node.options))[0]
-            for tensor, result in zip(node.output_tensors, results, strict=True):
-                env[id(tensor)] = result
-        return pytree.unflatten(self.output_structure,
-                                [env[id(t)] for t in self.output_tensors])
+            in_masks = masks_tree(structure, [masks.get(id(t)) for t in node.input_tensors])
+            result, result_mask = node.layer.call_with_mask(args, in_masks, training,
+                                                            node.options)
+            results, _, out_structure = pytree.flatten(result)
+            out_masks = mask_leaves(out_structure, result_mask,
+                                    f"{node.layer.name}.compute_mask")
+            for tensor, value, out_mask in zip(node.output_tensors, results, out_masks,
+                                               strict=True):
+                env[id(tensor)] = value
+                _keep_mask(tensor, out_mask, env, masks)
+        return (pytree.unflatten(self.output_structure,
+                                 [env[id(t)] for t in self.output_tensors]),
+                masks_tree(self.output_structure,
+                           [masks.get(id(t)) for t in self.output_tensors]))
 
     def _flat_values(self, values):
         names = [t.name for t in self.input_tensors]
@@ -116,6 +129,16 @@ class FunctionalGraph:
                 f"Model {self.model_name!r}: input {tensor.name!r} expects shape "
                 f"{expected}, got an array of shape {shape}"))
         return jnp.asarray(value, dtype=tensor.dtype)
+
+
+def _keep_mask(tensor, mask, env, masks):
+    """Record the mask of `tensor`'s value (and as the value of its symbolic mask, which
+    a layer may take as an input)."""
+    if mask is None:
+        return
+    masks[id(tensor)] = mask
+    if tensor._keras_mask is not None:
+        env[id(tensor._keras_mask)] = mask
 
 
 def unique(items):

@@ -5,13 +5,15 @@ A layer makes its weights on its first call, from the shape of that first input
 a layer called inside @jitflow.function reads them as inputs of the compiled step, and
 an optimizer's assignments to them are written back after it.
 """
+import inspect
+
 import numpy as np
 
 from .. import pytree
 from ..errors import at_user_line
 from ..random import eager_numpy
 from ..variables import Variable
-from . import constraints, initializers, layer_registry, regularizers, symbolic
+from . import constraints, initializers, layer_registry, masks, regularizers, symbolic
 
 _counts = {}
 # The weight a Keras regularizer or constraint argument names, where the names differ.
@@ -23,11 +25,16 @@ class Layer:
     # Layers over sequences take any length: later inputs keep the rank and the last
     # axis (the features) only.
     any_length = False
+    # Whether the layer passes its input's mask on (compute_mask's default) rather than
+    # dropping it; a layer whose call takes `mask` is given its input's mask.
+    supports_masking = False
+    _call_takes_mask = False
 
     def __init_subclass__(cls, **kwargs):
         """jitflow's own layer types register under their class name (for load_model);
         a user's register with @nn.register_layer."""
         super().__init_subclass__(**kwargs)
+        cls._call_takes_mask = "mask" in inspect.signature(cls.call).parameters
         if cls.__module__.startswith("jitflow.") and not cls.__name__.startswith("_"):
             layer_registry.register_layer(cls)
 
@@ -41,17 +48,38 @@ class Layer:
         self._penalties = []  # (weight, regularizer)
         self._constraints = []  # (weight, constraint)
 
-    def __call__(self, x, training=False, **options):
+    def __call__(self, x, training=False, mask=None, **options):
         """The layer's outputs for x (an array, or a list or dict of them for layers
         with several inputs): computed for arrays (eager or traced); for symbolic
         tensors (nn.Input), symbolic outputs whose shapes and dtypes the layer's traced
         computation gives, with the call recorded for nn.Model. `options` are the
-        layer's static call arguments (such as use_causal_mask), kept with the call."""
+        layer's static call arguments (such as use_causal_mask), kept with the call.
+        `mask` is x's mask (nn/masks.py), for arrays; symbolic tensors carry theirs."""
         if symbolic.is_symbolic(self, x):
+            if mask is not None:
+                raise TypeError(at_user_line(
+                    f"{self.name}: a symbolic tensor's mask comes from the layer that "
+                    f"makes it (Embedding(mask_zero=True), Masking); mask= is for arrays"))
             self._build_once(x)
             return symbolic.apply(self, x, training=training, options=options)
         self._build_once(x)
+        if masks.has_mask(mask):
+            if self._call_takes_mask:
+                options = dict(options, mask=mask)
+            elif not self.supports_masking:
+                masks.warn_dropped(self)
         return self.call(x, training=training, **options)
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the layer's output, given its inputs and their mask: the input's
+        mask for a layer that supports masking, None otherwise (as in Keras)."""
+        return mask if self.supports_masking else None
+
+    def call_with_mask(self, x, mask, training=False, options=None):
+        """(the outputs, their mask) for x and its mask: what models run."""
+        options = options or {}
+        return self(x, training=training, mask=mask, **options), \
+            self.compute_mask(x, mask)
 
     def _build_once(self, x):
         if not self.built:

@@ -12,6 +12,7 @@ from .windows import pair
 
 class Dense(Layer):
     """activation(x @ kernel + bias) over the last axis of x."""
+    supports_masking = True  # a sequence's mask holds for its outputs too
 
     def __init__(self, units, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", rng=None,

@@ -4,13 +4,21 @@ import functools
 
 from .. import numpy as jnp
 from ..errors import at_user_line
+from . import masks
 from .layer import Layer
 
 
 class _Merge(Layer):
-    """Combines the inputs pairwise with `combine`."""
+    """Combines the inputs pairwise with `combine`. A step is kept (its mask true)
+    where every input keeps it, as in Keras."""
     combine = None
     least = 2
+    supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        if not masks.has_mask(mask):
+            return None
+        return masks.all_of(mask)
 
     def call(self, inputs, training=False):
         inputs = self._checked(inputs)
@@ -74,6 +82,18 @@ class Concatenate(_Merge):
                 f"along axis {self.axis}: they must have one rank and agree on every "
                 f"other axis (the batch axis 0 cannot be the one joined)"))
         return jnp.concatenate(inputs, axis=axis)
+
+    def compute_mask(self, inputs, mask=None):
+        """Joined along a step axis, the masks are joined too (ones for an input
+        without one); joined along the features, a step needs every input's mask."""
+        if not masks.has_mask(mask):
+            return None
+        axis = self.axis % len(inputs[0].shape)
+        if axis == len(inputs[0].shape) - 1:
+            return masks.all_of(mask)
+        return jnp.concatenate(
+            [jnp.ones(tuple(x.shape[:-1]), dtype=bool) if m is None else masks.boolean(m)
+             for x, m in zip(inputs, mask)], axis=axis)
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}

@@ -31,12 +31,27 @@ class Model(Training, Layer):
             self._graph = FunctionalGraph(inputs, outputs, self.name)
             self.built = True
 
-    def call(self, x, training=False):
+    def call(self, x, training=False, mask=None):
+        return self._outputs_and_masks(x, training, mask)[0]
+
+    def compute_mask(self, inputs, mask=None):
+        if type(self).call is not Model.call:  # a subclass's own call
+            return super().compute_mask(inputs, mask)
+        return self._outputs_and_masks(inputs, False, mask)[1]
+
+    def call_with_mask(self, x, mask, training=False, options=None):
+        """The outputs and their masks from one run of the layers."""
+        if type(self).call is not Model.call or options:
+            return super().call_with_mask(x, mask, training, options)
+        self._build_once(x)
+        return self._outputs_and_masks(x, training, mask)
+
+    def _outputs_and_masks(self, x, training, mask):
         if self._graph is None:
             raise NotImplementedError(
                 f"Model {self.name!r}: a Model without inputs and outputs is a subclass "
                 f"that defines call(self, x, training=False)")
-        return self._graph.run(x, training=training)
+        return self._graph.run(x, training=training, mask=mask)
 
     def _build_once(self, x):
         """A model's layers build and check their own inputs."""

@@ -8,6 +8,7 @@ from .layer import Layer
 class LayerNorm(Layer):
     """Normalize each example over its last axis, then scale by gamma and shift by
     beta (one of each per feature)."""
+    supports_masking = True  # each step is normalized on its own
 
     def __init__(self, epsilon=1e-3, name=None):
         super().__init__(name)

@@ -10,6 +10,7 @@ class Dropout(Layer):
     1 / (1 - rate); otherwise pass the input through. The mask comes from the layer's
     own Generator(seed): inside a compiled step every call draws a new mask, the mask
     an eager run of the same steps draws."""
+    supports_masking = True
 
     def __init__(self, rate, seed=0, name=None):
         super().__init__(name)

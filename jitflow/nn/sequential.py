@@ -37,10 +37,11 @@ class Sequential(Model):
     def layers(self):
         return list(self._layers)
 
-    def call(self, x, training=False):
+    def _outputs_and_masks(self, x, training, mask):
+        """Each layer on the last one's output and mask."""
         for layer in self._layers:
-            x = layer(x, training=training)
-        return x
+            x, mask = layer.call_with_mask(x, mask, training)
+        return x, mask
 
     def _build_once(self, x):
         """The first input, symbolic or an array, gives the model its nn.Input; a

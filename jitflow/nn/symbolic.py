@@ -14,6 +14,7 @@ from .. import pytree
 from ..errors import at_user_line
 from ..function import function
 from ..ir.types import as_dtype
+from .masks import mask_leaves, masks_tree
 
 # Two batch sizes stand in for the unknown one; a dimension that differs between the two
 # traces is the batch dimension.
@@ -32,6 +33,9 @@ class SymbolicTensor:
         self.index = index  # which output of node.layer's call this is
         self.name = name
         self.id = next(_ids)
+        # The symbolic mask of this value (a boolean SymbolicTensor), as Keras' tensors
+        # carry it, or None; a model computes it with the value.
+        self._keras_mask = None
 
     @property
     def layer(self):
@@ -81,20 +85,31 @@ def is_symbolic(layer, inputs):
 
 def apply(layer, inputs, training=False, options=None):
     """`layer` called on the symbolic tensors `inputs` (with its static call `options`):
-    new symbolic tensors, recorded as a Node of the layer."""
+    new symbolic tensors, recorded as a Node of the layer. The outputs carry the masks
+    the layer gives for its inputs' masks."""
     leaves, _, structure = pytree.flatten(inputs)
     options = dict(options or {})
-    out_types = [_trace_types(layer, structure, leaves, batch, training, options)
-                 for batch in _probe_batches(leaves)]
+    traced = [_trace_types(layer, structure, leaves, batch, training, options)
+              for batch in _probe_batches(leaves)]
     node = Node(layer, inputs, options)
-    outputs, out_structure = [], out_types[0][1]
-    for index, types in enumerate(zip(*(t[0] for t in out_types))):
-        shape = _merged_shape(layer, types)
-        name = layer.name if len(out_types[0][0]) == 1 else f"{layer.name}:{index}"
-        outputs.append(SymbolicTensor(shape, types[0].dtype, node, index, name))
+    out_structure, masked = traced[0][1], traced[0][2]
+    types = list(zip(*(t[0] for t in traced)))
+    outputs = []
+    for index, value_types in enumerate(types[:len(masked)]):
+        name = layer.name if len(masked) == 1 else f"{layer.name}:{index}"
+        outputs.append(_tensor(layer, value_types, node, index, name))
+    mask_types = iter(types[len(masked):])
+    for tensor, has_mask in zip(outputs, masked):
+        if has_mask:
+            tensor._keras_mask = _tensor(layer, next(mask_types), node, None,
+                                         f"{tensor.name}_mask")
     node.set_outputs(pytree.unflatten(out_structure, outputs))
     layer._inbound_nodes.append(node)
     return node.outputs
+
+
+def _tensor(layer, types, node, index, name):
+    return SymbolicTensor(_merged_shape(layer, types), types[0].dtype, node, index, name)
 
 
 def _check_all_symbolic(layer, leaves):
@@ -116,24 +131,38 @@ def _probe_batches(leaves):
 
 
 def _trace_types(layer, structure, leaves, batch, training, options):
-    """(the output TensorTypes, the output structure) of layer's call on arrays of the
-    symbolic tensors' types, with `batch` for an unknown batch size."""
-    arrays = [np.zeros(tuple(batch if d is None else d for d in leaf.shape), leaf.dtype)
-              for leaf in leaves]
+    """(the output TensorTypes and then their masks', the output structure, which
+    outputs have a mask) of layer's call on arrays of the symbolic tensors' types (and
+    masks), with `batch` for an unknown batch size."""
+    in_masks = [leaf._keras_mask for leaf in leaves]
+    arrays = [_stand_in(tensor, batch)
+              for tensor in leaves + [m for m in in_masks if m is not None]]
     out = {}
 
     def probe(*arrays):
-        result = layer(pytree.unflatten(structure, list(arrays)), training=training,
-                       **options)
+        values, given = list(arrays[:len(leaves)]), iter(arrays[len(leaves):])
+        masks = masks_tree(structure, [None if m is None else next(given)
+                                       for m in in_masks])
+        result, result_mask = layer.call_with_mask(
+            pytree.unflatten(structure, values), masks, training, options)
         flat, _, out["structure"] = pytree.flatten(result)
-        return flat
+        out_masks = mask_leaves(out["structure"], result_mask, f"{layer.name}.compute_mask")
+        out["masked"] = [m is not None for m in out_masks]
+        return flat + [m for m in out_masks if m is not None]
     try:
         graph = function(probe).trace(*arrays)
     except (ValueError, TypeError, IndexError) as error:
         shapes = ", ".join(str(leaf.shape) for leaf in leaves)
         raise type(error)(f"{layer.name} ({type(layer).__name__}) called on symbolic "
                           f"inputs of shape {shapes}: {error}") from error
-    return graph.out_types, out["structure"]
+    return graph.out_types, out["structure"], out["masked"]
+
+
+def _stand_in(tensor, batch):
+    """An array of a symbolic tensor's type (ones, so a mask keeps every step)."""
+    shape = tuple(batch if d is None else d for d in tensor.shape)
+    fill = np.ones if tensor.dtype == np.bool_ else np.zeros
+    return fill(shape, tensor.dtype)
 
 
 def _merged_shape(layer, types):

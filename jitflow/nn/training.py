@@ -129,10 +129,15 @@ class Training:
                 data.size)
         trackers = self._config.trackers()
         batches = data.batches(batch_size, order, pad=not self._config.batch_dependent)
+        # The batch hooks are called (and their logs made) only if a callback has them.
+        begin = callback_list.listens("on_train_batch_begin")
+        end = callback_list.listens("on_train_batch_end")
         for step, batch in enumerate(batches):
-            callback_list.on_train_batch_begin(step)
+            if begin:
+                callback_list.on_train_batch_begin(step)
             self._run_batch(self._train_function, batch, trackers)
-            callback_list.on_train_batch_end(step, trackers.results())
+            if end:
+                callback_list.on_train_batch_end(step, trackers.results())
         return trackers.results()
 
     def _run_batch(self, step, batch, trackers):
@@ -172,10 +177,14 @@ class Training:
     def _evaluate_data(self, data, batch_size, callback_list):
         trackers = self._config.trackers()
         callback_list.on_test_begin()
+        begin = callback_list.listens("on_test_batch_begin")
+        end = callback_list.listens("on_test_batch_end")
         for step, batch in enumerate(data.batches(batch_size)):
-            callback_list.on_test_batch_begin(step)
+            if begin:
+                callback_list.on_test_batch_begin(step)
             self._run_batch(self._test_function, batch, trackers)
-            callback_list.on_test_batch_end(step, trackers.results())
+            if end:
+                callback_list.on_test_batch_end(step, trackers.results())
         results = trackers.results()
         callback_list.on_test_end(logs=results)
         return results

@@ -106,9 +106,11 @@ class Trackers:
                 metric.reset_state()
             self.parts = [metrics_module.Mean(f"{name}_loss") for name, *_ in resolved] \
                 if len(parts) > 1 else []
-        self.loss.update_state(float(loss), examples)
+        # The batch's mean loss weighs as its number of examples: add_totals directly,
+        # the sums Mean.update_state would make of one value.
+        self.loss.add_totals(float(loss) * examples, examples)
         for tracker, part in zip(self.parts, parts):
-            tracker.update_state(float(part), examples)
+            tracker.add_totals(float(part) * examples, examples)
         for metric, sums in zip(self.metrics, totals):
             metric.add_totals(*sums)
 

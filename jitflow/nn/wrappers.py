@@ -15,8 +15,12 @@ class Bidirectional(Layer):
     """merge_mode 'concat' (default), 'sum', 'mul', 'ave' or None (a list of both).
     The backward layer is `layer`'s copy with go_backwards flipped (or
     `backward_layer`); its output sequence is put back in time order before merging.
-    With return_state the result is [output, *forward states, *backward states]."""
+    With return_state the result is [output, *forward states, *backward states].
+    With a mask, each direction skips the padding; as in Keras, both output zeros on
+    masked steps when they return sequences. The backward copy draws its own dropout
+    masks (seed + 1)."""
     any_length = True  # sequences of any length
+    supports_masking = True
 
     def __init__(self, layer, merge_mode="concat", backward_layer=None, name=None):
         if merge_mode not in _MERGES:
@@ -34,8 +38,13 @@ class Bidirectional(Layer):
         if backward_layer is None:
             config = dict(layer.get_config(), name=f"backward_{layer.name}",
                           go_backwards=not layer.go_backwards)
+            if "seed" in config:
+                config["seed"] += 1
             backward_layer = type(layer).from_config(config)
         self.backward_layer = backward_layer
+        for each in self.layers:
+            if hasattr(each, "zero_output_for_mask"):
+                each.zero_output_for_mask = each.return_sequences
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
 
@@ -47,9 +56,9 @@ class Bidirectional(Layer):
     def weights(self):
         return self.forward_layer.weights + self.backward_layer.weights
 
-    def call(self, x, training=False):
-        forward = self.forward_layer(x, training=training)
-        backward = self.backward_layer(x, training=training)
+    def call(self, x, training=False, mask=None):
+        forward = self.forward_layer(x, training=training, mask=mask)
+        backward = self.backward_layer(x, training=training, mask=mask)
         if self.return_state:
             forward, *forward_states = forward
             backward, *backward_states = backward
@@ -60,6 +69,16 @@ class Bidirectional(Layer):
             return merged
         merged = merged if isinstance(merged, list) else [merged]
         return [*merged, *forward_states, *backward_states]
+
+    def compute_mask(self, inputs, mask=None):
+        """The sequence's mask for each returned sequence; states have none."""
+        mask = mask[0] if isinstance(mask, (list, tuple)) else mask
+        output = mask if self.return_sequences else None
+        outputs = [output] if self.merge_mode is not None else [output, output]
+        if not self.return_state:
+            return outputs[0] if self.merge_mode is not None else outputs
+        states = 2 * getattr(self.forward_layer, "state_count", 1)
+        return outputs + [None] * states
 
     def get_config(self):
         return {**super().get_config(), "merge_mode": self.merge_mode,
@@ -76,8 +95,10 @@ class Bidirectional(Layer):
 
 class TimeDistributed(Layer):
     """`layer` applied to each step of (batch, time, ...): the steps are folded into
-    the batch, (batch * time, ...), for one call of the layer, then unfolded."""
+    the batch, (batch * time, ...), for one call of the layer, then unfolded. The
+    sequence's mask holds for the output's steps."""
     any_length = True  # sequences of any length
+    supports_masking = True
 
     def __init__(self, layer, name=None):
         super().__init__(name or f"time_distributed_{layer.name}")
