@@ -46,9 +46,25 @@ def _weight_cotangent(ct, x, y):
     return matmul(matrix_transpose(flat_x), flat_ct)
 
 
+def _matmul_impl(x, y):
+    """np.matmul, with a stack of matrices times one matrix (either way round) done as
+    one product of two matrices: NumPy runs such products a matrix at a time, or
+    without BLAS at all (a float32 (16, 64, 128) @ (128, 512) took 25 times as long
+    as the same rows as one (1024, 128) matrix)."""
+    if y.ndim == 2 and x.ndim > 2:
+        rows = x.reshape(int(np.prod(x.shape[:-1])), x.shape[-1])
+        return np.matmul(rows, y).reshape(x.shape[:-1] + (y.shape[-1],))
+    if x.ndim == 2 and y.ndim > 2:
+        columns = np.moveaxis(y, -2, 0).reshape(
+            y.shape[-2], int(np.prod(y.shape[:-2])) * y.shape[-1])
+        product = np.matmul(x, columns).reshape((x.shape[0],) + y.shape[:-2] + y.shape[-1:])
+        return np.ascontiguousarray(np.moveaxis(product, 0, -2))
+    return np.matmul(x, y)
+
+
 # The transform sums each cotangent over the batch axes its operand was broadcast along.
 matmul_p = register(Primitive(
-    "matmul", _matmul_type, np.matmul, vjp=_matmul_vjp, vjp_takes_needs=True,
+    "matmul", _matmul_type, _matmul_impl, vjp=_matmul_vjp, vjp_takes_needs=True,
     jvp=lambda tangents, x, y, *, out: add_tangents(
         None if tangents[0] is None else matmul(tangents[0], y),
         None if tangents[1] is None else matmul(x, tangents[1]))))
