@@ -27,6 +27,7 @@ from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .bound_methods import bound_method
 from .named_arrays import NamedArrays
+from .out_arrays import deliver, out_targets
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
 from .variable_scope import VariableArgument, closed_as_constants, trace_with_variables
@@ -76,8 +77,14 @@ class Function:
         self._warned = False
         self._named = None  # NamedArrays the traces read, when the code names any
         self._compiling = threading.RLock()  # held while a signature is traced and built
+        # out= names the arrays to write the results into, unless fn takes an `out` of
+        # its own (or any keyword argument), which it then gets.
+        self._out_is_ours = "out" not in self.signature.parameters and not any(
+            p.kind == p.VAR_KEYWORD for p in self.signature.parameters.values())
 
     def __call__(self, *args, **kwargs):
+        if "out" in kwargs and self._out_is_ours:
+            return self._call_into(args, kwargs)
         if config.run_eagerly:
             with nan_check.raising(nan_check.wanted(config)):  # (as compiled calls do)
                 return self.fn(*args, **kwargs)
@@ -114,6 +121,29 @@ class Function:
         if instance is None:
             return self
         return bound_method(self, instance)
+
+    def _call_into(self, args, kwargs):
+        """f(..., out=arrays): the results written into `arrays` (out_arrays.py), which
+        are returned."""
+        out = kwargs.pop("out")
+        if is_tracing() or variable_scope.current() is not None:
+            raise TypeError(at_user_line(
+                f"{self.__qualname__}(out=...) inside a traced function or a tape: use "
+                f"the result instead (write it with out= outside)"))
+        if config.run_eagerly or config.debug_nans or config.debug_infs or PROFILERS:
+            return self._into_eagerly(out, self(*args, **kwargs))
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        _, executable = self._executable(bound, leaves, paths, structure, statics)
+        return executable(leaves, out=out)
+
+    def _into_eagerly(self, out, result):
+        """Write `result`, computed the usual way, into `out` (the eager, numerics-
+        checking and profiled calls)."""
+        leaves, _, structure = pytree.flatten(result)
+        types = [np.asarray(leaf) for leaf in leaves]  # (their shape and dtype)
+        deliver(out_targets(out, structure, types, self.__qualname__), leaves)
+        return out
 
     def _call_checking_numerics(self, args, kwargs):
         """A call under config.debug_nans / debug_infs (nan_check.py): the checked path,

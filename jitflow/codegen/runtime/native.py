@@ -138,9 +138,14 @@ class NativeGraph:
         and workspace's pointers."""
         return self.compiled.address(ENTRY)
 
-    def run(self, args):
+    def run(self, args, into=None):
         """The outputs for `args`, through the Python entry when it takes them as they
-        are (it reads the arrays' pointers itself), else through the checked path."""
+        are (it reads the arrays' pointers itself), else through the checked path.
+        `into`: for each output, a C-contiguous, aligned array of its type to write it
+        into, or None for a fresh one; no such array may share memory with an argument
+        (the code is compiled on the promise that outputs and inputs never overlap)."""
+        if into is not None and any(target is not None for target in into):
+            return self(args, into)
         if self.python_entry is not None and self._out_types:
             result = self.python_entry(*args)
             if result.__class__ is not int:
@@ -149,11 +154,15 @@ class NativeGraph:
                 raise_for(result, self.name)
         return self(args)
 
-    def __call__(self, args):
-        """The checked path: each argument converted to its compiled type and layout."""
+    def __call__(self, args, into=None):
+        """The checked path: each argument converted to its compiled type and layout;
+        `into` as run's."""
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
-        outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
+        outputs = [np.empty(t.shape, t.dtype) if target is None else
+                   self._target(target, t, i) for i, (t, target) in enumerate(zip(
+                       self._out_types, into or [None] * len(self._out_types),
+                       strict=True))]
         workspace = self._take_workspace()
         pointers = (ctypes.c_void_p * self._slots)(
             *(a.ctypes.data for a in inputs), *(a.ctypes.data for a in outputs),
@@ -164,6 +173,17 @@ class NativeGraph:
         if status != OK:
             raise_for(status, self.name)
         return outputs
+
+    def _target(self, array, type, position):
+        """An array given for output `position`, which the code writes as it is."""
+        flags = array.flags
+        if array.shape != type.shape or array.dtype != type.dtype or not (
+                flags.c_contiguous and flags.aligned and flags.writeable):
+            raise ValueError(f"{self.name}: output {position} cannot be written into a "
+                             f"{array.dtype}{list(array.shape)} array (contiguous: "
+                             f"{flags.c_contiguous}, writeable: {flags.writeable}); "
+                             f"compiled for {type}")
+        return array
 
     def _take_workspace(self):
         try:
