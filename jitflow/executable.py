@@ -21,7 +21,7 @@ from .codegen import FALLBACK
 from .control_flow.while_grad import backward_step_graph
 from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
-from .out_arrays import deliver, out_targets, written_in_place
+from .out_arrays import Destinations, deliver
 
 BACKENDS = ("native", "interpreter")
 
@@ -72,6 +72,7 @@ class Executable:
         self._checked = {}  # kinds -> the NativeGraph checking for them (nan_check.py)
         self.build_seconds = None  # how long building the native code took
         self.locations = None  # Var -> the user's (file, line), when traced to profile
+        self._kept_outputs = {}  # output index -> arrays kept to compute it into
         if backend == "native":
             try:
                 self._build = _NativeBuild(graph, name, self) if background else None
@@ -196,13 +197,12 @@ class Executable:
                     backward_step=backward_step_graph)
         return self._checked[kinds]
 
-    def __call__(self, leaves, check=None, native=None, out=None):
+    def __call__(self, leaves, check=None, native=None, into=None):
         """The results for the argument leaves; `check(outputs)`, when given, sees
         every output before any Variable or array is written, and may raise. `native`:
-        the NativeGraph to run instead of this one's own (profiled_call's). `out`: the
-        arrays to write the results into (out_arrays.py), returned in their place."""
-        targets = None if out is None else out_targets(
-            out, self.out_structure, self.result_types(), self.name)
+        the NativeGraph to run instead of this one's own (profiled_call's). `into`: for
+        each of the function's own results, an array of its type to write it into (and
+        to return in its place), or None (out_arrays.py: checked by the caller)."""
         variables, arguments = None, leaves
         if self.state is not None:
             self.state.check_fixed(self.name)
@@ -211,32 +211,32 @@ class Executable:
             leaves = self.state.inputs(leaves, variables)
         if native is None:
             native = self._native_for_call()
-        if native is not None:
-            outputs = native.run(leaves, self._written_directly(targets, leaves))
-        else:
-            outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
-        if check is not None:
-            check(outputs)
-        if variables is not None:
-            outputs = self._write_back(variables, arguments, outputs)
-        if targets is not None:
-            deliver(targets, outputs)
-            return out
-        results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
+        destinations = None if into is None or native is None else \
+            Destinations(into, leaves, self._kept_outputs, native.in_place)
+        try:
+            if native is not None:
+                outputs = native.run(leaves, destinations and destinations.native(
+                    len(self.graph.outputs)))
+            else:
+                outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
+            if check is not None:
+                check(outputs)
+            if variables is not None:
+                outputs = self._write_back(variables, arguments, outputs)
+            if into is not None:
+                deliver(into, outputs)
+        finally:
+            if destinations is not None:
+                destinations.give_back()
+        results = [target if target is not None else _result(value, var.type)
+                   for value, var, target in zip(outputs, self.graph.outputs,
+                                                 into or [None] * len(outputs))]
         return pytree.unflatten(self.out_structure, results)
 
     def result_types(self):
         """The TensorTypes of the function's own results (not the state it writes)."""
         count = len(self.graph.outputs) - (self.state.outputs if self.state else 0)
         return [var.type for var in self.graph.outputs[:count]]
-
-    def _written_directly(self, targets, inputs):
-        """NativeGraph.run's `into`: the out= arrays native code may write itself, and
-        None for every other output (the state's, and those copied in afterwards)."""
-        if targets is None:
-            return None
-        into = written_in_place(targets, inputs)
-        return into + [None] * (len(self.graph.outputs) - len(into))
 
     def _write_back(self, variables, arguments, outputs):
         """The function's own outputs; the new values of the Variables and of the

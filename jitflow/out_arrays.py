@@ -5,11 +5,14 @@ the results, tuples and lists alike), ndarrays of the result's exact shape and d
 writeable, no two sharing memory. Native code then writes each result straight into its
 array, so a call streams through memory once, with no fresh output to allocate and
 page-fault, and no copy. Where that could give a wrong answer the result is computed
-apart and copied in after the call: an array that shares memory with an argument (the
-native code reads its arguments while it writes its results, and tells LLVM they never
-overlap), or one that is not C-contiguous and aligned. The interpreter always copies.
-If the call raises, the arrays may hold part of the results; Variables and the
-arguments it writes into are written only after a call succeeded, as ever.
+apart (into a buffer kept for the next call) and copied in after the call: an array
+that shares memory with an argument (the native code reads its arguments while it
+writes its results, and tells LLVM they never overlap), unless it is exactly the buffer
+of an argument the code may write over (codegen/runtime/in_place.py: `w - lr * g` into
+`w`), or one that is not C-contiguous and aligned. The interpreter always copies.
+If the call raises, the arrays may hold part of the results; Variables, donated arrays
+(donation.py) and the arguments it writes into are written only after a call
+succeeded, as ever.
 """
 import numpy as np
 
@@ -47,23 +50,64 @@ def _check_apart(arrays, paths, name):
                                  f"share memory; each result needs its own array")
 
 
-def written_in_place(targets, inputs):
-    """For each target, itself where native code may write into it directly (C-
-    contiguous, aligned, sharing no memory with any input), else None."""
-    arrays = [a for a in inputs if isinstance(a, np.ndarray)]
-    return [target if _direct(target, arrays) else None for target in targets]
+class Destinations:
+    """Where native code writes the results that go into given arrays (`into`: one
+    array or None per result): into the array itself where it may (C-contiguous,
+    aligned, sharing no memory with any of the `inputs`), else into a buffer kept
+    between calls (`kept`: output index -> free buffers), copied from after the call.
+    Kept, rather than fresh each call, so that a large result does not page-fault its
+    way through fresh memory every call; none is ever returned to the caller."""
+
+    def __init__(self, into, inputs, kept, in_place):
+        self._kept, self._taken = kept, []
+        self.into = [None if target is None else
+                     target if _direct(target, inputs, in_place.get(index, ())) else
+                     self._take(index, target) for index, target in enumerate(into)]
+
+    def native(self, outputs):
+        """NativeGraph.run's `into` for a graph of `outputs` outputs (the state's
+        last: computed fresh)."""
+        return self.into + [None] * (outputs - len(self.into))
+
+    def _take(self, index, target):
+        free = self._kept.setdefault(index, [])
+        try:
+            buffer = free.pop()  # (atomic: calls from other threads take others)
+        except IndexError:
+            buffer = np.empty(target.shape, target.dtype)
+        self._taken.append((index, buffer))
+        return buffer
+
+    def give_back(self):
+        """After the call: the buffers taken are free for the next (one per output
+        kept; those of calls made at the same time go)."""
+        for index, buffer in self._taken:
+            if not self._kept[index]:
+                self._kept[index].append(buffer)
 
 
-def _direct(target, inputs):
+def _direct(target, inputs, over):
+    """Whether native code may write `target` itself: it shares memory with no input,
+    or is exactly the buffer of one of the inputs `over` (NativeGraph's in_place: the
+    code may write over it), and shares memory with no other."""
     flags = target.flags
-    return flags.c_contiguous and flags.aligned and target.size > 0 and \
-        not any(np.shares_memory(target, a) for a in inputs)
+    if not (flags.c_contiguous and flags.aligned):
+        return False
+    return not any(np.shares_memory(target, a) for i, a in enumerate(inputs)
+                   if isinstance(a, np.ndarray) and not (
+                       i in over and _same_buffer(target, a)))
+
+
+def _same_buffer(target, array):
+    return array.flags.c_contiguous and array.dtype == target.dtype and \
+        array.shape == target.shape and array.ctypes.data == target.ctypes.data
 
 
 def deliver(targets, outputs):
-    """Copy each output into its target, unless it was written there already."""
+    """Copy each output into its target (if it has one), unless it was written there
+    already."""
     for target, value in zip(targets, outputs, strict=True):
-        if value is not target:
+        if target is not None and value is not target:
             np.copyto(target, value)
 
 

@@ -38,7 +38,7 @@ LAYERS = [
     # arrays) and the eager GradientTape.
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
                   "jitflow.named_arrays", "jitflow.watched_arrays",
-                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays",
+                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays", "jitflow.donation",
                   "jitflow.variables",
                   "jitflow.variable_scope",
                   "jitflow.tape"]),

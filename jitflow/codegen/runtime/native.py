@@ -15,6 +15,7 @@ from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
 from ..lowering.node_clock import counter_name
 from ..memory import aligned_bytes
+from .in_place import in_place_outputs
 from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
                            free_spare_workspace, make_callable, python_entry_abi)
 
@@ -39,6 +40,8 @@ class NativeGraph:
         self._profile = profile
         self._nan_checks = tuple(nan_checks)
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
+        # {output: inputs} the code may write over (in_place.py): out= and donation
+        self.in_place = in_place_outputs(self.graph)
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
