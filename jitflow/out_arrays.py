@@ -51,39 +51,62 @@ def _check_apart(arrays, paths, name):
 
 
 class Destinations:
-    """Where native code writes the results that go into given arrays (`into`: one
-    array or None per result): into the array itself where it may (C-contiguous,
-    aligned, sharing no memory with any of the `inputs`), else into a buffer kept
-    between calls (`kept`: output index -> free buffers), copied from after the call.
-    Kept, rather than fresh each call, so that a large result does not page-fault its
-    way through fresh memory every call; none is ever returned to the caller."""
+    """Where native code writes its outputs.
 
-    def __init__(self, into, inputs, kept, in_place):
+    `into` (one array or None per result of the function's own): a result goes into
+    the array itself where it may (C-contiguous, aligned, sharing no memory with any of
+    the `inputs`), else into a buffer kept between calls (`kept`: output index -> free
+    buffers), copied from after the call. Kept, rather than fresh each call, so that a
+    large result does not page-fault its way through fresh memory every call; none is
+    ever returned to the caller.
+
+    `adopted`: outputs that Variables take as their new values; each is written into a
+    buffer an earlier value of that Variable left behind (recycled_variables.py), when
+    there is one."""
+
+    def __init__(self, into, inputs, kept, in_place, adopted=()):
         self._kept, self._taken = kept, []
         self.into = [None if target is None else
                      target if _direct(target, inputs, in_place.get(index, ())) else
                      self._take(index, target) for index, target in enumerate(into)]
+        self._adopted = {index: buffer for index in adopted
+                         if (buffer := _free_buffer(kept, index)) is not None}
 
     def native(self, outputs):
         """NativeGraph.run's `into` for a graph of `outputs` outputs (the state's
-        last: computed fresh)."""
-        return self.into + [None] * (outputs - len(self.into))
+        last)."""
+        into = self.into + [None] * (outputs - len(self.into))
+        for index, buffer in self._adopted.items():
+            into[index] = buffer
+        return into
 
     def _take(self, index, target):
-        free = self._kept.setdefault(index, [])
-        try:
-            buffer = free.pop()  # (atomic: calls from other threads take others)
-        except IndexError:
+        buffer = _free_buffer(self._kept, index)
+        if buffer is None:
             buffer = np.empty(target.shape, target.dtype)
         self._taken.append((index, buffer))
         return buffer
 
-    def give_back(self):
+    def give_back(self, adopted):
         """After the call: the buffers taken are free for the next (one per output
-        kept; those of calls made at the same time go)."""
-        for index, buffer in self._taken:
-            if not self._kept[index]:
-                self._kept[index].append(buffer)
+        kept; those of calls made at the same time go), and so are those the
+        Variables were to adopt unless they did (`adopted`: the call succeeded)."""
+        for index, buffer in self._taken + ([] if adopted else list(self._adopted.items())):
+            keep_buffer(self._kept, index, buffer)
+
+
+def _free_buffer(kept, index):
+    try:
+        return kept.setdefault(index, []).pop()  # (atomic: other threads take others)
+    except IndexError:
+        return None
+
+
+def keep_buffer(kept, index, buffer):
+    """Keep `buffer` for output `index`, unless one is kept already."""
+    free = kept.setdefault(index, [])
+    if not free:
+        free.append(buffer)
 
 
 def _direct(target, inputs, over):

@@ -159,3 +159,47 @@ def test_outputs_written_over_inputs_only_where_each_element_is_read_first(fn, e
 def test_no_output_is_written_over_an_input_in_code_that_can_fail():
     assert in_place_of(lambda w, i: w * 2 + w[i], W, np.int64(0)) == {}
     assert in_place_of(lambda w, g: w * 2 + g, W.astype(np.int32), W.astype(np.int32)) == {}
+
+
+# --- Variables' old arrays reused for their new values (recycled_variables.py) ----------
+
+def test_large_variables_stepped_in_turn_hold_numpys_values_and_old_values_stay():
+    n = 50_000  # float64: above the size whose arrays are reused
+    start = RNG.standard_normal(n)
+    v = jitflow.Variable(start)
+
+    @jitflow.function
+    def step(g):
+        v.assign_sub(0.5 * g)
+        return v * 1.0
+    expected, kept, held = start.copy(), [], []
+    for i in range(8):
+        g = RNG.standard_normal(n)
+        if i % 3 == 0:  # a reference to the value held now
+            kept.append((v.value, v.value.copy()))
+        expected = expected - 0.5 * g
+        np.testing.assert_allclose(step(g), expected, rtol=1e-12)
+        np.testing.assert_allclose(v.numpy(), expected, rtol=1e-12)
+        held.append(id(v.value))
+    for array, then in kept:  # no value anyone holds was written by a later step
+        np.testing.assert_array_equal(array, then)
+    if jitflow.config.backend == "native":  # the others' arrays were used again
+        assert len(set(held)) < len(held)
+
+
+def test_a_step_that_raises_leaves_large_variables_as_they_were():
+    n = 40_000
+    v = jitflow.Variable(np.zeros(n))
+
+    @jitflow.function
+    def step(x, i):
+        v.assign_add(x)
+        return x[i]
+    x = np.ones(n)
+    for _ in range(3):
+        step(x, np.int64(0))
+    with pytest.raises(IndexError):
+        step(x, np.int64(n))
+    np.testing.assert_array_equal(v.numpy(), np.full(n, 3.0))
+    step(x, np.int64(0))
+    np.testing.assert_array_equal(v.numpy(), np.full(n, 4.0))
