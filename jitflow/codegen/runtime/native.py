@@ -2,7 +2,9 @@
 
 Native code trusts its arguments completely, so everything is checked here first, in
 Python: each argument's shape and dtype against the compiled signature (non-contiguous
-arrays are copied to contiguous ones). Outputs are fresh NumPy arrays.
+arrays are copied to contiguous ones). Outputs are fresh NumPy arrays (large ones over
+buffers that come back when the caller lets go of them: output_pool.py), or arrays the
+caller gave (`into`).
 """
 import ctypes
 import weakref
@@ -16,6 +18,7 @@ from ..lowering.lower import ENTRY, Lowering
 from ..lowering.node_clock import counter_name
 from ..memory import aligned_bytes
 from .in_place import in_place_outputs
+from .output_pool import POOLED_BYTES, pooled_empty
 from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
                            free_spare_workspace, make_callable, python_entry_abi)
 
@@ -45,10 +48,14 @@ class NativeGraph:
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
+        # Outputs made over the pool's buffers (output_pool.py): those large enough
+        # that faulting in fresh pages would cost more than the checked path's call.
+        self._pooled = [t.size * t.dtype.itemsize >= POOLED_BYTES for t in self._out_types]
         # Arrays only: a weakly typed input or output (a Python scalar) is left to the
-        # checked path, which keeps Python scalars apart from 0-d arrays.
+        # checked path, which keeps Python scalars apart from 0-d arrays; and the
+        # checked path allocates the pooled outputs.
         direct = python_entry and python_entry_abi() and not any(
-            t.weak for t in self._in_types + self._out_types)
+            t.weak for t in self._in_types + self._out_types) and not any(self._pooled)
         self.compiled = self._compile(direct)
         self._node_counters = [
             (index, self._counter(index, "time"), self._counter(index, "runs"))
@@ -162,8 +169,8 @@ class NativeGraph:
         `into` as run's."""
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
-        outputs = [np.empty(t.shape, t.dtype) if target is None else
-                   self._target(target, t, i) for i, (t, target) in enumerate(zip(
+        outputs = [self._fresh(i) if target is None else self._target(target, t, i)
+                   for i, (t, target) in enumerate(zip(
                        self._out_types, into or [None] * len(self._out_types),
                        strict=True))]
         workspace = self._take_workspace()
@@ -176,6 +183,12 @@ class NativeGraph:
         if status != OK:
             raise_for(status, self.name)
         return outputs
+
+    def _fresh(self, position):
+        type = self._out_types[position]
+        if self._pooled[position]:
+            return pooled_empty(type.shape, type.dtype)
+        return np.empty(type.shape, type.dtype)
 
     def _target(self, array, type, position):
         """An array given for output `position`, which the code writes as it is."""
