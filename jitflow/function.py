@@ -154,9 +154,19 @@ class Function:
                 f"the result instead (write it with out= outside)"))
         if self._checked_path_only():
             return self._into_eagerly(out, self._call(args, kwargs))
-        bound = self._bind(args, kwargs)
-        leaves, paths, structure, statics = self._split(bound)
-        _, executable = self._executable(bound, leaves, paths, structure, statics)
+        if self._named is not None:
+            self._check_named_arrays()
+        executable = None
+        if not kwargs:
+            _, executable, leaves, _ = self._fast_executable(args)
+        if executable is None:
+            bound = self._bind(args, kwargs)
+            leaves, paths, structure, statics = self._split(bound)
+            signature, executable = self._executable(bound, leaves, paths, structure,
+                                                     statics)
+            self._remember_fast_path(args, kwargs, signature, executable)
+        else:
+            self._info.hits += 1
         executable(leaves, into=out_targets(out, executable.out_structure,
                                             executable.result_types(), self.__qualname__))
         return out
@@ -168,6 +178,8 @@ class Function:
             return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
         bound = self._bind(args, kwargs)
         donated = donated_arrays(bound, self.donated)
+        if self._named is not None:
+            self._check_named_arrays()
         if self._checked_path_only():
             result = self._call(args, kwargs)
             leaves, _, structure = pytree.flatten(result)
@@ -283,12 +295,7 @@ class Function:
         reads Variables. When every argument is an array, that entry is tried first next
         time (`_direct`: it checks the arrays itself). Returns _DECLINED when the
         checked path must run."""
-        leaves = []
-        structure = pytree.flatten_leaves(args, leaves)
-        signature, executable = self._fast.get((structure, _array_key(leaves)),
-                                               (None, None))
-        if executable is not None:
-            self._used(signature)
+        signature, executable, leaves, structure = self._fast_executable(args)
         if executable is not None and executable.state is not None and \
                 executable.state.slots:
             self._info.hits += 1
@@ -305,6 +312,17 @@ class Function:
             return _DECLINED
         self._info.hits += 1
         return result if direct.rebuild is None else direct.rebuild(result)
+
+    def _fast_executable(self, args):
+        """The signature and Executable the fast path keeps for these arguments (None,
+        None if none), their leaves and structure."""
+        leaves = []
+        structure = pytree.flatten_leaves(args, leaves)
+        signature, executable = self._fast.get((structure, _array_key(leaves)),
+                                               (None, None))
+        if executable is not None:
+            self._used(signature)
+        return signature, executable, leaves, structure
 
     def _used(self, signature):
         """Mark `signature` the most recently used (the last to be forgotten)."""

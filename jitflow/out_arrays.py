@@ -116,9 +116,9 @@ def _direct(target, inputs, over):
     flags = target.flags
     if not (flags.c_contiguous and flags.aligned):
         return False
-    return not any(np.shares_memory(target, a) for i, a in enumerate(inputs)
-                   if isinstance(a, np.ndarray) and not (
-                       i in over and _same_buffer(target, a)))
+    return not any(isinstance(a, np.ndarray) and np.shares_memory(target, a) and
+                   not (i in over and _same_buffer(target, a))
+                   for i, a in enumerate(inputs))
 
 
 def _same_buffer(target, array):
