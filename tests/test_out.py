@@ -188,3 +188,19 @@ def test_out_inside_a_trace_is_refused():
         return inner(x, out=x)
     with pytest.raises(TypeError, match="inner.*inside a traced function"):
         outer(np.zeros(3))
+
+
+def test_out_and_donation_while_checking_for_nans():
+    @jitflow.function
+    def halve(x):
+        return x / 2
+    step = jitflow.function(lambda w: w - 1, donate_argnums=0)
+    out, w = np.empty(3), np.zeros(3)
+    jitflow.config.debug_nans = True
+    try:
+        assert halve(np.arange(3.0), out=out) is out
+        assert step(w) is w
+    finally:
+        jitflow.config.debug_nans = False
+    np.testing.assert_array_equal(out, [0, 0.5, 1])
+    np.testing.assert_array_equal(w, [-1, -1, -1])
