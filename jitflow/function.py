@@ -87,7 +87,7 @@ class Function:
         self._fast = {}
         self._direct = None  # the DirectEntry used last
         self._direct_signature = None  # the signature it runs
-        self._fast_eligible = not self.static and not self.donated and all(
+        self._fast_eligible = not self.static and all(
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
         self._info = CacheInfo()
@@ -154,32 +154,33 @@ class Function:
                 f"the result instead (write it with out= outside)"))
         if self._checked_path_only():
             return self._into_eagerly(out, self._call(args, kwargs))
-        if self._named is not None:
-            self._check_named_arrays()
-        executable = None
-        if not kwargs:
-            _, executable, leaves, _ = self._fast_executable(args)
-        if executable is None:
-            bound = self._bind(args, kwargs)
-            leaves, paths, structure, statics = self._split(bound)
-            signature, executable = self._executable(bound, leaves, paths, structure,
-                                                     statics)
-            self._remember_fast_path(args, kwargs, signature, executable)
-        else:
-            self._info.hits += 1
+        executable, leaves = self._executable_for_call(args, kwargs)
         executable(leaves, into=out_targets(out, executable.out_structure,
                                             executable.result_types(), self.__qualname__))
         return out
+
+    def _executable_for_call(self, args, kwargs):
+        """The Executable for these arguments and their leaves, from the fast path's
+        cache when it holds them (out= and donated calls, which the Executable runs)."""
+        if self._named is not None:
+            self._check_named_arrays()
+        if not kwargs:
+            _, executable, leaves, _ = self._fast_executable(args)
+            if executable is not None:
+                self._info.hits += 1
+                return executable, leaves
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        signature, executable = self._executable(bound, leaves, paths, structure, statics)
+        self._remember_fast_path(args, kwargs, signature, executable)
+        return executable, leaves
 
     def _call_donating(self, args, kwargs):
         """A call with donated arguments (donation.py): results of their arrays' types
         computed into those arrays."""
         if is_tracing() or variable_scope.current() is not None:
             return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
-        bound = self._bind(args, kwargs)
-        donated = donated_arrays(bound, self.donated)
-        if self._named is not None:
-            self._check_named_arrays()
+        donated = donated_arrays(self._bind(args, kwargs), self.donated)
         if self._checked_path_only():
             result = self._call(args, kwargs)
             leaves, _, structure = pytree.flatten(result)
@@ -187,8 +188,7 @@ class Function:
             deliver(into, leaves)
             return pytree.unflatten(structure, [leaf if target is None else target
                                                 for leaf, target in zip(leaves, into)])
-        leaves, paths, structure, statics = self._split(bound)
-        _, executable = self._executable(bound, leaves, paths, structure, statics)
+        executable, leaves = self._executable_for_call(args, kwargs)
         return executable(leaves, into=matching_arrays(donated, executable.result_types()))
 
     def _checked_path_only(self):
