@@ -27,7 +27,8 @@ class _BoundMethods:
             bound = self._functions.get(key)
             if bound is None or bound.fn.__self__ is not instance:
                 bound = type(method)(_WeakMethod(method.fn, instance),
-                                     method.static - {_first_parameter(method)})
+                                     method.static - {_first_parameter(method)},
+                                     donate_argnames=method.donated)
                 self._functions[key] = bound
                 self._forget_with(instance, key)
             return bound

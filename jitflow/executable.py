@@ -21,6 +21,8 @@ from .codegen import FALLBACK
 from .control_flow.while_grad import backward_step_graph
 from .errors import CompileWarning, user_location
 from .ir.interpret import eval_graph
+from .out_arrays import Destinations, deliver, keep_buffer
+from .recycled_variables import assigned_arrays, recycle
 
 BACKENDS = ("native", "interpreter")
 
@@ -71,6 +73,7 @@ class Executable:
         self._checked = {}  # kinds -> the NativeGraph checking for them (nan_check.py)
         self.build_seconds = None  # how long building the native code took
         self.locations = None  # Var -> the user's (file, line), when traced to profile
+        self._kept_outputs = {}  # output index -> arrays kept to compute it into
         if backend == "native":
             try:
                 self._build = _NativeBuild(graph, name, self) if background else None
@@ -195,11 +198,13 @@ class Executable:
                     backward_step=backward_step_graph)
         return self._checked[kinds]
 
-    def __call__(self, leaves, check=None, native=None):
+    def __call__(self, leaves, check=None, native=None, into=None):
         """The results for the argument leaves; `check(outputs)`, when given, sees
         every output before any Variable or array is written, and may raise. `native`:
-        the NativeGraph to run instead of this one's own (profiled_call's)."""
-        variables, arguments = None, leaves
+        the NativeGraph to run instead of this one's own (profiled_call's). `into`: for
+        each of the function's own results, an array of its type to write it into (and
+        to return in its place), or None (out_arrays.py: checked by the caller)."""
+        variables, arguments, previous = None, leaves, []
         if self.state is not None:
             self.state.check_fixed(self.name)
             self.state.check_writable(leaves, self.name)
@@ -207,16 +212,43 @@ class Executable:
             leaves = self.state.inputs(leaves, variables)
         if native is None:
             native = self._native_for_call()
-        if native is not None:
-            outputs = native.run(leaves)
-        else:
-            outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
-        if check is not None:
-            check(outputs)
-        if variables is not None:
-            outputs = self._write_back(variables, arguments, outputs)
-        results = [_result(value, var.type) for value, var in zip(outputs, self.graph.outputs)]
+        if native is not None and variables is not None:
+            previous = assigned_arrays(self.state, len(self.result_types()), variables)
+        destinations = None if native is None or (into is None and not previous) else \
+            Destinations(into or [], leaves, self._kept_outputs, native.in_place,
+                         [index for index, _ in previous])
+        adopted = False
+        try:
+            if native is not None:
+                outputs = native.run(leaves, destinations and destinations.native(
+                    len(self.graph.outputs)))
+            else:
+                outputs = [_owned(value, leaves) for value in eval_graph(self.graph, leaves)]
+            del leaves  # (the Variables' old arrays are recycled only if nothing holds them)
+            if check is not None:
+                check(outputs)
+            if variables is not None:
+                outputs = self._write_back(variables, arguments, outputs)
+                adopted = True
+            if into is not None:
+                deliver(into, outputs)
+        finally:
+            if destinations is not None:
+                destinations.give_back(adopted)
+        if adopted:
+            recycle(previous, self._keep_output_buffer)
+        results = [target if target is not None else _result(value, var.type)
+                   for value, var, target in zip(outputs, self.graph.outputs,
+                                                 into or [None] * len(outputs))]
         return pytree.unflatten(self.out_structure, results)
+
+    def _keep_output_buffer(self, index, buffer):
+        keep_buffer(self._kept_outputs, index, buffer)
+
+    def result_types(self):
+        """The TensorTypes of the function's own results (not the state it writes)."""
+        count = len(self.graph.outputs) - (self.state.outputs if self.state else 0)
+        return [var.type for var in self.graph.outputs[:count]]
 
     def _write_back(self, variables, arguments, outputs):
         """The function's own outputs; the new values of the Variables and of the

@@ -27,17 +27,27 @@ from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .bound_methods import bound_method
 from .named_arrays import NamedArrays
+from .donation import donated_arrays, matching_arrays
+from .out_arrays import deliver, out_targets
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
 from .variable_scope import VariableArgument, closed_as_constants, trace_with_variables
 
 
-def function(fn=None, *, static_argnames=(), static_argnums=()):
-    """Compile `fn` per input signature. Usable as @function or @function(...)."""
+def function(fn=None, *, static_argnames=(), static_argnums=(), donate_argnames=(),
+             donate_argnums=()):
+    """Compile `fn` per input signature. Usable as @function or @function(...).
+
+    donate_argnames / donate_argnums: arguments whose arrays the caller gives up
+    (donation.py): each result of the same shape and dtype as one of their arrays is
+    written into that array, which is returned as the result, so that
+    `params = step(params, ...)` updates the parameters in place."""
     if fn is None:
         return functools.partial(function, static_argnames=static_argnames,
-                                 static_argnums=static_argnums)
-    return Function(fn, static_argnames, static_argnums)
+                                 static_argnums=static_argnums,
+                                 donate_argnames=donate_argnames,
+                                 donate_argnums=donate_argnums)
+    return Function(fn, static_argnames, static_argnums, donate_argnames, donate_argnums)
 
 
 @dataclass
@@ -56,13 +66,21 @@ class Signature:
 
 
 class Function:
-    def __init__(self, fn, static_argnames=(), static_argnums=()):
+    def __init__(self, fn, static_argnames=(), static_argnums=(), donate_argnames=(),
+                 donate_argnums=()):
         functools.update_wrapper(self, fn)
         if not hasattr(self, "__qualname__"):  # a callable object
             self.__qualname__ = type(fn).__qualname__
         self.fn = fn
         self.signature = inspect.signature(fn)
-        self.static = _static_names(self.signature, static_argnames, static_argnums)
+        self.static = _parameter_names(self.signature, static_argnames, static_argnums,
+                                       "static_argnames")
+        self.donated = _parameter_names(self.signature, donate_argnames, donate_argnums,
+                                        "donate_argnames")
+        if self.donated & self.static:
+            raise ValueError(f"{self.__qualname__}: arguments "
+                             f"{sorted(self.donated & self.static)} are static; only "
+                             f"arrays can be donated")
         self._cache = collections.OrderedDict()  # Signature -> Executable, oldest use first
         # (argument structure, _array_key(leaves)) -> Executable, for calls whose
         # leaves are plain ndarrays
@@ -76,8 +94,19 @@ class Function:
         self._warned = False
         self._named = None  # NamedArrays the traces read, when the code names any
         self._compiling = threading.RLock()  # held while a signature is traced and built
+        # out= names the arrays to write the results into, unless fn takes an `out` of
+        # its own (or any keyword argument), which it then gets.
+        self._out_is_ours = "out" not in self.signature.parameters and not any(
+            p.kind == p.VAR_KEYWORD for p in self.signature.parameters.values())
 
     def __call__(self, *args, **kwargs):
+        if "out" in kwargs and self._out_is_ours:
+            return self._call_into(args, kwargs)
+        if self.donated:
+            return self._call_donating(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if config.run_eagerly:
             with nan_check.raising(nan_check.wanted(config)):  # (as compiled calls do)
                 return self.fn(*args, **kwargs)
@@ -114,6 +143,67 @@ class Function:
         if instance is None:
             return self
         return bound_method(self, instance)
+
+    def _call_into(self, args, kwargs):
+        """f(..., out=arrays): the results written into `arrays` (out_arrays.py), which
+        are returned."""
+        out = kwargs.pop("out")
+        if is_tracing() or variable_scope.current() is not None:
+            raise TypeError(at_user_line(
+                f"{self.__qualname__}(out=...) inside a traced function or a tape: use "
+                f"the result instead (write it with out= outside)"))
+        if self._checked_path_only():
+            return self._into_eagerly(out, self._call(args, kwargs))
+        executable, leaves = self._executable_for_call(args, kwargs)
+        executable(leaves, into=out_targets(out, executable.out_structure,
+                                            executable.result_types(), self.__qualname__))
+        return out
+
+    def _executable_for_call(self, args, kwargs):
+        """The Executable for these arguments and their leaves, from the fast path's
+        cache when it holds them (out= and donated calls, which the Executable runs)."""
+        if self._named is not None:
+            self._check_named_arrays()
+        if not kwargs:
+            _, executable, leaves, _ = self._fast_executable(args)
+            if executable is not None:
+                self._info.hits += 1
+                return executable, leaves
+        bound = self._bind(args, kwargs)
+        leaves, paths, structure, statics = self._split(bound)
+        signature, executable = self._executable(bound, leaves, paths, structure, statics)
+        self._remember_fast_path(args, kwargs, signature, executable)
+        return executable, leaves
+
+    def _call_donating(self, args, kwargs):
+        """A call with donated arguments (donation.py): results of their arrays' types
+        computed into those arrays."""
+        if is_tracing() or variable_scope.current() is not None:
+            return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
+        donated = donated_arrays(self._bind(args, kwargs), self.donated)
+        if self._checked_path_only():
+            result = self._call(args, kwargs)
+            leaves, _, structure = pytree.flatten(result)
+            into = matching_arrays(donated, [np.asarray(leaf) for leaf in leaves])
+            deliver(into, leaves)
+            return pytree.unflatten(structure, [leaf if target is None else target
+                                                for leaf, target in zip(leaves, into)])
+        executable, leaves = self._executable_for_call(args, kwargs)
+        return executable(leaves, into=matching_arrays(donated, executable.result_types()))
+
+    def _checked_path_only(self):
+        """Whether calls now run eagerly, check numerics or are profiled: out= and
+        donation then copy the results computed the usual way."""
+        return config.run_eagerly or config.debug_nans or config.debug_infs or \
+            bool(PROFILERS)
+
+    def _into_eagerly(self, out, result):
+        """Write `result`, computed the usual way, into `out` (the eager, numerics-
+        checking and profiled calls)."""
+        leaves, _, structure = pytree.flatten(result)
+        types = [np.asarray(leaf) for leaf in leaves]  # (their shape and dtype)
+        deliver(out_targets(out, structure, types, self.__qualname__), leaves)
+        return out
 
     def _call_checking_numerics(self, args, kwargs):
         """A call under config.debug_nans / debug_infs (nan_check.py): the checked path,
@@ -206,12 +296,7 @@ class Function:
         reads Variables. When every argument is an array, that entry is tried first next
         time (`_direct`: it checks the arrays itself). Returns _DECLINED when the
         checked path must run."""
-        leaves = []
-        structure = pytree.flatten_leaves(args, leaves)
-        signature, executable = self._fast.get((structure, _array_key(leaves)),
-                                               (None, None))
-        if executable is not None:
-            self._used(signature)
+        signature, executable, leaves, structure = self._fast_executable(args)
         if executable is not None and executable.state is not None and \
                 executable.state.slots:
             self._info.hits += 1
@@ -228,6 +313,17 @@ class Function:
             return _DECLINED
         self._info.hits += 1
         return result if direct.rebuild is None else direct.rebuild(result)
+
+    def _fast_executable(self, args):
+        """The signature and Executable the fast path keeps for these arguments (None,
+        None if none), their leaves and structure."""
+        leaves = []
+        structure = pytree.flatten_leaves(args, leaves)
+        signature, executable = self._fast.get((structure, _array_key(leaves)),
+                                               (None, None))
+        if executable is not None:
+            self._used(signature)
+        return signature, executable, leaves, structure
 
     def _used(self, signature):
         """Mark `signature` the most recently used (the last to be forgotten)."""
@@ -289,7 +385,8 @@ class Function:
         module's or a class's attribute) is pickled by name, as functions are."""
         if found_by_name(self):
             return self.__qualname__
-        return Function, (self.fn, tuple(sorted(self.static)))
+        return Function, (self.fn, tuple(sorted(self.static)), (),
+                          tuple(sorted(self.donated)))
 
     # --- arguments --------------------------------------------------------------------
     def _bind(self, args, kwargs):
@@ -446,14 +543,17 @@ def _array_key(args):
         return None
 
 
-def _static_names(signature, names, numbers):
+def _parameter_names(signature, names, numbers, what):
     names = {names} if isinstance(names, str) else set(names)
     params = list(signature.parameters)
     for number in ([numbers] if isinstance(numbers, int) else numbers):
+        if not -len(params) <= number < len(params):
+            raise ValueError(f"{what.replace('names', 'nums')} {number} is no parameter "
+                             f"of the function (it has {params})")
         names.add(params[number])
     unknown = names - set(params)
     if unknown:
-        raise ValueError(f"static_argnames {sorted(unknown)} are not parameters of the "
+        raise ValueError(f"{what} {sorted(unknown)} are not parameters of the "
                          f"function (it has {params})")
     return frozenset(names)
 

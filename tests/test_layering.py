@@ -38,7 +38,8 @@ LAYERS = [
     # arrays) and the eager GradientTape.
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
                   "jitflow.named_arrays", "jitflow.watched_arrays",
-                  "jitflow.bound_methods", "jitflow.nan_check",
+                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays", "jitflow.donation",
+                  "jitflow.recycled_variables",
                   "jitflow.variables",
                   "jitflow.variable_scope",
                   "jitflow.tape"]),

@@ -2,7 +2,9 @@
 
 Native code trusts its arguments completely, so everything is checked here first, in
 Python: each argument's shape and dtype against the compiled signature (non-contiguous
-arrays are copied to contiguous ones). Outputs are fresh NumPy arrays.
+arrays are copied to contiguous ones). Outputs are fresh NumPy arrays (large ones over
+buffers that come back when the caller lets go of them: output_pool.py), or arrays the
+caller gave (`into`).
 """
 import ctypes
 import weakref
@@ -15,6 +17,8 @@ from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
 from ..lowering.node_clock import counter_name
 from ..memory import aligned_bytes
+from .in_place import in_place_outputs
+from .output_pool import POOLED_BYTES, pooled_empty
 from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
                            free_spare_workspace, make_callable, python_entry_abi)
 
@@ -39,13 +43,19 @@ class NativeGraph:
         self._profile = profile
         self._nan_checks = tuple(nan_checks)
         self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
+        # {output: inputs} the code may write over (in_place.py): out= and donation
+        self.in_place = in_place_outputs(self.graph)
         self._in_types = [v.type for v in graph.inputs]
         self._out_types = [v.type for v in graph.outputs]
         self._slots = len(self._in_types) + len(self._out_types) + 1
+        # Outputs made over the pool's buffers (output_pool.py): those large enough
+        # that faulting in fresh pages would cost more than the checked path's call.
+        self._pooled = [t.size * t.dtype.itemsize >= POOLED_BYTES for t in self._out_types]
         # Arrays only: a weakly typed input or output (a Python scalar) is left to the
-        # checked path, which keeps Python scalars apart from 0-d arrays.
+        # checked path, which keeps Python scalars apart from 0-d arrays; and the
+        # checked path allocates the pooled outputs.
         direct = python_entry and python_entry_abi() and not any(
-            t.weak for t in self._in_types + self._out_types)
+            t.weak for t in self._in_types + self._out_types) and not any(self._pooled)
         self.compiled = self._compile(direct)
         self._node_counters = [
             (index, self._counter(index, "time"), self._counter(index, "runs"))
@@ -138,9 +148,14 @@ class NativeGraph:
         and workspace's pointers."""
         return self.compiled.address(ENTRY)
 
-    def run(self, args):
+    def run(self, args, into=None):
         """The outputs for `args`, through the Python entry when it takes them as they
-        are (it reads the arrays' pointers itself), else through the checked path."""
+        are (it reads the arrays' pointers itself), else through the checked path.
+        `into`: for each output, a C-contiguous, aligned array of its type to write it
+        into, or None for a fresh one; no such array may share memory with an argument
+        (the code is compiled on the promise that outputs and inputs never overlap)."""
+        if into is not None and any(target is not None for target in into):
+            return self(args, into)
         if self.python_entry is not None and self._out_types:
             result = self.python_entry(*args)
             if result.__class__ is not int:
@@ -149,11 +164,15 @@ class NativeGraph:
                 raise_for(result, self.name)
         return self(args)
 
-    def __call__(self, args):
-        """The checked path: each argument converted to its compiled type and layout."""
+    def __call__(self, args, into=None):
+        """The checked path: each argument converted to its compiled type and layout;
+        `into` as run's."""
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
-        outputs = [np.empty(t.shape, t.dtype) for t in self._out_types]
+        outputs = [self._fresh(i) if target is None else self._target(target, t, i)
+                   for i, (t, target) in enumerate(zip(
+                       self._out_types, into or [None] * len(self._out_types),
+                       strict=True))]
         workspace = self._take_workspace()
         pointers = (ctypes.c_void_p * self._slots)(
             *(a.ctypes.data for a in inputs), *(a.ctypes.data for a in outputs),
@@ -164,6 +183,23 @@ class NativeGraph:
         if status != OK:
             raise_for(status, self.name)
         return outputs
+
+    def _fresh(self, position):
+        type = self._out_types[position]
+        if self._pooled[position]:
+            return pooled_empty(type.shape, type.dtype)
+        return np.empty(type.shape, type.dtype)
+
+    def _target(self, array, type, position):
+        """An array given for output `position`, which the code writes as it is."""
+        flags = array.flags
+        if array.shape != type.shape or array.dtype != type.dtype or not (
+                flags.c_contiguous and flags.aligned and flags.writeable):
+            raise ValueError(f"{self.name}: output {position} cannot be written into a "
+                             f"{array.dtype}{list(array.shape)} array (contiguous: "
+                             f"{flags.c_contiguous}, writeable: {flags.writeable}); "
+                             f"compiled for {type}")
+        return array
 
     def _take_workspace(self):
         try:
