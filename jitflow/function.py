@@ -207,26 +207,35 @@ class Function:
 
     def _call_checking_numerics(self, args, kwargs):
         """A call under config.debug_nans / debug_infs (nan_check.py): the checked path,
-        whose results are looked at before anything is written."""
+        whose results are looked at before anything is written. Arguments of a
+        signature seen before find its Executable as the fast path does; only an error
+        binds them."""
         kinds = nan_check.wanted(config)
         if is_tracing() or variable_scope.current() is not None:
             return self.fn(*args, **kwargs)
-        bound = self._bind(args, kwargs)
-        leaves, paths, structure, statics = self._split(bound)
-        _, executable = self._executable(bound, leaves, paths, structure, statics)
+        executable = None
+        if self._fast and not kwargs:
+            _, executable, leaves, _ = self._fast_executable(args)
+        if executable is None:
+            bound = self._bind(args, kwargs)
+            leaves, paths, structure, statics = self._split(bound)
+            signature, executable = self._executable(bound, leaves, paths, structure,
+                                                     statics)
+            self._remember_fast_path(args, kwargs, signature, executable)
 
         def located():
-            return nan_check.locate(self.fn, bound, leaves, executable.state,
-                                    self.__qualname__, kinds)
-
-        def check(outputs):
-            if nan_check.bad_values(outputs, kinds):
-                raise located()
-        native = executable.checked_native(kinds)  # (which checks its outputs itself)
+            return nan_check.locate(self.fn, self._bind(args, kwargs), leaves,
+                                    executable.state, self.__qualname__, kinds)
+        native = executable.checked_native(kinds)
         try:
-            with nan_check.raising(kinds):  # (the interpreter's NumPy calls)
-                return executable(leaves, check=check if native is None else None,
-                                  native=native)
+            if native is not None:  # (native code checks its outputs itself)
+                return executable(leaves, native=native)
+            with nan_check.raising(kinds):  # the interpreter's NumPy calls
+
+                def check(outputs):
+                    if nan_check.bad_values(outputs, kinds):
+                        raise located()
+                return executable(leaves, check=check)
         except FloatingPointError as error:
             if not nan_check.made_inside(error):
                 raise
