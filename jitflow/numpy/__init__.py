@@ -7,7 +7,8 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), scans (cumprod and the NaN-ignoring scans), the linalg
+searching (searchsorted), selecting (nonzero, argwhere, extract, compress: a
+static size= when traced), scans (cumprod and the NaN-ignoring scans), the linalg
 namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
 """
 import functools as _functools
@@ -30,6 +31,7 @@ from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .assorted import *  # noqa: F401,F403
+from .selecting import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -47,7 +49,8 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted")]
+                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
+                        "selecting")]
 
 
 def _reading_variables(function):
