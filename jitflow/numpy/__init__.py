@@ -8,7 +8,8 @@ and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
 searching (searchsorted), selecting (nonzero, argwhere, extract, compress: a
-static size= when traced), scans (cumprod and the NaN-ignoring scans), the linalg
+static size= when traced), membership (isin), binning (bincount, digitize,
+histogram, interp), scans (cumprod and the NaN-ignoring scans), the linalg
 namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
 """
 import functools as _functools
@@ -32,6 +33,8 @@ from .searching import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .assorted import *  # noqa: F401,F403
 from .selecting import *  # noqa: F401,F403
+from .membership import *  # noqa: F401,F403
+from .binning import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -50,7 +53,7 @@ __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
                         "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
-                        "selecting")]
+                        "selecting", "membership", "binning")]
 
 
 def _reading_variables(function):
