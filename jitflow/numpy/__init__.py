@@ -9,7 +9,8 @@ exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), mat
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
 searching (searchsorted), selecting (nonzero, argwhere, extract, compress: a
 static size= when traced), membership (isin), binning (bincount, digitize,
-histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), scans (cumprod and the NaN-ignoring scans), the linalg
+histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by comparing every
+pair until a sort replaces it), scans (cumprod and the NaN-ignoring scans), the linalg
 namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
 """
 import functools as _functools
@@ -36,6 +37,7 @@ from .selecting import *  # noqa: F401,F403
 from .membership import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .integer_ufuncs import *  # noqa: F401,F403
+from .uniques import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -56,7 +58,7 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "rearranging", "arithmetic", "transcendental",
                         "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
                         "selecting", "membership", "binning",
-                        "integer_ufuncs")]
+                        "integer_ufuncs", "uniques")]
 
 
 def _reading_variables(function):

@@ -37,7 +37,7 @@ def _selected(x):
     return x if _dtype_of(x) == _np.bool_ else ops.not_equal(x, 0)
 
 
-def _static_size(name, mask, size):
+def _static_size(name, mask, size, counted="elements are selected", fill="0"):
     """`size` as a Python int; without it, the number of selected elements where it is
     known, or the error that says to pass size=."""
     if size is not None:
@@ -55,11 +55,10 @@ def _static_size(name, mask, size):
     count = ops.reduce_sum(ops.cast(mask, _np.int64), axes=tuple(range(_ndim(mask))))
     if isinstance(count, Tracer):
         count = count._value(
-            f"jitflow.numpy.{name}'s result, whose length is how many elements are "
-            f"selected,",
+            f"jitflow.numpy.{name}'s result, whose length is how many {counted},",
             f"pass a static size= (a Python int) to jitflow.numpy.{name}, as in JAX: "
             f"the result then holds the first `size` elements found, and fill_value= "
-            f"(default 0) in the slots past the count")
+            f"(default {fill}) in the slots past the count")
     return int(count)
 
 
