@@ -156,7 +156,8 @@ def _edges(a, bins, range):
         raise TypeError(at_user_line("jitflow.numpy.histogram: a number of bins must be "
                                      "a Python int known when the function is traced"))
     if range is not None:
-        values = _np.zeros(0, _dtype_of(a))  # the dtype decides the edges' dtype
+        # the dtype decides the edges' dtype (NumPy reads bools as uint8)
+        values = _np.zeros(0, _np.uint8 if _dtype_of(a) == _np.bool_ else _dtype_of(a))
     else:
         values = _concrete(a, "histogram", "the range of the values", "")
         if values is None:
