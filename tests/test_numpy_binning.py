@@ -3,17 +3,20 @@ binning.py) against NumPy on drawn arrays, eagerly, traced and through NumPy's o
 functions; bincount's and histogram's static sizes; bad inputs; derivatives."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import assert_same, given_per_backend
+from fidelity import assert_same
 from jitflow.errors import ConcretizationError
 from jitflow.testing import check_grads
 from numpy_programs import check_program
 from strategies import DTYPES, arrays, shapes
 
 pytestmark = pytest.mark.usefixtures("backend")
+# a third of the profile's examples on each backend: every one traces and compiles
+DRAWN = settings(max_examples=max(5, settings.default.max_examples // 3))
 
 
 def vectors(data, dtype, label, min_size=0, **kwargs):
@@ -21,8 +24,9 @@ def vectors(data, dtype, label, min_size=0, **kwargs):
     return data.draw(arrays(dtype, (size,), **kwargs), label=label)
 
 
-@given_per_backend(data=st.data())
-def test_isin(data):
+@DRAWN
+@given(data=st.data())
+def test_isin(backend, data):
     x = data.draw(arrays(data.draw(st.sampled_from(DTYPES)), data.draw(shapes())),
                   label="x")
     tests = vectors(data, data.draw(st.sampled_from(DTYPES)), "tests")
@@ -30,8 +34,9 @@ def test_isin(data):
     check_program(lambda xp, x, t: xp.isin(x, t, invert=invert), x, tests)
 
 
-@given_per_backend(data=st.data())
-def test_digitize(data):
+@DRAWN
+@given(data=st.data())
+def test_digitize(backend, data):
     x = data.draw(arrays(data.draw(st.sampled_from(DTYPES)), data.draw(shapes())),
                   label="x")
     dtype = data.draw(st.sampled_from(DTYPES[1:]), label="bins dtype")
@@ -45,8 +50,9 @@ def test_digitize(data):
         check_program(lambda xp, x: xp.digitize(x, bins, right=right), x)
 
 
-@given_per_backend(data=st.data())
-def test_histogram_of_edges_or_a_range(data):
+@DRAWN
+@given(data=st.data())
+def test_histogram_of_edges_or_a_range(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES[1:]), label="dtype")
     a = data.draw(arrays(dtype, data.draw(shapes())), label="a")
     density = data.draw(st.sampled_from([None, True]), label="density")
@@ -63,8 +69,9 @@ def test_histogram_of_edges_or_a_range(data):
     check_program(program, a, rtol=1e-12)
 
 
-@given_per_backend(data=st.data())
-def test_histogram_weights_and_bincount(data):
+@DRAWN
+@given(data=st.data())
+def test_histogram_weights_and_bincount(backend, data):
     size = data.draw(st.integers(0, 6), label="size")
     x = data.draw(arrays(np.dtype(np.int64), (size,), min_value=0, max_value=6), label="x")
     wdtype = data.draw(st.sampled_from(DTYPES[1:]), label="weights dtype")
@@ -87,8 +94,9 @@ def test_histogram_weights_and_bincount(data):
     assert_same(counts, np.bincount(x[x < short], minlength=short))
 
 
-@given_per_backend(data=st.data())
-def test_interp(data):
+@DRAWN
+@given(data=st.data())
+def test_interp(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES[1:]), label="dtype")
     x = data.draw(arrays(dtype, data.draw(shapes())), label="x")
     xp_ = np.sort(vectors(data, np.dtype(np.float64), "xp", min_size=1, special=False,

@@ -8,12 +8,14 @@ from hypothesis import strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import assert_same, given_per_backend
+from fidelity import assert_same
 from jitflow.testing import check_grads
 from numpy_programs import check_program
 from strategies import DTYPES, INT_DTYPES, arrays, broadcastable_pair, shapes
 
 pytestmark = pytest.mark.usefixtures("backend")
+# a third of the profile's examples on each backend: every one traces and compiles
+DRAWN = settings(max_examples=max(5, settings.default.max_examples // 3))
 
 
 def fibonacci_below(limit):
@@ -48,8 +50,9 @@ def test_gcd_and_lcm_on_drawn_arrays(backend, data):
         check_program(lambda xp, x, y: (xp.gcd(x, y), xp.lcm(x, y)), x, y)
 
 
-@given_per_backend(data=st.data())
-def test_frexp_on_drawn_arrays(data):
+@DRAWN
+@given(data=st.data())
+def test_frexp_on_drawn_arrays(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
     x = data.draw(arrays(dtype, data.draw(shapes())), label="x")
     check_program(lambda xp, x: xp.frexp(x), x)
@@ -76,8 +79,9 @@ REDUCEAT = {
 }
 
 
-@given_per_backend(data=st.data())
-def test_reduceat_on_drawn_arrays(data):
+@DRAWN
+@given(data=st.data())
+def test_reduceat_on_drawn_arrays(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
     shape = data.draw(shapes(min_dims=1, min_side=4, max_side=5), label="shape")
     x = data.draw(arrays(dtype, shape), label="x")

@@ -4,17 +4,20 @@ NumPy's results cut to `size` or filled past the count; the error that asks for 
 derivatives of the values taken."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import assert_same, given_per_backend
+from fidelity import assert_same
 from jitflow.errors import ConcretizationError
 from jitflow.testing import check_grads
 from numpy_programs import check_program
 from strategies import DTYPES, arrays, shapes
 
 pytestmark = pytest.mark.usefixtures("backend")
+# a third of the profile's examples on each backend: every one traces and compiles
+DRAWN = settings(max_examples=max(5, settings.default.max_examples // 3))
 
 
 def sized(result, size, fill):
@@ -44,8 +47,9 @@ SELECTIONS = {
 }
 
 
-@given_per_backend(data=st.data())
-def test_eagerly_as_numpy(data):
+@DRAWN
+@given(data=st.data())
+def test_eagerly_as_numpy(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
     x = data.draw(arrays(dtype, data.draw(shapes(), label="shape")), label="x")
     name = data.draw(st.sampled_from(sorted(SELECTIONS)), label="name")
@@ -62,8 +66,9 @@ def test_eagerly_as_numpy(data):
         assert_same(g, e, what=name)
 
 
-@given_per_backend(data=st.data())
-def test_traced_with_size_holds_the_first_elements(data):
+@DRAWN
+@given(data=st.data())
+def test_traced_with_size_holds_the_first_elements(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
     x = data.draw(arrays(dtype, data.draw(shapes(min_dims=1), label="shape")), label="x")
     size = data.draw(st.integers(0, 6), label="size")

@@ -3,15 +3,18 @@ counts, NaN equal or not, eagerly and traced with a static size= (NumPy's result
 to `size` or filled past the count); the error that asks for size=."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import assert_same, given_per_backend
+from fidelity import assert_same
 from jitflow.errors import ConcretizationError
 from strategies import DTYPES, arrays, shapes
 
 pytestmark = pytest.mark.usefixtures("backend")
+# a third of the profile's examples on each backend: every one traces and compiles
+DRAWN = settings(max_examples=max(5, settings.default.max_examples // 3))
 
 ALL = dict(return_index=True, return_inverse=True, return_counts=True)
 
@@ -27,8 +30,9 @@ def assert_unique(got, expected, what):
         assert_same(g, e, zero_sign=False, what=f"{what} {name}")
 
 
-@given_per_backend(data=st.data())
-def test_eagerly_as_numpy(data):
+@DRAWN
+@given(data=st.data())
+def test_eagerly_as_numpy(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
     x = data.draw(arrays(dtype, data.draw(shapes(max_side=5))), label="x")
     equal_nan = data.draw(st.booleans(), label="equal_nan")
@@ -37,8 +41,9 @@ def test_eagerly_as_numpy(data):
     assert_same(jnp.unique(x), np.unique(x), zero_sign=False)
 
 
-@given_per_backend(data=st.data())
-def test_traced_with_size(data):
+@DRAWN
+@given(data=st.data())
+def test_traced_with_size(backend, data):
     dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
     x = data.draw(arrays(dtype, data.draw(shapes(max_side=5))), label="x")
     equal_nan = data.draw(st.booleans(), label="equal_nan")

@@ -69,7 +69,8 @@ def _first_positions(mask, size):
     ones = ops.cast(mask, _np.int64)
     count = ops.reduce_sum(ones, axes=(0,))
     if n == 0:
-        return ops.iota((size,), _np.int64), ops.broadcast_to(_np.bool_(False), (size,))
+        return (ops.broadcast_to(_np.int64(0), (size,)),
+                ops.broadcast_to(_np.bool_(False), (size,)))
     rank = ops.subtract(ops.cumsum(ones, axis=0), _np.int64(1))
     kept = ops.logical_and(mask, ops.less(rank, _np.int64(size)))
     slot = ops.where(kept, rank, _np.int64(size))  # slot `size` takes the rest
