@@ -119,3 +119,12 @@ def test_derivatives(backend):
                lambda x: np.maximum.reduceat(x, [0, 2], axis=1)):
         check_grads(fn, (x,), order=order)
         check_grads(jitflow.function(fn), (x,), order=1)
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum"])
+def test_reduceat_of_an_empty_axis(backend, name):
+    # no indices fit an empty axis: NumPy's result is empty (found by the fuzzer)
+    ufunc = getattr(np, name)
+    for x in (np.zeros(0, bool), np.zeros((2, 0), np.int32)):
+        assert_same(jitflow.function(lambda x: ufunc.reduceat(x, [], axis=-1))(x),
+                    ufunc.reduceat(x, [], axis=-1))

@@ -73,9 +73,14 @@ def reduceat(name, array, indices, axis=0, dtype=None, out=None):
     if dtype is not None:
         array = astype(array, dtype)
     moved = moveaxis(array, axis, -1)
-    mask = _slices(name, indices, _shape(moved)[-1])
-    rows = reshape(moved, _shape(moved)[:-1] + (1, _shape(moved)[-1]))
-    kept = where(mask, rows, _identity(name, _dtype_of(array)))
+    length = _shape(moved)[-1]
+    mask = _slices(name, indices, length)
+    identity = _identity(name, _dtype_of(array))
+    if length == 0:  # no slices either: reduce no rows of one identity each
+        kept = ops.broadcast_to(identity, _shape(moved)[:-1] + (0, 1))
+    else:
+        rows = reshape(moved, _shape(moved)[:-1] + (1, length))
+        kept = where(mask, rows, identity)
     reduced = _REDUCTIONS[name](kept, axis=-1, **({} if name in ("maximum", "minimum")
                                                   else {"dtype": dtype}))
     return moveaxis(reduced, -1, axis)
