@@ -128,3 +128,12 @@ def test_reduceat_of_an_empty_axis(backend, name):
     for x in (np.zeros(0, bool), np.zeros((2, 0), np.int32)):
         assert_same(jitflow.function(lambda x: ufunc.reduceat(x, [], axis=-1))(x),
                     ufunc.reduceat(x, [], axis=-1))
+
+
+def test_add_reduceat_keeps_the_sign_of_zero_slices(backend):
+    # NumPy adds each slice from its first element: -0.0 + -0.0 is -0.0 (found by the
+    # fuzzer), where np.sum of the same gives 0.0
+    x = np.array([[-0.0, -0.0, 1.0, -1.0, -0.0], [0.0, -0.0, -0.0, 2.0, -0.0]], np.float32)
+    for indices in ([0, 0, 1, 3], [1, 2, 4], [4, 0]):
+        assert_same(jitflow.function(lambda x: np.add.reduceat(x, indices, axis=1))(x),
+                    np.add.reduceat(x, indices, axis=1))

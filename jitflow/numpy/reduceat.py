@@ -23,8 +23,7 @@ _REDUCTIONS = {"add": sum, "multiply": prod, "maximum": max, "minimum": min}
 
 
 def _identity(name, dtype):
-    """The value that leaves the reduction unchanged (-0.0 for float sums, so that a
-    slice of -0.0 sums to -0.0)."""
+    """The value that leaves the reduction unchanged (-0.0 for float sums)."""
     if name == "add":
         return _np.array(-0.0 if dtype.kind == "f" else 0).astype(dtype)
     if name == "multiply":
@@ -83,4 +82,14 @@ def reduceat(name, array, indices, axis=0, dtype=None, out=None):
         kept = where(mask, rows, identity)
     reduced = _REDUCTIONS[name](kept, axis=-1, **({} if name in ("maximum", "minimum")
                                                   else {"dtype": dtype}))
+    if name == "add" and _dtype_of(reduced).kind == "f":
+        reduced = _signed_zero_sums(reduced, kept)
     return moveaxis(reduced, -1, axis)
+
+
+def _signed_zero_sums(sums, kept):
+    """NumPy adds a slice's elements in turn from its first, so a slice of -0.0 alone
+    sums to -0.0 (a sum from +0.0 would give 0.0)."""
+    negative_zero = ops.logical_and(ops.equal(kept, 0), ops.signbit(kept))
+    all_negative = ops.equal(sum(ops.logical_not(negative_zero), axis=-1), 0)
+    return where(all_negative, ops.negative(ops.absolute(sums)), sums)
