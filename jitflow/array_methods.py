@@ -141,6 +141,11 @@ class ArrayMethods:
     repeat, diagonal, trace = _method("repeat"), _method("diagonal"), _method("trace")
     all, any = _method("all"), _method("any")
     searchsorted, cumprod = _method("searchsorted"), _method("cumprod")
+    nonzero = _method("nonzero")
+
+    def compress(self, condition, axis=None, out=None, **sized):
+        """ndarray.compress: the condition first, as jitflow.numpy.compress takes it."""
+        return jnp.compress(condition, self, axis, out, **sized)
 
     def flatten(self):
         """A copy, flat (ravel gives a view where it can)."""

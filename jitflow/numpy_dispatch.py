@@ -9,6 +9,7 @@ import numpy as np
 
 from . import numpy as jnp
 from .errors import at_user_line, user_frame
+from .numpy.reduceat import reduceat
 from .trace import Tracer, innermost_builder
 from .ufunc_at import ufunc_at
 from .writes import write_result
@@ -18,7 +19,7 @@ from .writes import write_result
 _REDUCTIONS = {"add": jnp.sum, "multiply": jnp.prod, "maximum": jnp.max,
                "minimum": jnp.min, "logical_and": jnp.all, "logical_or": jnp.any}
 
-# ufunc.accumulate(x, axis=0): the running sum and product.
+# ufunc.accumulate(x, axis=0): the running sum and product. (reduceat: numpy/reduceat.py)
 _ACCUMULATIONS = {"add": jnp.cumsum, "multiply": jnp.cumprod}
 
 
@@ -47,6 +48,8 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
         return _outer(getattr(jnp, name), *inputs, **kwargs)
     elif method == "at":
         return ufunc_at(ufunc, *inputs)
+    elif method == "reduceat":
+        return reduceat(name, *inputs, **kwargs)
     where = "" if method == "__call__" else f".{method}"
     raise TypeError(at_user_line(f"numpy.{name}{where} is not supported by jitflow on "
                                  f"traced values"))

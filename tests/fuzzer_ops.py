@@ -127,6 +127,75 @@ def _accumulate_at(xp, x):
 
 UNARY["add_at"] = _accumulate_at
 
+def _sized(xp, name, x, size, fill, **kwargs):
+    """jitflow's `name`(x, size=, fill_value=) (value-dependent lengths, traced), and
+    NumPy's result cut to `size` or filled past its count as jitflow's is."""
+    result = getattr(xp, name)(x, **kwargs) if xp is np else \
+        getattr(xp, name)(x, size=size, fill_value=fill, **kwargs)
+    result = result[0] if isinstance(result, tuple) else result
+    if xp is not np:
+        return result
+    kept = result[:size]
+    padding = np.full((size - kept.shape[0],) + kept.shape[1:], fill, kept.dtype)
+    return np.concatenate([kept, padding])
+
+
+def _unique_sized(xp, x):
+    """unique(x, size=4) filled (as jitflow's default) with the smallest value."""
+    if xp is not np:
+        return xp.unique(x, size=4)
+    values = np.unique(x)
+    fill = values[0] if values.size else np.zeros((), values.dtype)
+    return np.concatenate([values[:4], np.full(max(0, 4 - values.size), fill,
+                                               values.dtype)])
+
+
+def _small_counts(xp, x):
+    """bincount of small non-negative integers made from x (length known: 5)."""
+    v = xp.ravel(x)
+    if v.dtype.kind == "f":
+        v = (v > 0).astype(np.int64) + (v > 1)
+    else:
+        v = v.astype(np.int64) % 5
+    return xp.bincount(v, minlength=5) if xp is np else xp.bincount(v, length=5)
+
+
+def _frexp_parts(xp, x):
+    """mantissa times exponent (exact: few bits each). NumPy's frexp of bools has a
+    float16 mantissa, which jitflow refuses: bools are taken as float32."""
+    mantissa, exponent = xp.frexp(x.astype(np.float32) if x.dtype == np.bool_ else x)
+    return mantissa * exponent
+
+
+def _reduceat(ufunc):
+    """ufunc.reduceat along the last axis at repeated and decreasing indices."""
+    def reduce(xp, x):
+        x = xp.reshape(x, (1,)) if x.ndim == 0 else x
+        return ufunc.reduceat(x, [i for i in (0, 0, 2, 1) if i < x.shape[-1]], axis=-1)
+    return reduce
+
+
+# jitflow/numpy/selecting.py, uniques.py, binning.py, membership.py, integer_ufuncs.py
+UNARY.update({
+    "flatnonzero_sized": lambda xp, x: _sized(xp, "flatnonzero", x, 4, -1),
+    "nonzero_sized": lambda xp, x: _sized(xp, "nonzero", x, 3, 7),
+    "argwhere_sized": lambda xp, x: _sized(xp, "argwhere", x, 3, 0),
+    "extract_sized": lambda xp, x: _sized(xp, "extract", x, 3, 0, arr=x),
+    "unique_sized": _unique_sized,
+    "bincount_length": _small_counts,
+    "digitize": lambda xp, x: xp.digitize(x, [-1.0, 0.0, 2.5]),
+    "histogram_range": lambda xp, x: xp.histogram(x, 3, range=(-2, 2))[0],
+    "interp": lambda xp, x: xp.interp(x, [-1.0, 0.0, 2.0], [0.5, -1.0, 3.0]),
+    "frexp": _frexp_parts,
+    "add_reduceat": _reduceat(np.add),
+    "maximum_reduceat": _reduceat(np.maximum),
+})
+BINARY.update({
+    "isin": lambda xp, x, y: xp.isin(x, y),
+    "gcd": lambda xp, x, y: xp.gcd(x, y),
+    "lcm": lambda xp, x, y: xp.lcm(x, y),
+})
+
 TERNARY = {
     "clip": lambda xp, x, low, high: xp.clip(x, low, high),
     "where": lambda xp, c, x, y: xp.where(c, x, y),
@@ -225,9 +294,10 @@ TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "ar
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
-OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp"}
+OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp",
+                  "maximum_reduceat", "unique_sized"}  # (which zero NumPy's sort keeps)
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
-        "average", "trace", "vecdot", "norm", "add_at"}
+        "average", "trace", "vecdot", "norm", "add_at", "add_reduceat"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
@@ -274,6 +344,7 @@ SMOOTH_UNARY = {
     "qr_r_gram": lambda xp, x: xp.linalg.qr(_gram(xp, x), mode="r"),
     "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
     "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
+    "add_reduceat": _reduceat(np.add),
 }
 
 SMOOTH_BINARY = {
@@ -297,6 +368,8 @@ KINKED_UNARY = {
     "abs_power": lambda xp, x: xp.abs(x) ** 1.5,
     "through_float32": lambda xp, x: x.astype(np.float32).astype(np.float64),
     "fabs": lambda xp, x: xp.fabs(x),
+    "extract_sized": lambda xp, x: _sized(xp, "extract", x > 0, 3, 0.5, arr=x),
+    "interp": lambda xp, x: xp.interp(x, [-1.0, 0.0, 2.0], [0.5, -1.0, 3.0]),
 }
 KINKED_BINARY = {
     "maximum": lambda xp, x, y: xp.maximum(x, y),

@@ -7,7 +7,10 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), scans (cumprod and the NaN-ignoring scans), the linalg
+searching (searchsorted), selecting (nonzero, argwhere, extract, compress: a
+static size= when traced), membership (isin), binning (bincount, digitize,
+histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by comparing every
+pair until a sort replaces it), scans (cumprod and the NaN-ignoring scans), the linalg
 namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
 """
 import functools as _functools
@@ -30,12 +33,18 @@ from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .assorted import *  # noqa: F401,F403
+from .selecting import *  # noqa: F401,F403
+from .membership import *  # noqa: F401,F403
+from .binning import *  # noqa: F401,F403
+from .integer_ufuncs import *  # noqa: F401,F403
+from .uniques import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
 asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
                                                   power, concatenate, transpose)  # noqa: F405
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F405
+bitwise_invert = invert  # noqa: F405
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -47,7 +56,9 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted")]
+                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
+                        "selecting", "membership", "binning",
+                        "integer_ufuncs", "uniques")]
 
 
 def _reading_variables(function):

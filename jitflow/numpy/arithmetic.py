@@ -1,5 +1,5 @@
 """Ufuncs that are exact compositions of the primitives: fabs, reciprocal, trunc, fix,
-rint, fmax, fmin, fmod (a primitive of its own), modf, heaviside, degrees, radians,
+rint, fmax, fmin, fmod (a primitive of its own), modf, frexp, heaviside, degrees, radians,
 deg2rad, rad2deg.
 
 Each computes in the dtypes of NumPy's loop (_loops.py) and gives NumPy's values bit for
@@ -103,6 +103,29 @@ def modf(x, out1=None, out2=None, /, *, out=(None, None)):
     return _strong(ops.copysign(fraction, x)), _strong(integral)
 
 
+def frexp(x, out1=None, out2=None, /, *, out=(None, None)):
+    """(mantissa, exponent): x = mantissa 2**exponent with 0.5 <= |mantissa| < 1, the
+    exponent int32; zero, infinities and NaN are their own mantissa with exponent 0.
+    The exponent is log2|x| (in float64, so float32's subnormals too) corrected by one
+    where rounding put it off; the mantissa is then exact (ldexp)."""
+    _no_out("frexp", out1 if out1 is not None else out2)
+    _no_out("frexp", None if out == (None, None) else out)
+    (x,), exponent_dtype = in_loop_dtypes(_np.frexp, asarray(x))
+    dtype = _dtype_of(x)
+    regular = ops.logical_and(ops.not_equal(x, 0), ops.logical_not(
+        ops.logical_or(ops.isnan(x), ops.isinf(x))))
+    magnitude = ops.where(regular, ops.cast(ops.absolute(x), _np.float64), 1.0)
+    estimate = ops.floor(ops.divide(ops.log(magnitude), _np.log(2.0)))
+    exponent = ops.add(ops.cast(estimate, exponent_dtype), _np.int32(1))
+    scaled = ops.absolute(ops.ldexp(x, ops.negative(exponent)))
+    exponent = ops.where(ops.greater_equal(scaled, _np.array(1, dtype)),
+                         ops.add(exponent, _np.int32(1)),
+                         ops.where(ops.less(scaled, _np.array(0.5, dtype)),
+                                   ops.subtract(exponent, _np.int32(1)), exponent))
+    exponent = ops.where(regular, exponent, _np.int32(0))
+    return _strong(ops.ldexp(x, ops.negative(exponent))), _strong(exponent)
+
+
 @composite_ufunc(_np.heaviside)
 def heaviside(x1, x2, *, dtype):
     """0 below zero, 1 above, x2 at zero, NaN where x1 is NaN."""
@@ -167,4 +190,4 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
                                ops.where(infinite, small, x)))
 
 
-__all__ = ["around", "nan_to_num", "round", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "modf", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]
+__all__ = ["around", "nan_to_num", "round", "deg2rad", "degrees", "fabs", "fix", "fmax", "fmin", "fmod", "frexp", "modf", "heaviside", "rad2deg", "radians", "reciprocal", "rint", "trunc"]

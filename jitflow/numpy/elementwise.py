@@ -133,11 +133,8 @@ def log10(x):
     return _strong(ops.divide(ops.log(x), math.log(10)))
 
 
-def where(condition, x=None, y=None):
-    if x is None or y is None:
-        raise TypeError(at_user_line(
-            "jitflow.numpy.where(condition) (the indices of non-zero elements) has a "
-            "shape that depends on the data; use the three-argument form where(c, x, y)"))
+def where(condition, x, y):
+    """x where condition, else y (the one-argument form is selecting.py's)."""
     if _dtype_of(condition) != _np.bool_:
         condition = ops.not_equal(condition, 0)
     result = _strong(ops.where(condition, x, y))
@@ -200,4 +197,4 @@ def astype(x, dtype, copy=True):
     return _np.asarray(x).astype(dtype, copy=copy)
 
 
-__all__ = ["abs", "absolute", "add", "cbrt", "nextafter", "spacing", "bitwise_left_shift", "bitwise_right_shift", "ldexp", "left_shift", "right_shift", "arccos", "arcsin", "arctan", "arctan2", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "copysign", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "signbit", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "where"]
+__all__ = ["abs", "absolute", "add", "cbrt", "nextafter", "spacing", "bitwise_left_shift", "bitwise_right_shift", "ldexp", "left_shift", "right_shift", "arccos", "arcsin", "arctan", "arctan2", "astype", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clip", "copysign", "cos", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "invert", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "positive", "power", "remainder", "sign", "signbit", "sin", "sqrt", "square", "subtract", "tan", "tanh", "true_divide"]
