@@ -131,6 +131,25 @@ def put_along_axis(arr, indices, values, axis):
     assign(target, updated(target, index, values))
 
 
+def flat_write(a, index, value):
+    """a.flat[index] = value: the flat positions the index names take value repeated
+    cyclically (as np.put); a traced boolean mask's True positions take it in order
+    (as np.place)."""
+    index, value = _operand(index), _operand(value)
+    target = _destination(np.put, a, index, value)
+    stand_in = np.zeros(target.shape, target.dtype)
+    try:
+        stand_in.flat[_stand_in(index)] = _stand_in(value)  # NumPy's checks
+    except (TypeError, ValueError, IndexError, OverflowError) as error:
+        raise _same_error(error) from None
+    if isinstance(index, Tracer) and index.dtype == np.bool_:
+        place(target, index, value)
+    elif isinstance(index, Tracer):
+        put(target, index, value)
+    else:
+        put(target, np.arange(target.size)[index], value)
+
+
 # --- the target ------------------------------------------------------------------------
 
 def _destination(function, target, *operands):

@@ -73,6 +73,11 @@ class WatchedArray(np.ndarray):
         read = func not in _METADATA
         return func(*_plain(args, read), **_plain(kwargs, read))
 
+    def put(self, indices, values, mode="raise"):
+        """ndarray.put through np.put, so that traced values go to jitflow's (which
+        writes the named array after the call) rather than being converted."""
+        np.put(self, indices, values, mode=mode)
+
     # --- reads that bypass the protocols ------------------------------------------------
     def __getitem__(self, key):
         part = super().__getitem__(key)
