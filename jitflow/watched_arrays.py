@@ -78,6 +78,10 @@ class WatchedArray(np.ndarray):
         writes the named array after the call) rather than being converted."""
         np.put(self, indices, values, mode=mode)
 
+    def fill(self, value):
+        """ndarray.fill through np.copyto (casting as fill casts), for the same reason."""
+        np.copyto(self, value, casting="unsafe")
+
     # --- reads that bypass the protocols ------------------------------------------------
     def __getitem__(self, key):
         part = super().__getitem__(key)

@@ -123,6 +123,18 @@ def test_put_writes_a_closed_over_array(backend):
     assert_same(state, np.array([0.0, 3.0, 6.0, 3.0]))
 
 
+def test_fill_writes_a_closed_over_array(backend):
+    state = np.zeros(3, np.float32)
+
+    @jitflow.function
+    def step(v):
+        state.fill(v.sum())
+        return v
+
+    step(np.array([1.5, 3.0]))
+    assert_same(state, np.full(3, 4.5, np.float32))
+
+
 def test_item_and_tolist_need_concrete_values():
     for method in ("item", "tolist"):
         with pytest.raises(jitflow.ConcretizationError, match=method):

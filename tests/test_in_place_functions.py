@@ -227,3 +227,25 @@ def test_gradients_flow_from_written_values_only(write):
         return a * jnp.arange(1.0, 3.0)
 
     check_grads(fn, (np.array([0.5, -1.5]), np.array([2.0, 3.0, -1.0])), order=1)
+
+
+def test_writes_under_a_gradient_tape():
+    v = jitflow.Variable(np.array([1.0, 2.0, 3.0]))
+    with jitflow.GradientTape() as tape:
+        t = v * 1
+        np.put(t, [0], v[1:2] * 5)
+        np.copyto(t, 7.0, where=np.array([False, False, True]))
+        loss = (t * np.array([1.0, 10.0, 100.0])).sum()
+    assert_same(np.asarray(t), np.array([10.0, 2.0, 7.0]))
+    assert_same(tape.gradient(loss, v), np.array([0.0, 15.0, 0.0]))
+
+
+def test_vmap_of_writes(backend):
+    def fn(x):
+        a = x * 1
+        np.put(a, [0, 2], x[1:] * 2)
+        np.putmask(a, x > 3, -x)
+        return a
+
+    x = np.arange(6.0).reshape(2, 3)
+    assert_same(jitflow.vmap(fn)(x), np.stack([fn(row) for row in x]))
