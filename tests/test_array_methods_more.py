@@ -23,6 +23,10 @@ READS = [
     ("round", lambda x: x.round(2)),
     ("take", lambda x: x.take([0, -1, 5])),
     ("take axis", lambda x: x.take([2, 0], axis=1)),
+    ("take clip", lambda x: x.take([-20, 3, 20], axis=1, mode="clip")),
+    ("take wrap", lambda x: x.take(np.array([-20, 3, 20], np.int32), mode="wrap")),
+    ("take bad mode", lambda x: x.take([0], mode="bad")),
+    ("take from an empty axis", lambda x: x[:, :0].take([1], axis=1, mode="wrap")),
     ("repeat", lambda x: x.repeat(2, axis=0)),
     ("real", lambda x: x.real),
     ("imag", lambda x: x.imag),
@@ -133,6 +137,15 @@ def test_fill_writes_a_closed_over_array(backend):
 
     step(np.array([1.5, 3.0]))
     assert_same(state, np.full(3, 4.5, np.float32))
+
+
+def test_take_modes_at_traced_indices_match_numpy(backend):
+    def fn(x, i):
+        return x.take(i, mode="clip"), np.take(x, i, axis=1, mode="wrap")
+
+    x, i = X.copy(), np.array([[-20, 3], [11, 40]])
+    for actual, expected in zip(jitflow.function(fn)(x, i), fn(x, i)):
+        assert_same(actual, expected)
 
 
 def test_item_and_tolist_need_concrete_values():
