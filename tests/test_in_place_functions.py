@@ -4,11 +4,13 @@ the function, on arguments (the caller sees the write) and on closed-over arrays
 exceptions; their derivatives."""
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
 from jitflow.testing import check_grads
-from fidelity import assert_same, error_kinds, numpy_outcome
+from fidelity import assert_same, error_kinds, given_per_backend, numpy_outcome
+from strategies import DTYPES, arrays, shapes
 
 M = np.array([True, False, True, False, True, True])
 F = np.arange(6.0) - 2.5
@@ -249,3 +251,40 @@ def test_vmap_of_writes(backend):
 
     x = np.arange(6.0).reshape(2, 3)
     assert_same(jitflow.vmap(fn)(x), np.stack([fn(row) for row in x]))
+
+
+@st.composite
+def writes_into_arrays(draw):
+    """A target, flat indices (some out of range), a mask and values of any dtypes."""
+    dtype = draw(st.sampled_from(DTYPES))
+    a = draw(arrays(dtype, shapes(max_dims=3, max_side=3)))
+    size = max(a.size, 1)
+    indices = np.array(draw(st.lists(st.integers(-size - 1, size), max_size=5)),
+                       np.int64)
+    mask = draw(arrays(np.dtype(bool), a.shape))
+    values = draw(arrays(draw(st.sampled_from(DTYPES)), shapes(max_dims=2, max_side=3),
+                         special=False, min_value=-100, max_value=100))
+    mode = draw(st.sampled_from(["raise", "wrap", "clip"]))
+    return a, indices, mask, values, mode
+
+
+@given_per_backend(writes_into_arrays())
+def test_writes_at_traced_positions_match_numpy(backend, case):
+    a, indices, mask, values, mode = case
+
+    def fn(a, indices, mask, values):
+        b, c, d = a.copy(), a.copy(), a.copy()
+        np.put(b, indices, values, mode=mode)
+        np.putmask(c, mask, values)
+        if values.size:  # (with none, refused for a traced mask: a test above)
+            np.place(d, mask, values)
+        return b, c, d
+
+    expected, error = numpy_outcome(fn, a, indices, mask, values)
+    compiled = jitflow.function(fn)
+    if error is not None:
+        with pytest.raises(error_kinds(error)):
+            compiled(a, indices, mask, values)
+        return
+    for actual, wanted in zip(compiled(a, indices, mask, values), expected):
+        assert_same(actual, wanted)
