@@ -127,6 +127,19 @@ def test_put_writes_a_closed_over_array(backend):
     assert_same(state, np.array([0.0, 3.0, 6.0, 3.0]))
 
 
+def test_flat_writes_a_closed_over_array(backend):
+    state = np.zeros(5)
+
+    @jitflow.function
+    def step(v, i):
+        state.flat[1:4] = v * 2
+        state.flat[i] = v[0]
+        return v
+
+    step(np.array([1.5, 3.0]), np.array([4]))
+    assert_same(state, np.array([0.0, 3.0, 6.0, 3.0, 1.5]))
+
+
 def test_fill_writes_a_closed_over_array(backend):
     state = np.zeros(3, np.float32)
 
