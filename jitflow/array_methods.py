@@ -8,8 +8,10 @@ module). It also gives bind jitflow.numpy.asarray for its list arguments.
 """
 from types import FunctionType
 
+import numpy as np
+
 from . import numpy as jnp
-from . import masked_selection, ops, writes
+from . import in_place, masked_selection, ops, writes
 from .errors import at_user_line
 from .indexing import basic_only, getitem
 from .ir.types import as_dtype
@@ -123,6 +125,50 @@ class ArrayMethods:
         """ndarray.fill: every element set to `value` (cast as assignment casts)."""
         self[...] = value
 
+    def put(self, indices, values, mode="raise"):
+        """ndarray.put: np.put into this array (in_place.py)."""
+        in_place.put(self, indices, values, mode=mode)
+
+    flat = property(lambda self: FlatIterator(self))
+
+    def view(self, dtype=None, type=None):
+        """ndarray.view: the same memory as another array object, whose writes reach
+        this one. Reading the bits as another dtype is not supported."""
+        if _is_ndarray_type(dtype):
+            dtype, type = None, dtype
+        if type is not None and not _is_ndarray_type(type):
+            raise TypeError(at_user_line(f"view(type={type!r}): jitflow's traced values "
+                                         f"are ndarrays"))
+        if dtype is not None and as_dtype(dtype, what="view") != self.dtype:
+            raise NotImplementedError(at_user_line(
+                f"view({as_dtype(dtype, what='view')}) of a traced {self.dtype} array: "
+                f"jitflow does not reinterpret an array's bits as another dtype; use "
+                f"astype to convert the values"))
+        return writes.derived_view(self, self, lambda base: base,
+                                   lambda base, value: value)
+
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+
+    @property
+    def mT(self):
+        if self.ndim < 2:
+            raise ValueError(at_user_line("matrix transpose with ndim < 2 is undefined"))
+        return jnp.matrix_transpose(self)
+
+    @property
+    def real(self):
+        """For real dtypes the array itself, as NumPy gives."""
+        return self if self.dtype.kind != "c" else jnp.real(self)
+
+    @property
+    def imag(self):
+        """For real dtypes read-only zeros, as NumPy gives."""
+        if self.dtype.kind == "c":
+            return jnp.imag(self)
+        return writes.mark_readonly(writes.mark_array(jnp.imag(self)),
+                                    "the imaginary part of a real array")
+
     # --- methods ------------------------------------------------------------------
     reshape = _method("reshape")
 
@@ -142,6 +188,8 @@ class ArrayMethods:
     all, any = _method("all"), _method("any")
     searchsorted, cumprod = _method("searchsorted"), _method("cumprod")
     nonzero = _method("nonzero")
+    round, take = _method("round"), _method("take")
+    conj, conjugate = _method("conjugate"), _method("conjugate")
 
     def compress(self, condition, axis=None, out=None, **sized):
         """ndarray.compress: the condition first, as jitflow.numpy.compress takes it."""
@@ -160,6 +208,34 @@ class ArrayMethods:
 
     def __array_function__(self, func, types, args, kwargs):
         return dispatch_function(func, args, kwargs)
+
+
+class FlatIterator:
+    """x.flat of a traced x: indexing x as if it were flat, reads (copies) and writes
+    (np.put's rules: values repeated cyclically)."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __getitem__(self, index):
+        return writes.copy(getitem(jnp.ravel(self.base), read_stateful(index)))
+
+    def __setitem__(self, index, value):
+        in_place.flat_write(self.base, index, value)
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        flat = jnp.ravel(self.base)
+        return (flat[i] for i in range(self.base.size))
+
+    def copy(self):
+        return writes.copy(jnp.ravel(self.base))
+
+
+def _is_ndarray_type(value):
+    return isinstance(value, type) and issubclass(value, np.ndarray)
 
 
 def install():

@@ -7,6 +7,7 @@ import dis
 
 import numpy as np
 
+from . import in_place
 from . import numpy as jnp
 from .errors import at_user_line, user_frame
 from .numpy.reduceat import reduceat
@@ -121,9 +122,15 @@ def _namespace(module):
     return jnp if module.startswith("numpy") else None
 
 
+# NumPy's functions that write into their first argument (in_place.py)
+_IN_PLACE = {name: getattr(in_place, name) for name in in_place.__all__}
+
+
 def dispatch_function(func, args, kwargs):
     module = getattr(func, "__module__", "") or ""
-    function = getattr(_namespace(module), func.__name__, None)
+    namespace = _namespace(module)
+    function = _IN_PLACE.get(func.__name__) if namespace is jnp else None
+    function = function or getattr(namespace, func.__name__, None)
     if function is None or not callable(function):
         qualified = f"{module.replace('numpy._core', 'numpy')}.{func.__name__}"
         raise TypeError(at_user_line(f"{qualified} is not supported by jitflow on traced "

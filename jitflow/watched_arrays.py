@@ -20,7 +20,10 @@ itself, not the view (trace/builders.py asks for `_jitflow_unwatched`).
 """
 import numpy as np
 
+from . import in_place
 from .errors import at_user_line
+from .indexing import holds_tracer
+from .trace import Tracer
 
 
 class WatchedArray(np.ndarray):
@@ -73,6 +76,20 @@ class WatchedArray(np.ndarray):
         read = func not in _METADATA
         return func(*_plain(args, read), **_plain(kwargs, read))
 
+    def put(self, indices, values, mode="raise"):
+        """ndarray.put through np.put, so that traced values go to jitflow's (which
+        writes the named array after the call) rather than being converted."""
+        np.put(self, indices, values, mode=mode)
+
+    def fill(self, value):
+        """ndarray.fill through np.copyto (casting as fill casts), for the same reason."""
+        np.copyto(self, value, casting="unsafe")
+
+    @property
+    def flat(self):
+        """NumPy's flat iterator, whose writes of traced values go to jitflow's."""
+        return _WatchedFlat(self)
+
     # --- reads that bypass the protocols ------------------------------------------------
     def __getitem__(self, key):
         part = super().__getitem__(key)
@@ -88,6 +105,40 @@ class WatchedArray(np.ndarray):
         self._jitflow_note_read()
         plain = self.view(np.ndarray)
         return plain if dtype is None else plain.astype(dtype, copy=bool(copy))
+
+
+class _WatchedFlat:
+    """w.flat of a named array: reads are NumPy's (and reads of w); a traced index or
+    value written goes to jitflow's flat write, which writes w after the call."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __setitem__(self, index, value):
+        if isinstance(index, Tracer) or isinstance(value, Tracer) or (
+                isinstance(value, (list, tuple)) and holds_tracer(value)):
+            in_place.flat_write(self._array, index, value)
+        else:
+            self._array.view(np.ndarray).flat[index] = value
+
+    def _plain(self):
+        self._array._jitflow_note_read()
+        return self._array.view(np.ndarray).flat
+
+    def __getitem__(self, index):
+        return self._plain()[index]
+
+    def __iter__(self):
+        return iter(self._plain())
+
+    def __len__(self):
+        return self._array.size
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._plain(), dtype=dtype)
+
+    def __getattr__(self, name):  # base, coords, index, copy
+        return getattr(self._plain(), name)
 
 
 def _read_through(name):

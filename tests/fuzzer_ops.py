@@ -196,6 +196,48 @@ BINARY.update({
     "lcm": lambda xp, x, y: xp.lcm(x, y),
 })
 
+# NumPy's functions that write into their first argument (in_place.py), each into a
+# copy, traced when an operand is.
+
+def _put(xp, x):
+    """np.put of x's own last values at a repeated and a negative flat index (the
+    values cycle over the three indices)."""
+    out = xp.where(True, x, x)
+    if out.size == 0:
+        return out
+    np.put(out, [0, -1, 0], xp.ravel(x)[::-1][:2])
+    return out
+
+
+def _putmask(xp, x):
+    """np.putmask of 2 x (cycled from a shorter array where x has more elements) where
+    x < 1."""
+    out = xp.where(True, x, x)
+    if out.dtype == np.bool_:
+        return out
+    np.putmask(out, xp.asarray(x) < 1, xp.ravel(x * 2)[:3])
+    return out
+
+
+def _fill_diagonal(xp, x):
+    """np.fill_diagonal of a 2-D copy with x's first row, wrapping on tall arrays."""
+    out = xp.where(True, x, x)
+    if out.ndim != 2 or out.size == 0:
+        return out
+    np.fill_diagonal(out, x[0], wrap=True)
+    return out
+
+
+def _copyto_where(xp, x, y):
+    """np.copyto of y into x and y broadcast together, where x > 0."""
+    out = xp.where(True, x, y)  # a copy of their broadcast shape and promoted dtype
+    np.copyto(out, y, where=xp.asarray(x) > 0)
+    return out
+
+
+UNARY.update(put=_put, putmask=_putmask, fill_diagonal=_fill_diagonal)
+BINARY["copyto_where"] = _copyto_where
+
 TERNARY = {
     "clip": lambda xp, x, low, high: xp.clip(x, low, high),
     "where": lambda xp, c, x, y: xp.where(c, x, y),
@@ -345,6 +387,8 @@ SMOOTH_UNARY = {
     "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
     "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
     "add_reduceat": _reduceat(np.add),
+    "put": _put,
+    "fill_diagonal": _fill_diagonal,
 }
 
 SMOOTH_BINARY = {
@@ -376,6 +420,7 @@ KINKED_BINARY = {
     "minimum": lambda xp, x, y: xp.minimum(x, y),
     "where_greater": lambda xp, x, y: xp.where(x > y, x, y),
     "masked_update": _masked_update,
+    "copyto_where": _copyto_where,
     "fmax": lambda xp, x, y: xp.fmax(x, y),
     "fmin": lambda xp, x, y: xp.fmin(x, y),
     "hypot": lambda xp, x, y: xp.hypot(x, y),

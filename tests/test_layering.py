@@ -31,7 +31,8 @@ LAYERS = [
     # NEP 13/18 dispatch, and the Tracer's operators and methods, installed from here.
     ("numpy", ["jitflow.numpy", "jitflow.contract", "jitflow.einsum", "jitflow.indexing",
                "jitflow.writes", "jitflow.numpy_dispatch", "jitflow.array_methods",
-               "jitflow.masked_selection", "jitflow.ufunc_at"]),
+               "jitflow.masked_selection", "jitflow.ufunc_at",
+               "jitflow.in_place"]),
     # Graph -> graph transforms and the structured primitives they meet.
     ("transforms", ["jitflow.autodiff", "jitflow.batching", "jitflow.control_flow"]),
     # @function, its executables and signature cache, state (Variables, closed-over

@@ -201,7 +201,11 @@ def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
 
 
 
-def take(a, indices, axis=None):
+def take(a, indices, axis=None, out=None, mode="raise"):
+    _no_out("take", out)
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(at_user_line(f"clipmode must be one of 'clip', 'raise', or "
+                                      f"'wrap' (got {mode!r})"))
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, _ndim(a))
@@ -215,9 +219,23 @@ def take(a, indices, axis=None):
                                      f"{_dtype_of(indices)}"))
     if _dtype_of(indices) == _np.bool_:
         indices = astype(indices, _np.int64)
+    if mode != "raise":
+        indices = _brought_into_range(indices, _shape(a)[axis], mode)
     if math.prod(_shape(a)[:axis]) == 0:  # nothing is taken: NumPy checks no index
         return reshape(a, _shape(a)[:axis] + _shape(indices) + _shape(a)[axis + 1:])
     return ops.gather(a, indices, axis=axis)
+
+
+def _brought_into_range(indices, length, mode):
+    """take's indices under mode 'wrap' (modulo the axis length) or 'clip' (into
+    [0, length - 1]); an empty axis has no index to give (IndexError, as in NumPy)."""
+    if length == 0:
+        if math.prod(_shape(indices)):
+            raise IndexError(at_user_line("cannot do a non-empty take from an empty axes."))
+        return indices
+    if mode == "wrap":
+        return ops.remainder(indices, length)
+    return ops.minimum(ops.maximum(indices, 0), length - 1)
 
 
 __all__ = ["broadcast_to", "concatenate", "expand_dims", "moveaxis", "pad", "ravel", "reshape", "squeeze", "stack", "swapaxes", "take", "transpose"]

@@ -126,8 +126,8 @@ class Tracer:
             return view
         return np.array(value, dtype=dtype, copy=True)
 
-    def item(self):
-        return np.asarray(self._value(".item()")).item()
+    def item(self, *args):
+        return np.asarray(self._value(".item()")).item(*args)
 
     def numpy(self):
         """The value as a NumPy array (known eagerly, as inside a GradientTape)."""
