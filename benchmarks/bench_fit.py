@@ -20,7 +20,6 @@ their ratio (fit / loop: 1 means fit costs nothing more).
     python benchmarks/bench_fit.py
 """
 import os
-import platform
 import statistics
 import time
 
@@ -32,6 +31,7 @@ from jitflow import nn  # noqa: E402
 from jitflow.datasets import load_digits  # noqa: E402
 from jitflow.optim import Adam  # noqa: E402
 from jitflow.tape import GradientTape  # noqa: E402
+from peers import cpu_name  # noqa: E402
 
 BATCH = 64
 # The machine is shared and its speed drifts: short rounds, fit's and the loop's epochs
@@ -53,17 +53,6 @@ class EpochTimes(nn.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self.seconds.append(time.perf_counter() - self.start)
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 # --- the tasks ------------------------------------------------------------------------------

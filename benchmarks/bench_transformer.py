@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from peers import cpu_name
+
 VOCABULARY, CONTEXT, WIDTH, HEADS, BLOCKS, BATCH = 256, 64, 128, 4, 2, 16
 LEARNING_RATE, BETA_1, BETA_2, EPSILON, DECAY = 3e-4, 0.9, 0.999, 1e-8, 0.01
 STEPS_PER_BATCH, BATCHES = 10, 15
@@ -197,7 +199,7 @@ def main(processes):
 
     present = [name for name, (package, _) in LIBRARIES.items()
                if importlib.util.find_spec(package) is not None]
-    print(f"CPU: {_cpu_name()}; {platform.python_version()}; libraries: "
+    print(f"CPU: {cpu_name()}; {platform.python_version()}; libraries: "
           f"{', '.join(present)}; {processes} fresh processes each")
     records = {name: [run_fresh(name) for _ in range(processes)] for name in present}
     reference = records["jitflow"][0]["losses"]
@@ -225,17 +227,6 @@ def _print_table(records):
     if best_peer is not None:
         ratio = np.median(medians["jitflow"]) / best_peer
         print(f"jitflow / best peer, time per step: {ratio:.2f}")
-
-
-def _cpu_name():
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":

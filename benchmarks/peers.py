@@ -9,6 +9,7 @@ lazily by their first call, which bench.py makes before timing.
 """
 import importlib.metadata
 import importlib.util
+import platform
 from collections import namedtuple
 
 import numpy as np
@@ -125,3 +126,15 @@ def versions(present):
     """'torch 2.13.0, jax 0.10.2' for the packages of these peers."""
     packages = dict.fromkeys(p.package for p in present)
     return ", ".join(f"{name} {importlib.metadata.version(name)}" for name in packages)
+
+
+def cpu_name():
+    """The CPU's model name, as /proc/cpuinfo gives it (figures say where they came from)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
