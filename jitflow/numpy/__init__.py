@@ -7,9 +7,10 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), sorting (sort, argsort, partition, lexsort), scans (cumprod
-and the NaN-ignoring scans), the linalg namespace (norms, solvers and factorizations)
-and the fft namespace (its real functions).
+searching (searchsorted), sorting (sort, argsort, partition, lexsort), quantiles (median,
+percentile, quantile and their nan- forms), scans (cumprod and the NaN-ignoring
+scans), the linalg namespace (norms, solvers and factorizations) and the fft namespace
+(its real functions).
 """
 import functools as _functools
 import inspect as _inspect
@@ -30,6 +31,7 @@ from .matrices import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
+from .quantiles import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .assorted import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
@@ -49,7 +51,7 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching", "sorting", "scans", "decompositions", "assorted")]
+                        "matrices", "statistics", "searching", "sorting", "quantiles", "scans", "decompositions", "assorted")]
 
 
 def _reading_variables(function):
