@@ -7,10 +7,9 @@ buffer in place, carrying the positions along, and the result is copied out alon
 axis. The sort is bottom-up: runs of RUN elements sorted by insertion, then merged in
 pairs into a spare buffer and back, the runs doubling, so O(n log n) in all. A merge
 takes the left element on ties, which keeps equal elements (-0.0 and 0.0, the NaNs) in
-the order they came in: NumPy's kind="stable". Floats compare by integer keys, their
-ordinals with every NaN after +inf: LLVM may fold a select on a float compare of its
-own arms into a min or max, which orders -0.0 and NaN otherwise (math/scalar.py's
-compare_floats).
+the order they came in: NumPy's kind="stable". Merges pick floats by their bits:
+LLVM may fold a select between floats on a compare of them into a min or max, which
+orders -0.0 and NaN otherwise (math/scalar.py's compare_floats).
 
 Rows are independent: a nest of many rows is split between threads, each worker with
 buffers of its own.
@@ -22,7 +21,6 @@ import numpy as np
 from llvmlite import ir
 
 from ..emitter import I1, I64, PTR, Emitter, define_function, entry_alloca, module_global
-from ..math.scalar import ordinal
 from ..views import View, contiguous_strides
 from .reduced_views import index_view
 
@@ -141,19 +139,25 @@ class MergeSort:
     def load(self, base, dtype, index):
         return self.em.load(base, dtype, index)
 
-    def key(self, value):
-        """An integer ordered as NumPy sorts: a float's ordinal, every NaN above +inf."""
-        if self.dtype.kind != "f":
-            return value
-        b, bits = self.b, self.dtype.itemsize * 8
-        top = ir.Constant(ir.IntType(bits), (1 << (bits - 1)) - 1)
-        return b.select(b.fcmp_unordered("uno", value, value), top, ordinal(self.em, value))
-
     def less(self, x, y):
-        """x sorts strictly before y."""
+        """x sorts strictly before y: NaN after every number, and equal to NaN."""
+        b = self.b
+        if self.dtype.kind == "f":
+            return b.or_(b.fcmp_ordered("<", x, y),
+                         b.and_(b.fcmp_unordered("uno", y, y), b.fcmp_ordered("ord", x, x)))
         if self.dtype.kind == "b":
-            return self.b.icmp_unsigned("<", x, y)
-        return self.b.icmp_signed("<", self.key(x), self.key(y))
+            return b.icmp_unsigned("<", x, y)
+        return b.icmp_signed("<", x, y)
+
+    def pick(self, take_second, first, second, dtype):
+        """second if take_second else first. Floats are picked as their bits: a select
+        between two floats on a compare of them is what LLVM may fold into a min or
+        max, which orders -0.0 and NaN its own way."""
+        b = self.b
+        if dtype.kind != "f":
+            return b.select(take_second, second, first)
+        bits = ir.IntType(dtype.itemsize * 8)
+        return b.select(take_second, b.bitcast(second, bits), b.bitcast(first, bits))
 
     # --- runs sorted by insertion -----------------------------------------------------------
     def _sort_runs(self):
@@ -237,9 +241,9 @@ class MergeSort:
             take_right = self.less(self.load(keys_from, dtype, at_j),
                                    self.load(keys_from, dtype, at_i))
             for source, target, kind in pairs:
-                value = b.select(take_right, self.load(source, kind, at_j),
-                                 self.load(source, kind, at_i))
-                self.em.store(value, target, kind, at_k)
+                value = self.pick(take_right, self.load(source, kind, at_i),
+                                  self.load(source, kind, at_j), kind)
+                b.store(value, self.em.element_pointer(target, kind, at_k))
             step = b.zext(take_right, I64)
             b.store(b.add(at_i, b.sub(I64(1), step)), i)
             b.store(b.add(at_j, step), j)

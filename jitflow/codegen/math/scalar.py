@@ -35,13 +35,13 @@ def compare_floats(em, op, x, y):
     through any bitcast or freeze put between them. Integer compares it leaves alone."""
     b = em.b
     either_nan = b.fcmp_unordered("uno", x, y)
-    ordered = b.icmp_signed(op, ordinal(em, x), ordinal(em, y))
+    ordered = b.icmp_signed(op, _ordinal(em, x), _ordinal(em, y))
     if op == "!=":
         return b.or_(ordered, either_nan)
     return b.and_(ordered, b.not_(either_nan))
 
 
-def ordinal(em, x):
+def _ordinal(em, x):
     """x's bit pattern as an integer ordered like x's value, -0.0 and 0.0 both 0 (NaN
     aside): a negative float is sign and magnitude, so its ordinal is -magnitude."""
     b = em.b
