@@ -9,6 +9,7 @@ when the function is traced. A slice holding NaN gives NaN; the nan- forms skip 
 instead, their positions computed from each slice's count of numbers at run time.
 Their derivatives are those of the sort and the interpolation.
 """
+import warnings
 from types import SimpleNamespace
 
 import numpy as _np
@@ -148,6 +149,17 @@ class _Sorted:
                                                     for i in range(len(self.shape))))
 
 
+def _numpy_on_empty(function, a, *args, **kwargs):
+    """NumPy's own result for an empty `a`, which depends on its shape and dtype alone
+    (an all-NaN result, its NaN as NumPy makes it, or NumPy's error)."""
+    try:
+        with _np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return asarray(function(_np.zeros(_shape(a), _dtype_of(a)), *args, **kwargs))
+    except (IndexError, ValueError, TypeError) as error:
+        raise type(error)(at_user_line(f"{function.__name__}: {error}")) from None
+
+
 def _check_q(name, q, percent):
     if isinstance(q, Tracer):
         raise NotImplementedError(at_user_line(
@@ -178,14 +190,22 @@ def _check_call(name, a, out, method, weights):
     return a
 
 
+def _empty(name, a, q, axis, method, keepdims):
+    """NumPy's result for an empty `a`, or None."""
+    if isinstance(q, Tracer) or _np.prod(_shape(asarray(a))) != 0:
+        return None
+    return _numpy_on_empty(getattr(_np, name), a, q, axis=axis, method=method,
+                           keepdims=keepdims)
+
+
 def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=False):
     """nan: for the nan- forms of an array that cannot hold NaN."""
     a = _check_call(name, a, out, method, weights)
+    empty = _empty(name, a, q, axis, method, keepdims)
+    if empty is not None:
+        return empty
     q, weak = _check_q(name, q, percent)
     data = _Sorted(a, axis, keepdims)
-    if data.n == 0:
-        raise IndexError(at_user_line(f"{name}: index -1 is out of bounds for axis 0 with "
-                                      f"size 0"))
     virtual = _np.asanyarray(_virtual_index(_np, method, data.n, q))
     if method in DISCRETE or (method == "linear" and virtual.dtype.kind in "iu"):
         result = data.at(virtual)
@@ -197,8 +217,8 @@ def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=Fa
         else:
             t = gamma.reshape(gamma.shape + (1,) * len(data.kept_shape))
         result = _lerp(data.at(previous), data.at(following), t, 1 - t, t >= 0.5)
-    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are NaN
-        result = where(isnan(data.last()), _np.nan, result)
+    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
+        result = where(isnan(data.last()), data.last(), result)
     return data.shaped(_as_applied(result, data, q) if nan else result)
 
 
@@ -217,11 +237,13 @@ def _nan_quantiles(name, a, q, axis, out, method, keepdims, weights, percent):
     a = _check_call(name, a, out, method, weights)
     if _dtype_of(a).kind != "f":
         return _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, True)
+    empty = _empty(name, a, q, axis, method, keepdims)
+    if empty is not None:
+        return empty
     q, weak = _check_q(name, q, percent)
     data = _Sorted(a, axis, keepdims)
-    if data.n == 0 or 0 in data.kept_shape or q.size == 0:
-        shape = q.shape + data.kept_shape
-        return data.shaped(asarray(_np.full(shape, _np.nan, _dtype_of(a))))
+    if q.size == 0:  # (NumPy's float64, whatever the data)
+        return data.shaped(asarray(_np.zeros(q.shape + data.kept_shape)))
     count = sum(logical_not(isnan(data.values)), axis=0)  # NaN sort last: numbers first
     if q.dtype.kind == "f":  # as NumPy's Python int count times q
         count = astype(count, q.dtype)
@@ -274,12 +296,13 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     slice holds NaN (and for an empty one)."""
     _no_out("median", out)
     a = asarray(a)
+    if _np.prod(_shape(a)) == 0:
+        return _numpy_on_empty(_np.median, a, axis=axis, keepdims=keepdims)
     data = _Sorted(a, axis, keepdims)
     half = data.n // 2
-    middle = data.values[half - 1 + data.n % 2:half + 1] if data.n else data.values
-    result = mean(middle, axis=0)
-    if _dtype_of(a).kind == "f" and data.n:
-        result = where(isnan(data.last()), _np.nan, result)
+    result = mean(data.values[half - 1 + data.n % 2:half + 1], axis=0)
+    if _dtype_of(a).kind == "f":  # a slice holding NaN: its median is (its last) NaN
+        result = where(isnan(data.last()), data.last(), result)
     return data.shaped(result)
 
 
@@ -290,9 +313,9 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     a = asarray(a)
     if _dtype_of(a).kind != "f":
         return median(a, axis=axis, keepdims=keepdims)
+    if _np.prod(_shape(a)) == 0:
+        return _numpy_on_empty(_np.nanmedian, a, axis=axis, keepdims=keepdims)
     data = _Sorted(a, axis, keepdims)
-    if data.n == 0 or 0 in data.kept_shape:
-        return data.shaped(asarray(_np.full(data.kept_shape, _np.nan, _dtype_of(a))))
     count = sum(logical_not(isnan(data.values)), axis=0)
     upper = count // 2
     lower = where(upper > 0, upper - 1 + count % 2, 0)
@@ -300,7 +323,11 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     high = data.along(upper, ())
     # NumPy's mean of the one or two: its sum starts from +0.0 (-0.0 comes out as 0.0)
     result = where(count % 2 == 1, low + 0.0, (low + high + 0.0) / 2)
-    return data.shaped(where(count == 0, _np.nan, result))
+    # a slice of NaN only: NumPy's loop over one slice returns its last element, its
+    # sort of several slices (each under 600 long) a NaN of its own
+    one_slice = axis is None or _ndim(a) == 1
+    return data.shaped(where(count == 0, data.last() if one_slice or data.n >= 600 else
+                             _np.nan, result))
 
 
 __all__ = ["median", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile"]
