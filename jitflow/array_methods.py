@@ -14,7 +14,7 @@ from . import numpy as jnp
 from . import in_place, masked_selection, ops, writes
 from .errors import at_user_line
 from .indexing import basic_only, getitem
-from .ir.types import as_dtype
+from .ir.types import as_dtype, normalize_axis
 from .numpy_dispatch import dispatch_function, dispatch_ufunc
 from .trace import Tracer, read_stateful
 from .trace.binding import convert_sequences_with
@@ -194,6 +194,17 @@ class ArrayMethods:
     def compress(self, condition, axis=None, out=None, **sized):
         """ndarray.compress: the condition first, as jitflow.numpy.compress takes it."""
         return jnp.compress(condition, self, axis, out, **sized)
+    argsort, argpartition = _method("argsort"), _method("argpartition")
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """ndarray.sort: sorted in place (stable; see jitflow.numpy.sort)."""
+        writes.assign(self, jnp.sort(self, normalize_axis(axis, self.ndim), kind, order,
+                                     stable=stable))
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """ndarray.partition: partitioned in place (by a full sort)."""
+        writes.assign(self, jnp.partition(self, kth, normalize_axis(axis, self.ndim), kind,
+                                          order))
 
     def flatten(self):
         """A copy, flat (ravel gives a view where it can)."""

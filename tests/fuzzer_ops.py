@@ -258,6 +258,14 @@ REDUCTIONS = {
     "nanmax": lambda xp, x, axis, keepdims: xp.nanmax(x, axis=axis, keepdims=keepdims),
     "nanmin": lambda xp, x, axis, keepdims: xp.nanmin(x, axis=axis, keepdims=keepdims),
     "ptp": lambda xp, x, axis, keepdims: xp.ptp(x, axis=axis, keepdims=keepdims),
+    # jitflow/numpy/quantiles.py
+    "median": lambda xp, x, axis, keepdims: xp.median(x, axis=axis, keepdims=keepdims),
+    "nanmedian": lambda xp, x, axis, keepdims: xp.nanmedian(x, axis=axis,
+                                                            keepdims=keepdims),
+    "quantile": lambda xp, x, axis, keepdims: xp.quantile(x, [0.3, 0.75], axis=axis,
+                                                          keepdims=keepdims),
+    "percentile_nearest": lambda xp, x, axis, keepdims: xp.percentile(
+        x, 40, axis=axis, keepdims=keepdims, method="nearest"),
     "average": lambda xp, x, axis, keepdims: xp.average(x, axis=axis, keepdims=keepdims),
     # (of all the elements, a Python int, weakly typed: made an array as NumPy's runs
     # make every value, so that later steps promote alike)
@@ -272,6 +280,9 @@ SINGLE_AXIS = {
     "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
     "cumprod": lambda xp, x, axis: xp.cumprod(x, axis=axis),
     "nancumsum": lambda xp, x, axis: xp.nancumsum(x, axis=axis),
+    # (NumPy's default kind orders ties, -0.0 and 0.0, its own way: its stable sort)
+    "sort": lambda xp, x, axis: xp.sort(x, axis=axis, kind="stable"),
+    "argsort": lambda xp, x, axis: xp.argsort(x, axis=axis, kind="stable"),
 }
 
 SHAPE_OPS = {
@@ -426,7 +437,8 @@ KINKED_BINARY = {
     "hypot": lambda xp, x, y: xp.hypot(x, y),
     "arctan2": lambda xp, x, y: xp.arctan2(x, y),  # jumps by 2 pi across y = 0, x < 0
 }
-KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm"}
+KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm", "sort", "median",
+          "quantile"}
 
 DIFFERENTIABLE_UNARY = {**SMOOTH_UNARY, **KINKED_UNARY}
 DIFFERENTIABLE_BINARY = {**SMOOTH_BINARY, **KINKED_BINARY}
@@ -436,4 +448,5 @@ GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
                                    "index_array", "index_array_axis1", "mask",
                                    "concatenate", "stack", "matmul", "pad", "expand_dims",
                                    "cumsum", "nansum", "nanmean", "average", "ptp",
+                                   "sort", "median", "quantile",
                                    *[k for k in REARRANGING if k != "searchsorted"])}}

@@ -283,6 +283,10 @@ def _cumsum_draw(data):
 
 CASES["cumsum"] = Case(_cumsum_draw, lambda x, *, axis: np.cumsum(x, axis=axis))
 CASES["cumprod"] = Case(_cumsum_draw, lambda x, *, axis: np.cumprod(x, axis=axis))
+# Ties (-0.0 and 0.0, NaNs) keep their order: NumPy's stable sort, to the bit.
+CASES["sort"] = Case(_cumsum_draw, lambda x, *, axis: np.sort(x, axis=axis, kind="stable"))
+CASES["argsort"] = Case(_cumsum_draw,
+                        lambda x, *, axis: np.argsort(x, axis=axis, kind="stable"))
 
 
 # --- shapes -------------------------------------------------------------------------------

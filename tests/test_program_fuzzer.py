@@ -716,10 +716,11 @@ def _differentiable_step(draw, values, x_index):
         return Step(op, (x_index, y), {})
     op = draw(st.sampled_from([k for k in GRAD_OPS if k not in DIFFERENTIABLE_UNARY and
                                k not in DIFFERENTIABLE_BINARY]))
-    if op in ("sum", "mean", "max", "min", "prod", "nansum", "nanmean", "average", "ptp"):
+    if op in ("sum", "mean", "max", "min", "prod", "nansum", "nanmean", "average", "ptp",
+              "median", "quantile"):
         return Step(op, (x_index,), {"axis": draw_axis(draw, len(shape)),
                                      "keepdims": draw(st.booleans())})
-    if op == "cumsum":
+    if op in ("cumsum", "sort"):
         return Step(op, (x_index,), {"axis": None if not shape else
                                      draw(st.integers(-len(shape), len(shape) - 1))})
     if op in INDEXING:

@@ -88,7 +88,8 @@ def _arg_reduction(prim, args, batched, size, *, axis, keepdims):
     return ops.reshape(found, (size,) + (1,) * rank) if keepdims else found
 
 
-def _cumsum(prim, args, batched, size, *, axis):
+def _along_axis(prim, args, batched, size, *, axis):
+    """Scans and sorts: each line along the axis on its own."""
     return bind(prim, args[0], axis=axis + 1)
 
 
@@ -151,8 +152,10 @@ RULES = {
     "reduce_min": _reduction,
     "argmax": _arg_reduction,
     "argmin": _arg_reduction,
-    "cumsum": _cumsum,
-    "cumprod": _cumsum,
+    "cumsum": _along_axis,
+    "cumprod": _along_axis,
+    "sort": _along_axis,
+    "argsort": _along_axis,
     "slice": _slice,
     "pad": _pad,
     "concatenate": _concatenate,

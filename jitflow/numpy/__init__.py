@@ -7,11 +7,12 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), selecting (nonzero, argwhere, extract, compress: a
-static size= when traced), membership (isin), binning (bincount, digitize,
-histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by comparing every
-pair until a sort replaces it), scans (cumprod and the NaN-ignoring scans), the linalg
-namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
+searching (searchsorted), sorting (sort, argsort, partition, lexsort), quantiles (median,
+percentile, quantile and their nan- forms), selecting (nonzero, argwhere, extract,
+compress: a static size= when traced), membership (isin), binning (bincount, digitize,
+histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by
+comparing every pair), scans (cumprod and the NaN-ignoring scans), the linalg namespace
+(norms, solvers and factorizations) and the fft namespace (its real functions).
 """
 import functools as _functools
 import inspect as _inspect
@@ -31,6 +32,8 @@ from .transcendental import *  # noqa: F401,F403
 from .matrices import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403
+from .quantiles import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .assorted import *  # noqa: F401,F403
 from .selecting import *  # noqa: F401,F403
@@ -56,9 +59,9 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
-                        "selecting", "membership", "binning",
-                        "integer_ufuncs", "uniques")]
+                        "matrices", "statistics", "searching", "sorting", "quantiles",
+                        "scans", "decompositions", "assorted", "selecting", "membership",
+                        "binning", "integer_ufuncs", "uniques")]
 
 
 def _reading_variables(function):

@@ -12,6 +12,7 @@ from .reductions import *    # noqa: F401,F403  sums, products, extrema, arg-ext
 from .slicing import *       # noqa: F401,F403  slice, gather, scatter_add, concatenate, pad
 from .contraction import *   # noqa: F401,F403  matmul
 from .creation import *      # noqa: F401,F403  iota
+from .sorting import *       # noqa: F401,F403  sort, argsort
 from .debug import *         # noqa: F401,F403  debug_callback
 from .linalg import *        # noqa: F401,F403  solve, slogdet, cholesky, eigh, svd, qr
 from .host import *          # noqa: F401,F403  pure_callback

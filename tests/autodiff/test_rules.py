@@ -114,6 +114,12 @@ def _cumprod_draw(data, rng):
     return [np.where(rng.random(x.shape) < 0.3, 0.0, x)], params
 
 
+def _sort_draw(data, rng):
+    """Distinct values: where two tie, sort is not differentiable."""
+    shape = data.draw(shapes(min_dims=1, max_side=3), label="shape")
+    return [distinct(rng, shape)], {"axis": data.draw(st.integers(0, len(shape) - 1))}
+
+
 def _reshape_draw(data, rng):
     shape = data.draw(smooth_shapes(), label="shape")
     new = (int(np.prod(shape)),) if data.draw(st.booleans()) else shape[::-1]
@@ -286,7 +292,7 @@ CASES = {
     "cumsum": _cumsum_draw, "cumprod": _cumprod_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
     "transpose": _transpose_draw, "slice": _slice_draw, "gather": _gather_draw,
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
-    "matmul": _matmul_draw,
+    "matmul": _matmul_draw, "sort": _sort_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
 }
 

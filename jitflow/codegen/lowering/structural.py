@@ -20,6 +20,7 @@ from ..loops.indexed import IndexedAxes
 from ..loops.reduced_views import index_view
 from ..loops.reductions import reduce
 from ..loops.scatter import scatter, scatter_add
+from ..loops.sorting import sort_along_axis
 from ..math.scalar import RULES as SCALAR
 from ..views import contiguous_strides
 
@@ -100,7 +101,7 @@ def iota(lo, node, inputs, outputs):
 STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "cumprod": cumsum,
-    "gather": gather,
+    "gather": gather, "sort": sort_along_axis, "argsort": sort_along_axis,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,

@@ -1,0 +1,333 @@
+"""median, percentile, quantile and their NaN-ignoring forms, read off a sort.
+
+The reduced axes are moved to the front and flattened, the values sorted along them
+(NaN last), and each quantile taken at NumPy's positions with NumPy's arithmetic: the
+virtual index of every `method` NumPy 2 offers, and the same interpolation between
+its neighbours (its lerp, which counts from the nearer side), so values and dtypes
+are NumPy's (a Python float q is weakly typed, an array q is not). q must be known
+when the function is traced. A slice holding NaN gives NaN; the nan- forms skip NaN
+instead, their positions computed from each slice's count of numbers at run time.
+Their derivatives are those of the sort and the interpolation.
+"""
+import warnings
+from types import SimpleNamespace
+
+import numpy as _np
+
+from .. import ops
+from ..errors import at_user_line
+from ..ir.types import normalize_axes
+from ..trace import Tracer
+from . import arithmetic as _arithmetic
+from . import elementwise as _elementwise
+from ._common import _dtype_of, _ndim, _no_out, _shape
+from .assorted import take_along_axis
+from .creation import asarray
+from .elementwise import astype, isnan, logical_not, where
+from .reductions import mean, sum
+from .shapes import broadcast_to, moveaxis, reshape, take, transpose
+
+# The functions _virtual_index needs, traced (NumPy's own compute positions known now).
+_TRACED = SimpleNamespace(floor=_elementwise.floor, ceil=_elementwise.ceil,
+                          where=_elementwise.where, astype=_elementwise.astype,
+                          rint=_arithmetic.rint)
+
+# alpha and beta of the continuous methods of Hyndman and Fan
+CONTINUOUS = {"interpolated_inverted_cdf": (0, 1), "hazen": (0.5, 0.5),
+              "weibull": (0, 0), "median_unbiased": (1 / 3.0, 1 / 3.0),
+              "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+# methods whose virtual index is a whole position: no interpolation
+DISCRETE = ("inverted_cdf", "closest_observation", "lower", "higher", "nearest")
+METHODS = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+           *CONTINUOUS, "linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _boundary(xp, index, pick_previous):
+    """The neighbour of `index` chosen by pick_previous(gamma, index), at least 0."""
+    previous = xp.floor(index)
+    position = xp.astype(xp.where(pick_previous(index - previous, index), previous,
+                                  previous + 1), _np.int64)
+    return xp.where(position < 0, 0, position)
+
+
+def _virtual_index(xp, method, n, q):
+    """Where quantile q falls among n sorted values: NumPy's formula for each method,
+    computed by NumPy for n known now (xp = numpy), else traced (xp = jitflow.numpy)
+    for an array of counts."""
+    if method == "linear":
+        return (n - 1) * q
+    if method in CONTINUOUS:
+        alpha, beta = CONTINUOUS[method]
+        return n * q + (alpha + q * (1 - alpha - beta)) - 1
+    if method == "averaged_inverted_cdf":
+        return n * q - 1
+    if method == "inverted_cdf":
+        return _boundary(xp, n * q - 1, lambda gamma, _: gamma == 0)
+    if method == "closest_observation":
+        return _boundary(xp, n * q - 1 - 0.5,
+                         lambda gamma, index: (gamma == 0) & (xp.floor(index) % 2 == 1))
+    if method == "lower":
+        return xp.astype(xp.floor((n - 1) * q), _np.int64)
+    if method == "higher":
+        return xp.astype(xp.ceil((n - 1) * q), _np.int64)
+    if method == "midpoint":
+        return 0.5 * (xp.floor((n - 1) * q) + xp.ceil((n - 1) * q))
+    return xp.astype(xp.rint((n - 1) * q), _np.int64)  # nearest: half to even
+
+
+def _gamma(xp, method, virtual, previous):
+    """The weight of the upper neighbour."""
+    gamma = virtual - previous
+    if method == "averaged_inverted_cdf":
+        gamma = xp.where(gamma == 0, 0.5, 1.0)
+    elif method == "midpoint":
+        gamma = xp.where(virtual % 1 == 0, 0.0, 0.5)
+    return xp.astype(gamma, _dtype_of(virtual))
+
+
+def _neighbours(xp, virtual, n):
+    """The positions below and above each virtual index: both the last (-1) from n - 1
+    on, both the first below 0, as NumPy clips them."""
+    previous = xp.floor(virtual)
+    above, below = virtual >= n - 1, virtual < 0
+    following = xp.where(above, -1, xp.where(below, 0, previous + 1))
+    previous = xp.where(above, -1, xp.where(below, 0, previous))
+    return xp.astype(previous, _dtype_of(virtual)), following
+
+
+def _lerp(low, high, t, rest, upper):
+    """NumPy's interpolation: low + (high - low) t where t < 0.5, else back from the
+    upper one, high - (high - low) (1 - t) (`rest`), where `upper` (t >= 0.5)."""
+    step = high - low
+    if not isinstance(upper, Tracer):  # known now (q is): only the sides needed
+        if _np.all(upper):
+            return high - step * rest
+        if not _np.any(upper):
+            return low + step * t
+    return where(upper, high - step * rest, low + step * t)
+
+
+class _Sorted:
+    """The values of `a` sorted along its reduced axes, moved to the front and
+    flattened, and how to put a result back in NumPy's shape."""
+
+    def __init__(self, a, axis, keepdims):
+        shape = _shape(a)
+        self.axes = normalize_axes(axis, _ndim(a))
+        kept = [i for i in range(len(shape)) if i not in self.axes]
+        self.kept_shape = tuple(shape[i] for i in kept)
+        self.n = int(_np.prod([shape[i] for i in self.axes], dtype=_np.int64))
+        moved = transpose(a, list(self.axes) + kept)
+        self.values = ops.sort(reshape(moved, (self.n,) + self.kept_shape), axis=0)
+        self.shape, self.keepdims = shape, keepdims
+
+    def at(self, positions):
+        """values[positions] for positions known now (an int array; -1 is the last),
+        the positions' axes in front."""
+        positions = _np.asarray(positions, dtype=_np.int64) % max(self.n, 1)
+        taken = take(self.values, positions.ravel(), axis=0)
+        return reshape(taken, positions.shape + self.kept_shape)
+
+    def along(self, positions, q_shape):
+        """values[positions[..., j], j] for traced positions of shape q_shape +
+        kept_shape."""
+        flat = reshape(positions, (-1,) + self.kept_shape)
+        return reshape(take_along_axis(self.values, flat, axis=0), q_shape + self.kept_shape)
+
+    def last(self):
+        return self.values[-1]
+
+    def shaped(self, result):
+        """With keepdims, the reduced axes put back as 1s among the last axes (the
+        leading ones are q's, as NumPy adds them)."""
+        if not self.keepdims:
+            return result
+        shape = _shape(result)
+        lead = len(shape) - len(self.kept_shape)
+        trailing = iter(shape[lead:])
+        return reshape(result, shape[:lead] + tuple(1 if i in self.axes else next(trailing)
+                                                    for i in range(len(self.shape))))
+
+
+def _numpy_on_empty(function, a, *args, **kwargs):
+    """NumPy's own result for an empty `a`, which depends on its shape and dtype alone
+    (an all-NaN result, its NaN as NumPy makes it, or NumPy's error)."""
+    try:
+        with _np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return asarray(function(_np.zeros(_shape(a), _dtype_of(a)), *args, **kwargs))
+    except (IndexError, ValueError, TypeError) as error:
+        raise type(error)(at_user_line(f"{function.__name__}: {error}")) from None
+
+
+def _check_q(name, q, percent):
+    if isinstance(q, Tracer):
+        raise NotImplementedError(at_user_line(
+            f"{name}: q must be known when the function is traced (a number, list or "
+            f"NumPy array), got a traced value {q.type}"))
+    weak = type(q) in (int, float)
+    q = _np.true_divide(q, 100) if percent else _np.asanyarray(q)
+    if _np.asarray(q).dtype.kind not in "biuf":
+        raise TypeError(at_user_line(f"{name}: q must be real numbers, got {q.dtype}"))
+    if q.size and not (_np.all(q >= 0) and _np.all(q <= 1)):
+        raise ValueError(at_user_line("Percentiles must be in the range [0, 100]" if percent
+                                      else "Quantiles must be in the range [0, 1]"))
+    if q.ndim > 2:
+        raise ValueError(at_user_line("q must be a scalar or 1d"))
+    return _np.asarray(q), weak
+
+
+def _check_call(name, a, out, method, weights):
+    _no_out(name, out)
+    if weights is not None:
+        raise NotImplementedError(at_user_line(f"{name}: weights= is not supported"))
+    if method not in METHODS:
+        raise ValueError(at_user_line(f"{method!r} is not a valid method. Use one of: "
+                                      f"{METHODS}"))
+    a = asarray(a)
+    if _dtype_of(a).kind not in "biuf":
+        raise TypeError(at_user_line("a must be an array of real numbers"))
+    return a
+
+
+def _empty(name, a, q, axis, method, keepdims):
+    """NumPy's result for an empty `a`, or None."""
+    if isinstance(q, Tracer) or _np.prod(_shape(asarray(a))) != 0:
+        return None
+    return _numpy_on_empty(getattr(_np, name), a, q, axis=axis, method=method,
+                           keepdims=keepdims)
+
+
+def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=False):
+    """nan: for the nan- forms of an array that cannot hold NaN."""
+    a = _check_call(name, a, out, method, weights)
+    empty = _empty(name, a, q, axis, method, keepdims)
+    if empty is not None:
+        return empty
+    q, weak = _check_q(name, q, percent)
+    data = _Sorted(a, axis, keepdims)
+    virtual = _np.asanyarray(_virtual_index(_np, method, data.n, q))
+    if method in DISCRETE or (method == "linear" and virtual.dtype.kind in "iu"):
+        result = data.at(virtual)
+    else:
+        previous, following = _neighbours(_np, virtual, data.n)
+        gamma = _gamma(_np, method, virtual, previous)
+        if weak:
+            t = float(gamma)
+        else:
+            t = gamma.reshape(gamma.shape + (1,) * len(data.kept_shape))
+        result = _lerp(data.at(previous), data.at(following), t, 1 - t, t >= 0.5)
+    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
+        result = where(isnan(data.last()), data.last(), result)
+    return data.shaped(_as_applied(result, data, q) if nan else result)
+
+
+def _as_applied(result, data, q):
+    """NumPy's nan-quantiles over several axes leave the axes of a q of 2 or more axes
+    where its apply_along_axis puts them: q's last axis first, its others after the
+    kept axes."""
+    if len(data.axes) < 2 or not data.kept_shape or q.ndim < 2:
+        return result
+    as_applied = moveaxis(result, tuple(range(q.ndim)), tuple(range(-q.ndim, 0)))
+    return moveaxis(as_applied, [-1] + list(range(q.ndim - 1)), list(range(q.ndim)))
+
+
+def _nan_quantiles(name, a, q, axis, out, method, keepdims, weights, percent):
+    """The quantiles of each slice's numbers, NaN where a slice has none."""
+    a = _check_call(name, a, out, method, weights)
+    if _dtype_of(a).kind != "f":
+        return _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, True)
+    empty = _empty(name, a, q, axis, method, keepdims)
+    if empty is not None:
+        return empty
+    q, weak = _check_q(name, q, percent)
+    data = _Sorted(a, axis, keepdims)
+    if q.size == 0:  # (NumPy's float64, whatever the data)
+        return data.shaped(asarray(_np.zeros(q.shape + data.kept_shape)))
+    count = sum(logical_not(isnan(data.values)), axis=0)  # NaN sort last: numbers first
+    if q.dtype.kind == "f":  # as NumPy's Python int count times q
+        count = astype(count, q.dtype)
+    qs = q.reshape(q.shape + (1,) * len(data.kept_shape))
+    virtual = _virtual_index(_TRACED, method, count, qs)
+    last = astype(count, _np.int64) - 1
+    shape = q.shape + data.kept_shape
+
+    def at(positions):
+        positions = where(positions < 0, last, positions)  # -1: the last number
+        positions = where(positions < 0, 0, positions)  # (none: any place will do)
+        return data.along(broadcast_to(positions, shape), q.shape)
+    if method in DISCRETE or (method == "linear" and _dtype_of(virtual).kind in "iu"):
+        result = at(astype(virtual, _np.int64))
+    else:
+        previous, following = _neighbours(_TRACED, virtual, count)
+        gamma = _gamma(_TRACED, method, virtual, previous)
+        t, rest = gamma, 1 - gamma
+        if weak:  # a Python float q: weights rounded to the values' dtype, as NumPy's
+            dtype = _np.result_type(_dtype_of(a), 1.0)
+            t, rest = astype(t, dtype), astype(rest, dtype)
+        result = _lerp(at(astype(previous, _np.int64)), at(astype(following, _np.int64)),
+                       t, rest, gamma >= 0.5)
+    result = where(last < 0, _np.nan, result)  # a slice of NaN only
+    return data.shaped(_as_applied(result, data, q))
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    return _quantiles("quantile", a, q, axis, out, method, keepdims, weights, False)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    return _quantiles("percentile", a, q, axis, out, method, keepdims, weights, True)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):
+    return _nan_quantiles("nanquantile", a, q, axis, out, method, keepdims, weights, False)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):
+    return _nan_quantiles("nanpercentile", a, q, axis, out, method, keepdims, weights, True)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The mean of the middle one or two sorted values, as NumPy takes it; NaN where a
+    slice holds NaN (and for an empty one)."""
+    _no_out("median", out)
+    a = asarray(a)
+    if _np.prod(_shape(a)) == 0:
+        return _numpy_on_empty(_np.median, a, axis=axis, keepdims=keepdims)
+    data = _Sorted(a, axis, keepdims)
+    half = data.n // 2
+    result = mean(data.values[half - 1 + data.n % 2:half + 1], axis=0)
+    if _dtype_of(a).kind == "f":  # a slice holding NaN: its median is (its last) NaN
+        result = where(isnan(data.last()), data.last(), result)
+    return data.shaped(result)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median of each slice's numbers: its middle one, or the mean of its middle
+    two; NaN where a slice has none."""
+    _no_out("nanmedian", out)
+    a = asarray(a)
+    if _dtype_of(a).kind != "f":
+        return median(a, axis=axis, keepdims=keepdims)
+    if _np.prod(_shape(a)) == 0:
+        return _numpy_on_empty(_np.nanmedian, a, axis=axis, keepdims=keepdims)
+    data = _Sorted(a, axis, keepdims)
+    count = sum(logical_not(isnan(data.values)), axis=0)
+    upper = count // 2
+    lower = where(upper > 0, upper - 1 + count % 2, 0)
+    low = data.along(lower, ())
+    high = data.along(upper, ())
+    # NumPy's mean of the one or two: its sum starts from +0.0 (-0.0 comes out as 0.0)
+    result = where(count % 2 == 1, low + 0.0, (low + high + 0.0) / 2)
+    # a slice of NaN only: NumPy's loop over one slice returns its last element, its
+    # sort of several slices (each under 600 long) a NaN of its own
+    one_slice = axis is None or _ndim(a) == 1
+    return data.shaped(where(count == 0, data.last() if one_slice or data.n >= 600 else
+                             _np.nan, result))
+
+
+__all__ = ["median", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile"]

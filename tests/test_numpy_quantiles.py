@@ -1,0 +1,114 @@
+"""median, percentile, quantile and their nan- forms of jitflow.numpy against NumPy:
+every method, q as a Python number, a list or an array, axes (several at once too),
+keepdims, NaN in the data; values, dtypes, shapes and errors, eagerly and traced (also
+through NumPy's own names), with derivatives against central differences."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitflow
+import jitflow.numpy as jnp
+from fidelity import given_per_backend
+from jitflow.numpy.quantiles import METHODS
+from jitflow.testing import check_grads
+from numpy_programs import check_program
+from strategies import DTYPES, shapes
+
+pytestmark = [pytest.mark.usefixtures("backend"),
+              pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # NumPy's all-NaN
+
+
+def data_array(data, min_size=1):
+    """Moderate values (differences of them do not overflow), NaN in some floats."""
+    dtype = data.draw(st.sampled_from(DTYPES), label="dtype")
+    shape = data.draw(shapes(min_dims=1, min_side=min_size, max_side=4), label="shape")
+    if dtype.kind == "b":
+        elements = st.booleans()
+    elif dtype.kind == "i":
+        elements = st.integers(-1000, 1000)
+    else:
+        elements = st.floats(-1e3, 1e3, width=8 * dtype.itemsize) | st.sampled_from(
+            [0.0, -0.0, math.nan])
+    return data.draw(hnp.arrays(dtype, shape, elements=elements), label="a")
+
+
+def axis_for(data, ndim):
+    single = st.integers(-ndim, ndim - 1)
+    several = st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True)
+    return data.draw(st.none() | single | several.map(tuple), label="axis")
+
+
+Q = st.one_of(st.sampled_from([0, 1, 0.5, 0.25, 0.1, 0.9]),
+              st.floats(0, 1),
+              st.lists(st.floats(0, 1), min_size=1, max_size=3),
+              st.floats(0, 1).map(np.float32),
+              st.lists(st.floats(0, 1), min_size=1, max_size=2).map(
+                  lambda qs: np.array(qs)[:, None]))
+
+
+@given_per_backend(data=st.data())
+def test_quantiles(data):
+    a = data_array(data)
+    axis = axis_for(data, a.ndim)
+    q = data.draw(Q, label="q")
+    method = data.draw(st.sampled_from(METHODS), label="method")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    name = data.draw(st.sampled_from(["quantile", "nanquantile", "percentile",
+                                      "nanpercentile"]), label="function")
+    if "percentile" in name:
+        q = np.multiply(q, 100) if not isinstance(q, (int, float)) else q * 100
+
+    def program(xp, a):
+        return getattr(xp, name)(a, q, axis=axis, method=method, keepdims=keepdims)
+    check_program(program, a, what=f"{name}({a.dtype}{a.shape}, {q!r}, {axis}, {method})",
+                  rtol=4 * float(np.finfo(np.float32).eps) if a.dtype == np.float32 else 1e-15)
+
+
+@given_per_backend(data=st.data())
+def test_medians(data):
+    a = data_array(data, min_size=0)
+    axis = axis_for(data, a.ndim)
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    for name in ("median", "nanmedian"):
+        check_program(lambda xp, a: getattr(xp, name)(a, axis=axis, keepdims=keepdims), a,
+                      what=f"{name}({a.dtype}{a.shape}, {axis})",
+                      rtol=4 * float(np.finfo(np.float32).eps) if a.dtype == np.float32 else 0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.quantile(a, 1.5),
+    lambda xp, a: xp.percentile(a, [10, -1]),
+    lambda xp, a: xp.quantile(a, 0.5, method="closest"),
+    lambda xp, a: xp.quantile(a, np.zeros((1, 1, 1))),
+    lambda xp, a: xp.quantile(a[:0], 0.5),
+    lambda xp, a: xp.median(a, axis=2),
+    lambda xp, a: xp.nanquantile(a, 0.5, axis=(0, 0)),
+])
+def test_errors_are_numpys(call):
+    check_program(call, np.arange(6.0).reshape(2, 3), what="a bad call")
+
+
+def test_q_must_be_known_when_traced(backend):
+    with pytest.raises(NotImplementedError, match="q must be known"):
+        jitflow.function(lambda a, q: jnp.quantile(a, q))(np.arange(4.0), 0.5)
+
+
+@pytest.mark.parametrize("name, method", [
+    ("median", None), ("nanmedian", None), ("quantile", "linear"), ("quantile", "hazen"),
+    ("quantile", "midpoint"), ("quantile", "lower"), ("nanquantile", "linear"),
+    ("percentile", "weibull")])
+@pytest.mark.parametrize("shape, axis", [((5,), None), ((3, 4), 0), ((2, 3, 2), (0, 2))])
+def test_derivatives(backend, name, method, shape, axis):
+    size = int(np.prod(shape))
+    x = (np.random.default_rng(size).permutation(size) * 0.5 - size / 4).reshape(shape)
+    q = [0.2, 0.7] if name != "percentile" else [20, 70]
+
+    def fn(a):
+        if "median" in name:
+            return getattr(jnp, name)(a, axis=axis)
+        return getattr(jnp, name)(a, q, axis=axis, method=method)
+    check_grads(fn, (x,), order=2)
+    check_grads(jitflow.function(fn), (x,), order=1)
