@@ -30,6 +30,9 @@ from .statistics import *  # noqa: F401,F403
 from .searching import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .assorted import *  # noqa: F401,F403
+from .editing import *  # noqa: F401,F403
+from .summing import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -47,7 +50,8 @@ finfo, iinfo = _np.finfo, _np.iinfo
 __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
-                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted")]
+                        "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
+                        "editing", "summing", "special")]
 
 
 def _reading_variables(function):
