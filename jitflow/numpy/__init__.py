@@ -34,6 +34,7 @@ from .editing import *  # noqa: F401,F403
 from .summing import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .polynomials import *  # noqa: F401,F403
+from .conversions import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -52,7 +53,8 @@ __all__ = [name for name in dir() if not name.startswith("_") and
            name not in ("creation", "elementwise", "reductions", "shapes", "stacking",
                         "rearranging", "arithmetic", "transcendental",
                         "matrices", "statistics", "searching", "scans", "decompositions", "assorted",
-                        "editing", "summing", "special", "polynomials")]
+                        "editing", "summing", "special", "polynomials",
+                        "conversions")]
 
 
 def _reading_variables(function):
