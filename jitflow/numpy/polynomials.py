@@ -63,9 +63,16 @@ def _order(m, name, other):
     return m
 
 
+def _coefficients(p):
+    p = asarray(p)
+    if _ndim(p) == 0:  # (NumPy takes its len())
+        raise TypeError(at_user_line("len() of unsized object"))
+    return p
+
+
 def polyder(p, m=1):
     m = _order(m, "derivative", "polyint")
-    p = asarray(p)
+    p = _coefficients(p)
     for _ in range(m):
         p = multiply(p[:-1], _np.arange(_shape(p)[0] - 1, 0, -1))
     return p
@@ -80,7 +87,7 @@ def polyint(p, m=1, k=None):
     if _shape(constants)[0] < m:
         raise ValueError(at_user_line("k must be a scalar or a rank-1 array of length 1 "
                                       "or >m."))
-    p = asarray(p)
+    p = _coefficients(p)
     for i in range(m):
         p = concatenate([divide(p, _np.arange(_shape(p)[0], 0, -1)), constants[i:i + 1]])
     return p

@@ -18,9 +18,8 @@ from .shapes import concatenate, ravel, reshape
 def _cumulative(name, scan, initial, x, axis, dtype, out, include_initial):
     _no_out(name, out)
     x = asarray(x)
-    if _ndim(x) == 0:
-        raise ValueError(at_user_line(f"jitflow.numpy.{name}: the input must have at "
-                                      f"least one dimension"))
+    if _ndim(x) == 0:  # a 0-d array scans as one of one element, as in NumPy
+        x = reshape(x, (1,))
     if axis is None:
         if _ndim(x) > 1:
             raise ValueError(at_user_line(
