@@ -96,6 +96,7 @@ PROGRAMS = {
     "geomspace_negative": lambda xp, x, xi: xp.geomspace(-x[0, 0], -x[2, 1], 5,
                                                          endpoint=False),
     "geomspace_arrays": lambda xp, x, xi: xp.geomspace(x[2, :2], x[1, 1:3], 4, axis=1),
+    "geomspace_int": lambda xp, x, xi: xp.geomspace(xi[0, 0], xi[2, 0] * 100, 4, dtype=int),
     "geomspace_float32": lambda xp, x, xi: xp.geomspace(x[0, :1].astype(np.float32), 8, 3,
                                                         dtype=np.float32),
 }

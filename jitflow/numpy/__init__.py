@@ -7,8 +7,12 @@ One module per family: elementwise, reductions, shapes, creation, stacking (join
 and splitting), rearranging (flip, roll, tile, repeat, diff), arithmetic (ufuncs that are
 exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), matrices
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
-searching (searchsorted), scans (cumprod and the NaN-ignoring scans), the linalg
-namespace (norms, solvers and factorizations) and the fft namespace (its real functions).
+searching (searchsorted), scans (cumprod and the NaN-ignoring scans), editing (delete,
+insert, block, choose, piecewise, apply_along_axis, ...), summing (cumulative_sum,
+trapezoid, vdot), special (sinc, i0, kaiser, unwrap, geomspace), polynomials (polyfit,
+polyder, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), the
+linalg namespace (norms, solvers and factorizations) and the fft namespace (its real
+functions).
 """
 import functools as _functools
 import inspect as _inspect

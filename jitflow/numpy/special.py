@@ -100,12 +100,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     for end in (start, stop):
         if not isinstance(end, Tracer) and _np.any(_np.asarray(end) == 0):
             raise ValueError(at_user_line("Geometric sequence cannot include zero"))
+    # NumPy's result_type(start, stop, float(num), zeros((), dtype)): a float at least
     computed = _np.result_type(_dtype_of(start), _dtype_of(stop),
-                               _np.float64 if dtype is None else dtype)
-    if computed.kind != "f":
-        raise TypeError(at_user_line(f"jitflow.numpy.geomspace: endpoints of "
-                                     f"{_dtype_of(start)} and {_dtype_of(stop)} cannot be "
-                                     f"divided in {computed}"))
+                               _np.float64 if dtype is None else dtype, float(num))
     start, stop = astype(start, computed), astype(stop, computed)
     traced = isinstance(start, Tracer) or isinstance(stop, Tracer)
     zero = logical_or(equal(start, 0), equal(stop, 0)) if traced else None
