@@ -62,6 +62,10 @@ UNARY = {
     "fftshift": lambda xp, x: xp.fft.fftshift(x),
     "pad_wrap": lambda xp, x: xp.pad(x, 2, mode="wrap"),
     "pad_edge": lambda xp, x: xp.pad(x, 1, mode="edge"),
+    # jitflow/numpy/special.py, polynomials.py
+    "sinc": lambda xp, x: xp.sinc(x),
+    "polyder": lambda xp, x: xp.polyder(x),
+    "polyint": lambda xp, x: xp.polyint(x),
 }
 
 BINARY = {
@@ -283,6 +287,10 @@ SINGLE_AXIS = {
     # (NumPy's default kind orders ties, -0.0 and 0.0, its own way: its stable sort)
     "sort": lambda xp, x, axis: xp.sort(x, axis=axis, kind="stable"),
     "argsort": lambda xp, x, axis: xp.argsort(x, axis=axis, kind="stable"),
+    # jitflow/numpy/summing.py (cumulative_sum of more than one axis needs an axis)
+    "cumulative_sum": lambda xp, x, axis: xp.cumulative_sum(x, axis=axis,
+                                                            include_initial=True),
+    "trapezoid": lambda xp, x, axis: xp.trapezoid(x, axis=-1 if axis is None else axis),
 }
 
 SHAPE_OPS = {
@@ -335,6 +343,10 @@ REARRANGING = {
     "triu": lambda xp, x, k: xp.triu(x, k),
     "matrix_transpose": lambda xp, x: xp.matrix_transpose(x),
     "append": lambda xp, x, y: xp.append(x, y),
+    # jitflow/numpy/editing.py, summing.py
+    "delete": lambda xp, x, obj, axis: xp.delete(x, obj, axis),
+    "insert": lambda xp, x, obj, value, axis: xp.insert(x, obj, value, axis),
+    "vdot": lambda xp, x, y: xp.vdot(x, y),
 }
 
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
@@ -343,14 +355,15 @@ OPS = {**UNARY, **BINARY, **TERNARY, **REDUCTIONS, **SINGLE_AXIS, **SHAPE_OPS,
        **INDEXING, **REARRANGING, **CONSTANT}
 
 TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "arctan2", "cbrt",
-                  "exp2", "sinh", "cosh", "arcsinh",
+                  "exp2", "sinh", "cosh", "arcsinh", "sinc",
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
 OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp",
                   "maximum_reduceat", "unique_sized"}  # (which zero NumPy's sort keeps)
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
-        "average", "trace", "vecdot", "norm", "add_at", "add_reduceat"}
+        "average", "trace", "vecdot", "norm", "add_at", "add_reduceat", "cumulative_sum",
+        "trapezoid", "vdot"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
@@ -388,6 +401,7 @@ SMOOTH_UNARY = {
     "cbrt_shifted": lambda xp, x: xp.cbrt(1.5 + x * x),
     "arcsin_bounded": lambda xp, x: xp.arcsin(x / (2.0 + xp.abs(x))),
     "arccos_bounded": lambda xp, x: xp.arccos(x / (2.0 + xp.abs(x))),
+    "sinc": lambda xp, x: xp.sinc(x),
     # numpy.linalg (jitflow/numpy/decompositions.py: LAPACK in native code)
     "solve_gram": _solve_gram,
     "inv_gram": lambda xp, x: xp.linalg.inv(_gram(xp, x)),

@@ -375,6 +375,15 @@ def _rearranging(draw, values, usable, x_index, op=None):
         return Step(op, (x_index,), {}) if ndim >= 2 else None
     if op == "append":
         return Step(op, (x_index, draw(st.sampled_from(usable))), {})
+    if op in ("delete", "insert"):  # at constant positions
+        axis = None if axis is None or draw(st.booleans()) else axis
+        size = np.size(x) if axis is None else shape[axis]
+        positions = st.integers(-size - 1, size + 1)
+        obj = draw(positions | st.lists(positions, max_size=3))
+        params = {"obj": obj, "axis": axis}
+        if op == "insert":
+            params["value"] = draw(st.sampled_from([0, 2, 1.5, True]))  # (any dtype holds)
+        return Step(op, (x_index,), params)
     if op == "searchsorted":  # into a sorted constant
         dtype = draw(st.sampled_from(DTYPES))
         a = np.sort(draw(input_values(dtype, (draw(st.integers(0, 6)),))))
@@ -654,6 +663,14 @@ def _sum_tolerance(step, args, result):
         axis = step.params["axis"]
         terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
         bound = np.cumsum(magnitudes[0], axis=axis)
+    elif step.op == "cumulative_sum":
+        axis = step.params["axis"]
+        terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
+        bound = np.cumulative_sum(magnitudes[0], axis=axis, include_initial=True)
+    elif step.op == "trapezoid":  # halves of sums of neighbours, added along the axis
+        axis = -1 if step.params["axis"] is None else step.params["axis"]
+        terms = magnitudes[0].shape[axis]
+        bound = np.sum(magnitudes[0], axis=axis)
     else:
         axis, keepdims = step.params["axis"], step.params["keepdims"]
         terms = magnitudes[0].size // max(result.size, 1)

@@ -11,8 +11,12 @@ searching (searchsorted), sorting (sort, argsort, partition, lexsort), quantiles
 percentile, quantile and their nan- forms), selecting (nonzero, argwhere, extract,
 compress: a static size= when traced), membership (isin), binning (bincount, digitize,
 histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by
-comparing every pair), scans (cumprod and the NaN-ignoring scans), the linalg namespace
-(norms, solvers and factorizations) and the fft namespace (its real functions).
+comparing every pair), scans (cumprod and the NaN-ignoring scans), editing (delete,
+insert, block, choose, piecewise, apply_along_axis, ...), summing (cumulative_sum,
+trapezoid, vdot), special (sinc, i0, kaiser, unwrap, geomspace), polynomials (polyfit,
+polyder, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), the
+linalg namespace (norms, solvers and factorizations) and the fft namespace (its real
+functions).
 """
 import functools as _functools
 import inspect as _inspect
@@ -41,13 +45,17 @@ from .membership import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .integer_ufuncs import *  # noqa: F401,F403
 from .uniques import *  # noqa: F401,F403
+from .editing import *  # noqa: F401,F403
+from .summing import *  # noqa: F401,F403
+from .special import *  # noqa: F401,F403
+from .polynomials import *  # noqa: F401,F403
+from .conversions import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
 asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
                                                   power, concatenate, transpose)  # noqa: F405
 asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F405
-bitwise_invert = invert  # noqa: F405
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
@@ -61,7 +69,8 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "rearranging", "arithmetic", "transcendental",
                         "matrices", "statistics", "searching", "sorting", "quantiles",
                         "scans", "decompositions", "assorted", "selecting", "membership",
-                        "binning", "integer_ufuncs", "uniques")]
+                        "binning", "integer_ufuncs", "uniques", "editing", "summing",
+                        "special", "polynomials", "conversions")]
 
 
 def _reading_variables(function):

@@ -1,0 +1,186 @@
+"""NumPy's polynomial functions on coefficient arrays, highest power first: polyadd,
+polysub, polymul, polyder, polyint, polyfit, vander and poly (polyval is in assorted).
+
+NumPy's polymul first trims leading zero coefficients (poly1d does), which makes the
+length of its result depend on values; traced coefficients are taken as they are (the
+leading ones assumed nonzero, as JAX assumes), eager ones are trimmed as NumPy trims.
+"""
+import operator
+import warnings
+
+import numpy as _np
+
+from ..contract import matmul, outer
+from ..errors import at_user_line
+from ..trace import Tracer
+from ._common import _dtype_of, _ndim, _shape
+from .assorted import convolve
+from .creation import asarray, ones, zeros
+from .decompositions import inv, lstsq
+from .elementwise import add, astype, divide, multiply, negative, sqrt, subtract
+from .reductions import sum
+from .scans import cumprod
+from .shapes import broadcast_to, concatenate, expand_dims
+from .stacking import atleast_1d
+
+
+def _aligned(a1, a2):
+    """Both coefficient arrays at the same length, zeros put in front of the shorter."""
+    a1, a2 = atleast_1d(a1), atleast_1d(a2)
+    extra = _shape(a2)[0] - _shape(a1)[0]
+    if extra > 0:
+        a1 = concatenate([zeros(extra, _dtype_of(a1)), a1])
+    elif extra < 0:
+        a2 = concatenate([zeros(-extra, _dtype_of(a2)), a2])
+    return a1, a2
+
+
+def polyadd(a1, a2):
+    return add(*_aligned(a1, a2))
+
+
+def polysub(a1, a2):
+    return subtract(*_aligned(a1, a2))
+
+
+def _trimmed(p):
+    """poly1d's coefficients: eager leading zeros dropped (one zero kept if all are)."""
+    p = atleast_1d(p)
+    if isinstance(p, Tracer):
+        return p
+    nonzero = _np.flatnonzero(_np.asarray(p))
+    return p[nonzero[0]:] if len(nonzero) else zeros(1, _dtype_of(p))
+
+
+def polymul(a1, a2):
+    return convolve(_trimmed(a1), _trimmed(a2))
+
+
+def _order(m, name, other):
+    m = operator.index(m) if not isinstance(m, float) else int(m)
+    if m < 0:
+        raise ValueError(at_user_line(f"Order of {name} must be positive (see {other})"))
+    return m
+
+
+def _coefficients(p):
+    p = asarray(p)
+    if _ndim(p) == 0:  # (NumPy takes its len())
+        raise TypeError(at_user_line("len() of unsized object"))
+    return p
+
+
+def polyder(p, m=1):
+    m = _order(m, "derivative", "polyint")
+    p = _coefficients(p)
+    for _ in range(m):
+        p = multiply(p[:-1], _np.arange(_shape(p)[0] - 1, 0, -1))
+    return p
+
+
+def polyint(p, m=1, k=None):
+    """Each integration divides by the powers and appends the next constant of k."""
+    m = _order(m, "integral", "polyder")
+    constants = atleast_1d(zeros(m) if k is None else k)
+    if _shape(constants)[0] == 1 and m > 1:
+        constants = multiply(constants[0], ones(m))
+    if _shape(constants)[0] < m:
+        raise ValueError(at_user_line("k must be a scalar or a rank-1 array of length 1 "
+                                      "or >m."))
+    p = _coefficients(p)
+    for i in range(m):
+        p = concatenate([divide(p, _np.arange(_shape(p)[0], 0, -1)), constants[i:i + 1]])
+    return p
+
+
+def vander(x, N=None, increasing=False):
+    """Columns 1, x, x*x, ... (a running product, NumPy's order of multiplications)."""
+    x = asarray(x)
+    if _ndim(x) != 1:
+        raise ValueError(at_user_line("x must be a one-dimensional array or sequence."))
+    count = _shape(x)[0]
+    columns = count if N is None else operator.index(N)
+    dtype = _np.promote_types(_dtype_of(x), _np.int64)
+    x = astype(x, dtype)
+    parts = [ones((count, min(columns, 1)), dtype)]
+    if columns > 1:
+        parts.append(cumprod(broadcast_to(expand_dims(x, 1), (count, columns - 1)), axis=1))
+    result = concatenate(parts, axis=1)
+    return result if increasing else result[:, ::-1]
+
+
+def poly(seq_of_zeros):
+    """The coefficients of the polynomial with the given real roots."""
+    roots = atleast_1d(seq_of_zeros)
+    shape = _shape(roots)
+    if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.poly of a square matrix needs its eigenvalues, which may be "
+            "complex: jitflow has no complex dtype; pass the roots as a 1-D array"))
+    if len(shape) != 1:
+        raise ValueError(at_user_line("input must be 1d or non-empty square 2d array."))
+    if shape[0] == 0:
+        return 1.0
+    dtype = _np.float32 if _dtype_of(roots) == _np.float32 else _np.float64
+    roots = astype(roots, dtype)
+    coefficients = ones(1, dtype)
+    for i in range(shape[0]):
+        factor = concatenate([ones(1, dtype), negative(roots[i:i + 1])])
+        coefficients = convolve(coefficients, factor)
+    return coefficients
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """NumPy's recipe: the Vandermonde matrix (rows weighted by w), its columns scaled
+    to unit norm, solved by least squares (jitflow.numpy.linalg.lstsq), unscaled."""
+    order = operator.index(deg) + 1
+    x, y = add(asarray(x), 0.0), add(asarray(y), 0.0)
+    _check_fit_arguments(x, y, deg)
+    if rcond is None:
+        rcond = _shape(x)[0] * _np.finfo(_dtype_of(x)).eps
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = add(asarray(w), 0.0)
+        if _ndim(w) != 1:
+            raise TypeError(at_user_line("expected a 1-d array for weights"))
+        if _shape(w)[0] != _shape(y)[0]:
+            raise TypeError(at_user_line("expected w and y to have the same length"))
+        lhs = multiply(lhs, w[:, None])
+        rhs = multiply(rhs, w[:, None] if _ndim(rhs) == 2 else w)
+    scale = sqrt(sum(multiply(lhs, lhs), axis=0))
+    lhs = divide(lhs, scale)
+    c, residuals, rank, s = lstsq(lhs, rhs, rcond)
+    c = divide(c.T, scale).T
+    if not isinstance(rank, Tracer) and int(rank) != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning,
+                      stacklevel=2)
+    if full:
+        return c, residuals, rank, s, rcond
+    if not cov:
+        return c
+    base = divide(inv(matmul(lhs.T, lhs)), outer(scale, scale))
+    if cov == "unscaled":
+        factor = 1
+    else:
+        if _shape(x)[0] <= order:
+            raise ValueError(at_user_line("the number of data points must exceed order "
+                                          "to scale the covariance matrix"))
+        factor = divide(residuals, _shape(x)[0] - order)
+    return c, multiply(base if _ndim(y) == 1 else base[:, :, None], factor)
+
+
+def _check_fit_arguments(x, y, deg):
+    if deg < 0:
+        raise ValueError(at_user_line("expected deg >= 0"))
+    if _ndim(x) != 1:
+        raise TypeError(at_user_line("expected 1D vector for x"))
+    if _shape(x)[0] == 0:
+        raise TypeError(at_user_line("expected non-empty vector for x"))
+    if not 1 <= _ndim(y) <= 2:
+        raise TypeError(at_user_line("expected 1D or 2D array for y"))
+    if _shape(x)[0] != _shape(y)[0]:
+        raise TypeError(at_user_line("expected x and y to have same length"))
+
+
+__all__ = ["poly", "polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub",
+           "vander"]

@@ -1,0 +1,118 @@
+"""Polynomial functions (jitflow/numpy/polynomials.py) against NumPy: values, dtypes and
+shapes eagerly, traced, and through NumPy's own functions on traced values; NumPy's
+errors; derivatives, polyfit's among them."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitflow
+import jitflow.numpy as jnp
+from fidelity import given_per_backend
+from jitflow.testing import check_grads
+from numpy_programs import check_program
+from strategies import DTYPES, arrays
+
+pytestmark = pytest.mark.usefixtures("backend")
+
+X = np.array([0.0, 0.3, 0.5, 1.1, 1.7, 2.0, 2.6])
+Y = np.array([[1.0, -2.0], [0.5, 0.25], [2.0, 1.0], [-1.5, 0.5], [3.0, 2.5], [0.0, 1.0],
+              [4.0, -3.0]])
+P = np.array([3, -1, 0, 2], np.int32)
+
+PROGRAMS = {
+    "polyadd": lambda xp, x, y, p: xp.polyadd(p, x[:2]),
+    "polyadd_int": lambda xp, x, y, p: xp.polyadd(p[:2], p),
+    "polysub": lambda xp, x, y, p: xp.polysub(x, p),
+    "polysub_scalar": lambda xp, x, y, p: xp.polysub(p, x[3]),
+    "polymul": lambda xp, x, y, p: xp.polymul(x[1:4], p),
+    "polymul_int": lambda xp, x, y, p: xp.polymul(p, p[1:]),
+    "polyder": lambda xp, x, y, p: xp.polyder(x),
+    "polyder_twice_int": lambda xp, x, y, p: xp.polyder(p, 2),
+    "polyder_zero": lambda xp, x, y, p: xp.polyder(x, 0),
+    "polyder_beyond": lambda xp, x, y, p: xp.polyder(p, 5),
+    "polyder_negative": lambda xp, x, y, p: xp.polyder(x, -1),
+    "polyint": lambda xp, x, y, p: xp.polyint(x),
+    "polyint_k": lambda xp, x, y, p: xp.polyint(p, 2, k=[1.5, -2.0]),
+    "polyint_traced_k": lambda xp, x, y, p: xp.polyint(x[:3], 3, k=x[4]),
+    "polyint_float32": lambda xp, x, y, p: xp.polyint(x.astype(np.float32)),
+    "polyint_short_k": lambda xp, x, y, p: xp.polyint(x, 3, k=[1.0, 2.0]),
+    "vander": lambda xp, x, y, p: xp.vander(x[:4]),
+    "vander_int": lambda xp, x, y, p: xp.vander(p, 3, increasing=True),
+    "vander_float32": lambda xp, x, y, p: xp.vander(x.astype(np.float32), 2),
+    "vander_empty": lambda xp, x, y, p: xp.vander(x, 0),
+    "vander_2d": lambda xp, x, y, p: xp.vander(y),
+    "poly": lambda xp, x, y, p: xp.poly(x[:4]),
+    "poly_int": lambda xp, x, y, p: xp.poly(p),
+    "poly_float32": lambda xp, x, y, p: xp.poly(x[1:3].astype(np.float32)),
+    "poly_bad_shape": lambda xp, x, y, p: xp.poly(y),
+    "polyfit": lambda xp, x, y, p: xp.polyfit(x, y[:, 0], 2),
+    "polyfit_2d": lambda xp, x, y, p: xp.polyfit(x, y, 3),
+    "polyfit_weights": lambda xp, x, y, p: xp.polyfit(x, y[:, 1], 1, w=x + 1),
+    "polyfit_cov": lambda xp, x, y, p: xp.polyfit(x, y[:, 1], 2, cov=True),
+    "polyfit_cov_unscaled": lambda xp, x, y, p: xp.polyfit(x, y, 1, cov="unscaled"),
+    "polyfit_int": lambda xp, x, y, p: xp.polyfit(p, p * 2 + 1, 1),
+    "polyfit_lengths": lambda xp, x, y, p: xp.polyfit(x[:3], y[:, 0], 1),
+    "polyfit_negative_degree": lambda xp, x, y, p: xp.polyfit(x, y[:, 0], -1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_matches_numpy(name, backend):
+    # polyfit: NumPy solves with LAPACK's gelsd, jitflow through the SVD
+    tolerance = {"rtol": 1e-9, "atol": 1e-12} if name.startswith("polyfit") else \
+        {"rtol": 1e-14}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check_program(PROGRAMS[name], X, Y, P, what=name, **tolerance)
+
+
+def test_polyfit_full_and_the_rank_warning(backend):
+    c, residuals, rank, s, rcond = jnp.polyfit(X, Y[:, 0], 2, full=True)
+    expected = np.polyfit(X, Y[:, 0], 2, full=True)
+    for got, wanted in zip((c, residuals, rank, s, rcond), expected):
+        np.testing.assert_allclose(got, wanted, rtol=1e-9)
+    with pytest.warns(np.exceptions.RankWarning):
+        jnp.polyfit(X[:3], Y[:3, 0], 4)
+
+
+def test_polymul_trims_eager_leading_zeros_and_keeps_traced_ones(backend):
+    a, b = np.array([0.0, 0.0, 1.0, 2.0]), np.array([0.0, 3.0])
+    np.testing.assert_array_equal(jnp.polymul(a, b), np.polymul(a, b))
+    traced = jitflow.function(jnp.polymul)(a, b)
+    np.testing.assert_array_equal(traced, np.convolve(a, b))
+
+
+def test_poly_of_a_matrix_is_refused_by_name(backend):
+    with pytest.raises(NotImplementedError, match="poly of a square matrix"):
+        jnp.poly(np.eye(2))
+
+
+@given_per_backend(data=st.data())
+def test_polyder_and_polyint_on_drawn_coefficients(data):
+    dtype = data.draw(st.sampled_from([d for d in DTYPES if d != np.bool_]), label="dtype")
+    p = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=1, max_side=6)),
+                  label="p")
+    m = data.draw(st.integers(0, 3), label="m")
+    check_program(lambda xp, p: xp.polyder(p, m), p, what="polyder")
+    check_program(lambda xp, p: xp.polyint(p, m), p, what="polyint", rtol=1e-14)
+
+
+DIFFERENTIABLE = {
+    "polyfit": lambda x, y: jnp.polyfit(x, y, 2),
+    "polyfit_weights": lambda x, y: jnp.polyfit(x, y, 1, w=x * x + 1),
+    "polymul": lambda x, y: jnp.polymul(x[:3], y[:2]),
+    "polyder_polyint": lambda x, y: jnp.polyint(jnp.polyder(y, 1), 1, k=x[0]),
+    "poly": lambda x, y: jnp.poly(x[:3]),
+    "vander": lambda x, y: jnp.vander(y[:3], 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
+def test_derivatives(name, backend):
+    x, y = np.array([0.1, 0.4, 0.9, 1.3, 2.0]), np.array([1.0, -0.5, 0.75, 2.0, 0.25])
+    fn = DIFFERENTIABLE[name]
+    check_grads(fn, (x, y), order=1, rtol=1e-4, atol=1e-6)
+    check_grads(jitflow.function(fn), (x, y), order=1, rtol=1e-4, atol=1e-6)
