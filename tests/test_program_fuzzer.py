@@ -5,8 +5,9 @@ in fuzzer_ops.py) runs
 
   - in NumPy, the reference, on the inputs as drawn: C-contiguous or not (reversed,
     strided, transposed, Fortran-ordered, unaligned views), length-0 and length-1 axes,
-    bool, int32, int64, float32 and float64 with NaN, infinities, -0.0 and the integer
-    extremes, and Python literals beyond int32 (and int64);
+    bool, signed and unsigned integers of 8 to 64 bits, float32 and float64 with NaN,
+    infinities, -0.0 and the integer extremes, and Python literals beyond each integer
+    dtype (and int64);
   - traced on the interpreter backend;
   - traced to native code: its first call (the checked path), its second and third
     (the entry Python calls directly, python_entry.py, which takes C-contiguous arrays
@@ -144,6 +145,7 @@ def corner_values_like(x, layout):
     else:
         info = np.iinfo(x.dtype)
         corners = [0, 1, -1, 2, -3, info.min, info.max, info.min + 1]
+        corners = [c % (int(info.max) + 1) for c in corners] if info.min == 0 else corners
     return laid_out(np.resize(np.array(corners, x.dtype), x.shape), layout)
 
 
@@ -156,8 +158,8 @@ def input_values(draw, dtype, shape):
     if dtype.kind == "f":
         return draw(hnp.arrays(dtype, shape, elements=st.sampled_from(FLOAT_CORNERS) |
                                elements(dtype)))
-    if dtype.kind == "i":
-        small = st.integers(-4, 4)
+    if dtype.kind in "iu":
+        small = st.integers(-4 if dtype.kind == "i" else 0, 4)
         return draw(hnp.arrays(dtype, shape, elements=small | elements(dtype)))
     return draw(arrays(dtype, shape))
 
@@ -216,7 +218,12 @@ def _indices(draw, length, shape_of_indices=None):
                                                       min_side=0, max_side=3))
     if high < low:
         return np.zeros(shape, np.int64)
-    dtype = draw(st.sampled_from([np.int64, np.int32]))
+    dtype = draw(st.sampled_from([np.int64, np.int32, np.int8, np.uint8, np.uint16]))
+    if np.dtype(dtype).kind == "u":
+        low = max(low, 0)
+    low, high = max(low, np.iinfo(dtype).min), min(high, np.iinfo(dtype).max)
+    if high < low:
+        return np.zeros(shape, np.int64)
     return draw(hnp.arrays(dtype, shape, elements=st.integers(low, high)))
 
 

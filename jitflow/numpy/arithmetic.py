@@ -22,12 +22,14 @@ def fabs(x, *, dtype):
 
 @composite_ufunc(_np.reciprocal)
 def reciprocal(x, *, dtype):
-    """1 / x; an integer's is NumPy's 1.0 / x converted back: 1 and -1 stay, 0 gives the
-    smallest integer (inf converted on this machine), others 0."""
+    """1 / x; an integer's is NumPy's 1.0 / x converted back: 1 and -1 stay, 0 gives inf
+    converted as this machine converts it (the smallest int32 or int64, so 0 for the
+    narrower and the unsigned dtypes), others 0."""
     if dtype.kind == "f":
         return ops.divide(_np.array(1, dtype), x)
-    smallest = _np.array(_np.iinfo(dtype).min, dtype)
-    return ops.where(ops.equal(x, 0), smallest,
+    with _np.errstate(invalid="ignore"):
+        of_zero = _np.array(_np.inf).astype(dtype)
+    return ops.where(ops.equal(x, 0), of_zero,
                      ops.where(ops.equal(ops.absolute(x), 1), x, _np.array(0, dtype)))
 
 

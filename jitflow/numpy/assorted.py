@@ -40,7 +40,9 @@ def _real_only(name, x):
 
 def conjugate(x, out=None, where=True):
     _no_out("conjugate", out, where)
-    return ops.cast(_real_only("conjugate", x), _dtype_of(x))  # a new array, as NumPy's
+    # a new array, as NumPy's; of bool, an int8 one (NumPy has no bool loop)
+    dtype = _np.dtype(_np.int8) if _dtype_of(x) == _np.bool_ else _dtype_of(x)
+    return ops.cast(_real_only("conjugate", x), dtype)
 
 
 conj = conjugate

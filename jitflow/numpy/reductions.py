@@ -68,7 +68,7 @@ def _count(a, axis):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     _no_out("mean", out)
-    if dtype is None and _dtype_of(a).kind in "bi":
+    if dtype is None and _dtype_of(a).kind in "biu":
         dtype = _np.float64  # NumPy averages integers in float64
     if dtype is not None:
         a = astype(a, dtype)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ir.primitive import Primitive, register
-from ..ir.types import TensorType, int64
+from ..ir.types import TensorType, int64, uint64
 from ..trace import bind, constant_type
 from .elementwise import (INTEGER_RESULT, add, divide, equal, isnan, logical_and,
                           logical_or, multiply)
@@ -23,7 +23,8 @@ def check_axes(x, axes):
 
 def reduction(name, impl, accumulate_like=None, **rules):
     """Register a reduction over static `axes`; dtypes follow `accumulate_like` (NumPy's
-    sum and prod widen bool and int32 to int64) or stay the input's."""
+    sum and prod widen bool and narrower ints to int64, narrower uints to uint64) or stay
+    the input's."""
     def type_rule(x, *, axes, keepdims):
         check_axes(x, axes)
         if accumulate_like is None and any(x.shape[a] == 0 for a in axes):
@@ -38,7 +39,7 @@ def reduction(name, impl, accumulate_like=None, **rules):
 
 
 def _widened(dtype):
-    return int64 if dtype.kind in "bi" else dtype
+    return {"b": int64, "i": int64, "u": uint64}.get(dtype.kind, dtype)
 
 
 def spread(value, x, axes, keepdims):
