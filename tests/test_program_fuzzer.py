@@ -5,7 +5,7 @@ in fuzzer_ops.py) runs
 
   - in NumPy, the reference, on the inputs as drawn: C-contiguous or not (reversed,
     strided, transposed, Fortran-ordered, unaligned views), length-0 and length-1 axes,
-    bool, signed and unsigned integers of 8 to 64 bits, float32 and float64 with NaN,
+    bool, signed and unsigned integers of 8 to 64 bits, float16, float32 and float64 with NaN,
     infinities, -0.0 and the integer extremes, and Python literals beyond each integer
     dtype (and int64);
   - traced on the interpreter backend;
@@ -54,7 +54,7 @@ from fuzzer_ops import (BINARY, DIFFERENTIABLE_BINARY, DIFFERENTIABLE_UNARY,
                         OPEN_ZERO_SIGN, OPS, REARRANGING, REDUCTIONS, SHAPE_OPS,
                         SINGLE_AXIS, SUMS, TERNARY, TRANSCENDENTAL, UNARY)
 from jitflow.testing import check_grads
-from strategies import DTYPES, arrays, elements
+from strategies import ALL_DTYPES as DTYPES, arrays, elements
 from test_compositions import (LITERALS, SPECIAL, Program, Step, assert_same, broadcasts,
                                draw_axis, draw_broadcast_target, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
@@ -186,6 +186,15 @@ def inputs(draw):
 
 
 # --- programs ----------------------------------------------------------------------------
+
+# Ops jitflow refuses (TypeError) for float16, whose next float native code, computing
+# halves in float32, cannot give.
+REFUSED_FOR_HALF = {"spacing", "nextafter"}
+
+
+def _refused(step, value):
+    return step.op in REFUSED_FOR_HALF and np.asarray(value).dtype == np.float16
+
 
 def _fits(value):
     value = np.asarray(value)
@@ -466,7 +475,7 @@ def programs(draw):
         if error is not None and draw(st.integers(0, 3)) == 0:
             program.raises = True  # the last step: jitflow must raise as NumPy does
             break
-        if error is not None or not _fits(result[0]):
+        if error is not None or not _fits(result[0]) or _refused(step, result[0]):
             program.steps.pop()
             continue
         if not is_inexact(step, values):

@@ -15,12 +15,13 @@ from llvmlite import ir
 
 I1, I8, I16 = ir.IntType(1), ir.IntType(8), ir.IntType(16)
 I32, I64 = ir.IntType(32), ir.IntType(64)
-F32, F64 = ir.FloatType(), ir.DoubleType()
+F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
 # LLVM's integers have no sign: signed and unsigned dtypes share a type, and the
 # instructions (sext or zext, sdiv or udiv, icmp slt or ult) carry the difference.
-LLVM_TYPES = {np.dtype(np.bool_): I8, np.dtype(np.float32): F32, np.dtype(np.float64): F64,
+LLVM_TYPES = {np.dtype(np.bool_): I8, np.dtype(np.float16): F16,
+              np.dtype(np.float32): F32, np.dtype(np.float64): F64,
               **{np.dtype(f"{kind}{size}"): ir.IntType(size * 8)
                  for kind in "iu" for size in (1, 2, 4, 8)}}
 
@@ -144,6 +145,8 @@ class Emitter:
         exact = _exact_constant(value, dst)
         if exact is not None:
             return exact
+        if FLOAT16 in (src, dst):
+            return self._cast_half(value, src, dst)
         if dst.kind == "b":
             return self.bool(self.truth(value, src))
         target = shaped_like(value.type, ltype(dst))
@@ -161,6 +164,38 @@ class Emitter:
             return self.b.zext(value, target) if src.kind in "bu" \
                 else self.b.sext(value, target)
         return self._float_to_int(value, src, dst)
+
+    def _cast_half(self, value, src, dst):
+        """Casts from and to float16 go through float32, which holds every half and
+        every integer that does not overflow a half exactly. float64 to half would round
+        twice that way: it is first rounded to float32 to odd (see _to_odd_float32),
+        after which rounding to half gives the correctly rounded result, as NumPy's."""
+        float32 = np.dtype(np.float32)
+        if src == FLOAT16:
+            wide = self.b.fpext(value, shaped_like(value.type, F32))
+            return self.cast(wide, float32, dst)
+        if src == np.dtype(np.float64):
+            narrow = self._to_odd_float32(value)
+        else:
+            narrow = self.cast(value, src, float32)
+        return self.b.fptrunc(narrow, shaped_like(value.type, F16))
+
+    def _to_odd_float32(self, value):
+        """float64 -> float32 rounded to odd: truncated toward zero, with the last bit
+        set when inexact. (No libcall: LLVM's own double -> half conversion calls
+        __truncdfhf2, which a JIT process need not have.)"""
+        b = self.b
+        single = b.fptrunc(value, shaped_like(value.type, F32))
+        back = b.fpext(single, value.type)
+        bits = b.bitcast(single, shaped_like(value.type, I32))
+        magnitude_up = b.fcmp_ordered(">", self.intrinsic("llvm.fabs", back),
+                                      self.intrinsic("llvm.fabs", value))
+        bits = b.select(magnitude_up, b.sub(bits, constant(bits.type, 1)), bits)
+        inexact = b.fcmp_ordered("!=", b.fpext(b.bitcast(bits, single.type), value.type),
+                                 value)
+        bits = b.select(inexact, b.or_(bits, constant(bits.type, 1)), bits)
+        return b.select(b.fcmp_unordered("uno", value, value), single,
+                        b.bitcast(bits, single.type))
 
     def _float_to_int(self, value, src, dst):
         """NumPy's float -> integer cast as x86 computes it. fptosi of NaN or of an
@@ -345,6 +380,9 @@ class Emitter:
         return self.b.call(function, [condition])
 
 
+FLOAT16 = np.dtype(np.float16)
+
+
 def _constant(value):
     """The Python int an integer constant holds, else None."""
     if isinstance(value, ir.Constant) and isinstance(value.type, ir.IntType) and \
@@ -369,7 +407,7 @@ def intrinsic_suffix(kind):
     """How LLVM names an intrinsic's overload on `kind`: f32, i8, v16f32, ..."""
     if isinstance(kind, ir.VectorType):
         return f"v{kind.count}{intrinsic_suffix(kind.element)}"
-    return {F32: "f32", F64: "f64"}.get(kind) or f"i{kind.width}"
+    return {F16: "f16", F32: "f32", F64: "f64"}.get(kind) or f"i{kind.width}"
 
 
 def masked_memory(module, access, vector):

@@ -1,7 +1,7 @@
 """Dtypes and tensor types, with NumPy 2 promotion and broadcasting rules.
 
 jitflow's dtypes are NumPy's bool, signed and unsigned integers of 8 to 64 bits,
-float32 and float64. A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
+float16, float32 and float64. A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
 the dtype of the array it meets, as a Python int or float does in NumPy 2.
 """
 from dataclasses import dataclass
@@ -17,12 +17,13 @@ uint8 = np.dtype(np.uint8)
 uint16 = np.dtype(np.uint16)
 uint32 = np.dtype(np.uint32)
 uint64 = np.dtype(np.uint64)
+float16 = np.dtype(np.float16)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
 
 INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
-SUPPORTED_DTYPES = (bool_,) + INTEGER_DTYPES + (float32, float64)
-SHORT_NAMES = {bool_: "bool", float32: "f32", float64: "f64",
+SUPPORTED_DTYPES = (bool_,) + INTEGER_DTYPES + (float16, float32, float64)
+SHORT_NAMES = {bool_: "bool", float16: "f16", float32: "f32", float64: "f64",
                **{d: f"{d.kind}{d.itemsize * 8}" for d in INTEGER_DTYPES}}
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.primitive import Primitive, register
 from ..ir.types import TensorType, broadcast_shapes, resolve_ufunc_dtypes
-from ..trace import bind
+from ..trace import bind, constant_type
 from .select import where
 
 BOOLEAN_RESULT = "its results are booleans"
@@ -318,7 +318,14 @@ def left_shift(x, y): return bind(left_shift_p, x, y)
 def right_shift(x, y): return bind(right_shift_p, x, y)
 def ldexp(x, n): return bind(ldexp_p, x, n)
 def cbrt(x): return bind(cbrt_p, x)
-def nextafter(x, y): return bind(nextafter_p, x, y)
+def nextafter(x, y):
+    """The float after x toward y. Not for float16: native code computes a half's
+    operations in float32, whose next float is not a half's."""
+    (dtype,), _ = resolve_ufunc_dtypes(np.nextafter, [constant_type(v) for v in (x, y)])
+    if dtype == np.float16:
+        raise TypeError("nextafter (and spacing) of float16 is not supported; cast to "
+                        "float32 first")
+    return bind(nextafter_p, x, y)
 def copysign(x, y): return bind(copysign_p, x, y)
 def signbit(x): return bind(signbit_p, x)
 def maximum(x, y): return bind(max_p, x, y)

@@ -105,7 +105,12 @@ reduce_max_p = reduction("reduce_max", np.max, vjp=_extremum_vjp, jvp=_extremum_
 reduce_min_p = reduction("reduce_min", np.min, vjp=_extremum_vjp, jvp=_extremum_jvp)
 
 
-def reduce_sum(x, *, axes, keepdims=False): return bind(reduce_sum_p, x, axes=axes, keepdims=keepdims)
+def reduce_sum(x, *, axes, keepdims=False):
+    """The sum over `axes`; of float16, NumPy's: added in float32, rounded to half once."""
+    if constant_type(x).dtype == np.float16:
+        wide = bind(reduce_sum_p, cast(x, np.dtype(np.float32)), axes=axes, keepdims=keepdims)
+        return cast(wide, np.dtype(np.float16))
+    return bind(reduce_sum_p, x, axes=axes, keepdims=keepdims)
 def reduce_prod(x, *, axes, keepdims=False): return bind(reduce_prod_p, x, axes=axes, keepdims=keepdims)
 def reduce_max(x, *, axes, keepdims=False): return bind(reduce_max_p, x, axes=axes, keepdims=keepdims)
 def reduce_min(x, *, axes, keepdims=False): return bind(reduce_min_p, x, axes=axes, keepdims=keepdims)

@@ -496,11 +496,23 @@ class Lowering:
             loop_dtypes = _loop_dtypes(node)
             operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value,
                         dtype, loop in zip(node.inputs, values, in_types, loop_dtypes)]
+            if loop_dtypes[-1] == FLOAT16:
+                return self._in_float32(node, operands, loop_dtypes)
             result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
                                                            dtype=loop_dtypes[-1])
         if self.nan_checks and node.outputs[0].type.dtype.kind == "f":
             self._check_numerics(result, node.outputs[0].type.dtype)
         return result
+
+    def _in_float32(self, node, operands, loop_dtypes):
+        """A float16 loop as NumPy's: each operand widened to float32 (exactly), the
+        rule computed there, and a float result rounded to half once."""
+        float32 = np.dtype(np.float32)
+        widened = [self.em.cast(value, dtype, float32) if dtype == FLOAT16 else value
+                   for value, dtype in zip(operands, loop_dtypes)]
+        result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *widened, dtype=float32)
+        out = node.outputs[0].type.dtype
+        return self.em.cast(result, float32, out) if out == FLOAT16 else result
 
     def _compare_across_signs(self, node, values):
         """uint64 against int64 (an array or a Python int), which NumPy compares exactly:
@@ -597,6 +609,7 @@ class Lowering:
         return inline
 
 
+FLOAT16 = np.dtype(np.float16)
 COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 

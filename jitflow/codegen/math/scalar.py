@@ -45,7 +45,7 @@ def _ordinal(em, x):
     """x's bit pattern as an integer ordered like x's value, -0.0 and 0.0 both 0 (NaN
     aside): a negative float is sign and magnitude, so its ordinal is -magnitude."""
     b = em.b
-    width = 64 if isinstance(element_of(x.type), ir.DoubleType) else 32
+    width = {ir.DoubleType: 64, ir.FloatType: 32, ir.HalfType: 16}[type(element_of(x.type))]
     itype = shaped_like(x.type, ir.IntType(width))
     number = scalar_constant(x)
     if number is not None:  # a literal's ordinal, known now
