@@ -116,3 +116,13 @@ def test_gradients_are_half(backend):
     assert_same(compiled, x)
     expected = np.tanh(x) + x * (np.float16(1) - np.tanh(x) * np.tanh(x))
     assert_same(grad, expected, ulps=2)
+
+
+def test_next_float_of_a_half_is_refused(backend):
+    """Native code computes halves in float32, whose next float is not a half's."""
+    x = np.array([1.0, -0.0], HALF)
+    for program in (lambda x: jnp.spacing(x), lambda x: jnp.nextafter(x, x + 1)):
+        with pytest.raises(TypeError, match="float16"):
+            program(x)
+        with pytest.raises(TypeError, match="float16"):
+            jitflow.function(program)(x)

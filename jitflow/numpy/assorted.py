@@ -59,8 +59,7 @@ def imag(val):
 
 def angle(z, deg=False):
     x = _real_only("angle", z)
-    result = arctan2(zeros(_shape(x), _np.float64 if _dtype_of(x).kind != "f" else
-                           _dtype_of(x)), x)
+    result = arctan2(0, x)  # NumPy's: a Python 0 (int8 gives float16, bool float64)
     return multiply(result, 180 / _np.pi) if deg else result
 
 
