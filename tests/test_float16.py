@@ -119,10 +119,9 @@ def test_gradients_are_half(backend):
 
 
 def test_next_float_of_a_half_is_refused(backend):
-    """Native code computes halves in float32, whose next float is not a half's."""
+    """Native code computes halves in float32, whose next float is not a half's: traced,
+    they are refused (eagerly, NumPy computes them)."""
     x = np.array([1.0, -0.0], HALF)
     for program in (lambda x: jnp.spacing(x), lambda x: jnp.nextafter(x, x + 1)):
-        with pytest.raises(TypeError, match="float16"):
-            program(x)
         with pytest.raises(TypeError, match="float16"):
             jitflow.function(program)(x)

@@ -133,9 +133,10 @@ def round(a, decimals=0, out=None):
     a = asarray(a)
     decimals = int(decimals)
     if _dtype_of(a) == _np.bool_:  # NumPy rounds bool in float16, or fails to cast
-        raise TypeError(at_user_line("numpy.round of bool: NumPy computes it in float16 "
-                                     "(decimals=0), which jitflow does not support, or "
-                                     "cannot cast the result back to bool"))
+        if decimals != 0:
+            raise TypeError(at_user_line(f"numpy.round of bool to {decimals} decimals: "
+                                         f"NumPy cannot cast the result back to bool"))
+        return rint(a)
     if _dtype_of(a).kind != "f":
         if decimals < 0:
             raise NotImplementedError(at_user_line(
