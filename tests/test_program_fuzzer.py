@@ -146,7 +146,9 @@ def corner_values_like(x, layout):
         info = np.iinfo(x.dtype)
         corners = [0, 1, -1, 2, -3, info.min, info.max, info.min + 1]
         corners = [c % (int(info.max) + 1) for c in corners] if info.min == 0 else corners
-    return laid_out(np.resize(np.array(corners, x.dtype), x.shape), layout)
+    with np.errstate(over="ignore"):  # 1e30 as a float16 is inf
+        corners = np.array(corners, x.dtype)
+    return laid_out(np.resize(corners, x.shape), layout)
 
 
 def c_contiguous(x):

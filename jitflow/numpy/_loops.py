@@ -56,10 +56,12 @@ def _narrowed(result):
                    else result)
 
 
-def composite_ufunc(ufunc):
+def composite_ufunc(ufunc, half_in_float32=True):
     """NumPy's `ufunc` built by the decorated body(*args, dtype=out dtype), which gets
     the operands already in the loop's dtypes; out=, where= and dtype= as the
-    primitives' ufuncs take them (elementwise.py)."""
+    primitives' ufuncs take them (elementwise.py). A float16 loop is computed in
+    float32 and rounded once, as NumPy's half loops are, unless `half_in_float32` is
+    False (a body exact in half whose primitives treat halves their own way)."""
     def decorate(body):
         name = ufunc.__name__
 
@@ -71,7 +73,7 @@ def composite_ufunc(ufunc):
             if dtype is not None:
                 args = _cast_for_loop(name, args, dtype)
             operands, out_dtype = in_loop_dtypes(ufunc, *args)
-            if out_dtype == _np.float16:  # as NumPy's half loops: in float32, rounded once
+            if out_dtype == _np.float16 and half_in_float32:  # in float32, rounded once
                 wide = _np.dtype(_np.float32)
                 operands = [_cast(a, wide) if _dtype_of(a) == out_dtype else a
                             for a in operands]

@@ -84,8 +84,9 @@ def _ignoring_nan(extremum):
     return body
 
 
-fmax = composite_ufunc(_np.fmax)(_ignoring_nan(ops.maximum))
-fmin = composite_ufunc(_np.fmin)(_ignoring_nan(ops.minimum))
+# (in half: NumPy's maximum and minimum of halves keep x on ties, the primitives' too)
+fmax = composite_ufunc(_np.fmax, half_in_float32=False)(_ignoring_nan(ops.maximum))
+fmin = composite_ufunc(_np.fmin, half_in_float32=False)(_ignoring_nan(ops.minimum))
 
 
 @composite_ufunc(_np.fmod)

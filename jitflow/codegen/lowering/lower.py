@@ -22,7 +22,7 @@ from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
 from ..loops.reductions import lower_region
 from ..loops.vector_loops import vector_lanes, vector_loop
-from ..math.scalar import RULES as SCALAR_RULES
+from ..math.scalar import HALF_RULES, RULES as SCALAR_RULES
 from ..memory import MemoryPlan
 from ..views import View, collapse
 from .aliasing import AliasScopes
@@ -510,7 +510,9 @@ class Lowering:
         float32 = np.dtype(np.float32)
         widened = [self.em.cast(value, dtype, float32) if dtype == FLOAT16 else value
                    for value, dtype in zip(operands, loop_dtypes)]
-        result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *widened, dtype=float32)
+        name = _scalar_rule_name(node)
+        rule = HALF_RULES.get(name) or SCALAR_RULES[name]
+        result = rule(self.em, *widened, dtype=float32)
         out = node.outputs[0].type.dtype
         return self.em.cast(result, float32, out) if out == FLOAT16 else result
 

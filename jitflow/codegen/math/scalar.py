@@ -157,6 +157,16 @@ def minimum(em, x, y, dtype):
     return _pick(em, x, y, dtype, "<")
 
 
+def maximum_of_halves(em, x, y, dtype):
+    """NumPy's maximum of float16 (computed here on their float32 values) keeps x on
+    ties: (x >= y or isnan(x)) ? x : y, where float32's keeps y."""
+    return _pick(em, x, y, dtype, ">=")
+
+
+def minimum_of_halves(em, x, y, dtype):
+    return _pick(em, x, y, dtype, "<=")
+
+
 def _pick(em, x, y, dtype, op):
     if _is_float(dtype):  # a float compare that LLVM cannot misfold (compare_floats)
         keep_x = em.b.or_(compare_floats(em, op, x, y), em.b.fcmp_unordered("uno", x, x))
@@ -324,6 +334,9 @@ def _int_power(em, x, y, dtype):
 def where(em, condition, x, y, dtype):
     return em.b.select(em.b.trunc(condition, shaped_like(condition.type, I1)), x, y)
 
+
+# Rules a float16 loop takes instead of RULES' (computed on float32 values)
+HALF_RULES = {"max": maximum_of_halves, "min": minimum_of_halves}
 
 RULES = {
     "neg": neg, "abs": absolute, "sign": sign, "sqrt": sqrt,
