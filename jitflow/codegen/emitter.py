@@ -397,7 +397,8 @@ def _exact_constant(value, dst):
     number = scalar_constant(value)
     if number is None or np.dtype(dst).kind != "f":
         return None
-    converted = np.dtype(dst).type(number)
+    with np.errstate(over="ignore"):  # 1e30 as a half: inf, which is not exact
+        converted = np.dtype(dst).type(number)
     if not np.isfinite(converted) or float(converted) != number:
         return None
     return constant(shaped_like(value.type, ltype(dst)), float(converted))
