@@ -20,7 +20,8 @@ from .function import CacheInfo, Function, function
 from .ir.graph import Graph, Lit, Node, Var, verify
 from .ir.passes import PIPELINE
 from .ir.passes import optimize as _optimize
-from .ir.types import TensorType, bool_, float32, float64, int32, int64
+from .ir.types import (TensorType, bool_, float32, float64, int8, int16, int32, int64,
+                       uint8, uint16, uint32, uint64)
 from .ops import stop_gradient
 from .trace import Tracer
 from .tape import GradientTape
@@ -57,6 +58,7 @@ __all__ = ["numpy", "config", "function", "cond", "switch", "while_loop", "fori_
            "Graph", "Node", "Var", "Lit", "TensorType", "Tracer", "PIPELINE", "Variable", "GradientTape",
            "ConcretizationError", "TracerLeakError", "BooleanIndexError", "RetraceWarning",
            "CompileWarning", "CacheWarning",
-           "bool_", "int32", "int64", "float32", "float64", "nn", "optim", "random", "datasets",
+           "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float32", "float64", "nn", "optim", "random", "datasets",
            "testing", "debug", "drawing", "to_dot", "profiler", "profile", "saving", "save",
            "load", "pure_callback", "ShapeDtypeStruct"]

@@ -70,6 +70,8 @@ def _entry(entry):
             f"that depends on the data, which tracing cannot know; use "
             f"jitflow.numpy.where(mask, x, 0) to keep the shape, or reduce with "
             f"jitflow.numpy.sum(jitflow.numpy.where(mask, x, 0))"))
+    if isinstance(entry, Tracer) and entry.dtype.kind == "u":
+        return _signed_index(entry)
     if isinstance(entry, Tracer) and entry.dtype.kind != "i":
         raise IndexError(at_user_line(
             f"arrays used as indices must be of integer type, got {entry.dtype}"))
@@ -79,6 +81,17 @@ def _entry(entry):
             f"only integers, slices, None, Ellipsis and integer arrays are valid "
             f"indices, got {entry!r}"))
     return entry
+
+
+def _signed_index(entry):
+    """An unsigned traced index as int64, which holds every uint8, uint16 and uint32
+    value; a uint64 one could wrap to a negative index (which counts from the end),
+    where NumPy raises IndexError."""
+    if entry.dtype.itemsize == 8:
+        raise TypeError(at_user_line(
+            "indexing with a traced uint64 array is not supported: its values past "
+            "int64's range would wrap to negative indices; cast it to int64 first"))
+    return ops.cast(entry, np.dtype(np.int64))
 
 
 def holds_tracer(sequence):
@@ -93,7 +106,7 @@ def _constant_index(entry):
         array = array.astype(np.int64)  # NumPy indexes with [] as with an int array
     if array.dtype == np.bool_ and array.ndim == 0:
         return bool(array)
-    if array.dtype.kind == "u":  # valid in NumPy; jitflow has no unsigned dtypes
+    if array.dtype.kind == "u":  # valid in NumPy; positions are int64 in jitflow
         if array.size and array.max() > np.iinfo(np.int64).max:
             raise IndexError(at_user_line(f"index {array.max()} is out of bounds"))
         array = array.astype(np.int64)

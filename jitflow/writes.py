@@ -211,7 +211,7 @@ def _scalar_checked_to_fit(value, dtype):
     Python int (weakly typed) into an operation in `dtype`, which checks that it fits as
     NumPy checks Python ints (NEP 50). A float scalar's checks (NaN, inf, range) are not
     compiled: it is refused."""
-    if dtype.kind != "i" or is_array(value) or \
+    if dtype.kind not in "iu" or is_array(value) or \
             np.can_cast(value.dtype, dtype, casting="safe"):
         return value
     if value.dtype.kind in "iu":

@@ -4,7 +4,14 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-DTYPES = [np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64")]
+# The dtypes jitflow had first: tests parametrized over dtypes use these, so that every
+# dtype added does not multiply their run time (targeted tests cover the others).
+CORE_DTYPES = [np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64")]
+SMALL_INT_DTYPES = [np.dtype(d) for d in ("int8", "int16", "uint8", "uint16", "uint32",
+                                          "uint64")]
+DTYPES = CORE_DTYPES[:3] + SMALL_INT_DTYPES + CORE_DTYPES[3:]
+# ... and float16, which the fuzzer and tests/test_float16.py draw
+ALL_DTYPES = DTYPES + [np.dtype("float16")]
 FLOAT_DTYPES = [np.dtype("float32"), np.dtype("float64")]
 INT_DTYPES = [np.dtype("int32"), np.dtype("int64")]
 
@@ -20,11 +27,14 @@ def elements(dtype, special=True, min_value=None, max_value=None):
         return st.floats(min_value=min_value, max_value=max_value,
                          allow_nan=special and min_value is None,
                          allow_infinity=special and min_value is None,
-                         allow_subnormal=False, width=dtype.itemsize * 8)
-    if dtype.kind == "i":
+                         # a half's subnormals are float32 normals where it computes
+                         # (and hypothesis would filter most draws of halves without)
+                         allow_subnormal=dtype.itemsize == 2, width=dtype.itemsize * 8)
+    if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        low = info.min if min_value is None else int(min_value)
-        high = info.max if max_value is None else int(max_value)
+        # bounds past the dtype's range are held to it (-100 for a uint8 is 0)
+        low = info.min if min_value is None else max(int(min_value), int(info.min))
+        high = info.max if max_value is None else min(int(max_value), int(info.max))
         return st.integers(low, high)
     return st.booleans()
 

@@ -96,8 +96,8 @@ def test_leaked_tracer_is_a_clear_error():
 
 def test_bad_arguments_at_the_call_boundary():
     f = jitflow.function(lambda x, y=1: x + y)
-    with pytest.raises(TypeError, match=r"argument 'x' has dtype float16"):
-        f(np.ones(2, np.float16))
+    with pytest.raises(TypeError, match=r"argument 'x' has dtype complex64"):
+        f(np.ones(2, np.complex64))
     with pytest.raises(TypeError, match=r"'one' is a string, not an array or a number"):
         f(X, "one")  # a string argument is static: an error where it is used
     with pytest.raises(TypeError, match="missing a required argument: 'x'"):
@@ -106,9 +106,9 @@ def test_bad_arguments_at_the_call_boundary():
         f(X, 2 ** 70)
 
 
-def test_exp_of_bool_names_the_unsupported_float16():
-    with pytest.raises(TypeError, match="float16"):
-        jitflow.function(lambda b: jnp.exp(b))(np.array([True]))
+def test_exp_of_bool_is_numpys_float16():
+    result = jitflow.function(lambda b: jnp.exp(b))(np.array([True]))
+    assert result.dtype == np.float16 and result == np.exp(np.array([True]))
 
 
 @pytest.mark.parametrize("call, what", [

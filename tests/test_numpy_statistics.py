@@ -26,8 +26,9 @@ def values(data, shape=None, dtypes=DTYPES, special=True, label="x"):
     dtype = np.dtype(data.draw(st.sampled_from(dtypes), label=f"dtype of {label}"))
     if dtype.kind == "b":
         elements = st.booleans()
-    elif dtype.kind == "i":
-        elements = st.integers(-1000, 1000)
+    elif dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        elements = st.integers(max(-1000, int(info.min)), min(1000, int(info.max)))
     else:
         elements = st.floats(-1e3, 1e3, width=8 * dtype.itemsize)
         if special:

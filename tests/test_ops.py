@@ -12,6 +12,7 @@ pairs, all five dtypes, NaN/inf/-0.0, Python scalars) and static parameters, and
 
 A primitive missing from CASES fails the test, so new primitives cannot be forgotten.
 """
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -118,7 +119,7 @@ def _int_division_fix(x, y):
 
 def _int_power_fix(x, y):
     """NumPy raises for integers to negative integer powers: draw exponents >= 0."""
-    if _kind(x) in "bi" and _kind(y) in "bi":
+    if _kind(x) in "biu" and _kind(y) in "biu":
         y = _replace(y, np.less(y, 0), 0)
     return x, y
 
@@ -534,6 +535,9 @@ def test_primitive_matches_numpy(name, data):
     operands = list(case.fix(*operands))
     expected, numpy_error = numpy_outcome(case.reference, *operands, **params)
     unsupported = numpy_error is None and np.asarray(expected).dtype not in SUPPORTED_DTYPES
+    # (and nextafter of float16: see its type rule)
+    unsupported |= name == "nextafter" and numpy_error is None and \
+        np.asarray(expected).dtype == np.float16
     in_types = [type_of_value(v) for v in operands]
 
     # Which operands are arguments of the traced function, which constants in it.
@@ -548,7 +552,11 @@ def test_primitive_matches_numpy(name, data):
 
     if numpy_error is not None or unsupported:
         kinds = error_kinds(numpy_error) if numpy_error is not None else (TypeError,)
-        with pytest.raises(kinds):                                    # (a)
+        # A Python int that the array's dtype cannot hold (NEP 50) is an error of its
+        # value, not its type: the run raises it, the type rule cannot.
+        of_value = isinstance(numpy_error, OverflowError) and "Python integer" in \
+            str(numpy_error)
+        with pytest.raises(kinds) if not of_value else contextlib.nullcontext():  # (a)
             prim.infer_types(*in_types, **params)
         with pytest.raises(kinds):                                    # (b)
             run_traced(traced, *arguments)

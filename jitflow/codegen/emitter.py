@@ -13,12 +13,17 @@ from contextlib import contextmanager
 import numpy as np
 from llvmlite import ir
 
-I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
-F32, F64 = ir.FloatType(), ir.DoubleType()
+I1, I8, I16 = ir.IntType(1), ir.IntType(8), ir.IntType(16)
+I32, I64 = ir.IntType(32), ir.IntType(64)
+F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
-LLVM_TYPES = {np.dtype(np.bool_): I8, np.dtype(np.int32): I32, np.dtype(np.int64): I64,
-              np.dtype(np.float32): F32, np.dtype(np.float64): F64}
+# LLVM's integers have no sign: signed and unsigned dtypes share a type, and the
+# instructions (sext or zext, sdiv or udiv, icmp slt or ult) carry the difference.
+LLVM_TYPES = {np.dtype(np.bool_): I8, np.dtype(np.float16): F16,
+              np.dtype(np.float32): F32, np.dtype(np.float64): F64,
+              **{np.dtype(f"{kind}{size}"): ir.IntType(size * 8)
+                 for kind in "iu" for size in (1, 2, 4, 8)}}
 
 
 def ltype(dtype):
@@ -127,6 +132,12 @@ class Emitter:
             return self.b.fcmp_unordered("!=", value, self.const(0, dtype))
         return self.b.icmp_signed("!=", value, self.const(0, dtype))
 
+    def icmp(self, op, x, y, dtype):
+        """x op y (an i1) for integers of `dtype`: unsigned compares for bool and uint."""
+        if np.dtype(dtype).kind in "bu":
+            return self.b.icmp_unsigned(op, x, y)
+        return self.b.icmp_signed(op, x, y)
+
     def cast(self, value, src, dst):
         src, dst = np.dtype(src), np.dtype(dst)
         if src == dst:
@@ -134,25 +145,72 @@ class Emitter:
         exact = _exact_constant(value, dst)
         if exact is not None:
             return exact
+        if FLOAT16 in (src, dst):
+            return self._cast_half(value, src, dst)
         if dst.kind == "b":
             return self.bool(self.truth(value, src))
         target = shaped_like(value.type, ltype(dst))
         if src.kind == "f" and dst.kind == "f":
             return self.b.fpext(value, target) if dst.itemsize > src.itemsize \
                 else self.b.fptrunc(value, target)
-        if src.kind in "bi" and dst.kind == "f":
-            return self.b.uitofp(value, target) if src.kind == "b" \
+        if src.kind in "biu" and dst.kind == "f":
+            return self.b.uitofp(value, target) if src.kind in "bu" \
                 else self.b.sitofp(value, target)
-        if src.kind in "bi":  # integer widths
+        if src.kind in "biu":  # integer widths: extended by the source's signedness
+            if src.itemsize == dst.itemsize:
+                return value  # int32 <-> uint32: the same bits
             if src.itemsize > dst.itemsize:
                 return self.b.trunc(value, target)
-            return self.b.zext(value, target) if src.kind == "b" \
+            return self.b.zext(value, target) if src.kind in "bu" \
                 else self.b.sext(value, target)
         return self._float_to_int(value, src, dst)
 
+    def _cast_half(self, value, src, dst):
+        """Casts from and to float16 go through float32, which holds every half and
+        every integer that does not overflow a half exactly. float64 to half would round
+        twice that way: it is first rounded to float32 to odd (see _to_odd_float32),
+        after which rounding to half gives the correctly rounded result, as NumPy's."""
+        float32 = np.dtype(np.float32)
+        if src == FLOAT16:
+            wide = self.b.fpext(value, shaped_like(value.type, F32))
+            return self.cast(wide, float32, dst)
+        if src == np.dtype(np.float64):
+            narrow = self._to_odd_float32(value)
+        else:
+            narrow = self.cast(value, src, float32)
+        return self.b.fptrunc(narrow, shaped_like(value.type, F16))
+
+    def _to_odd_float32(self, value):
+        """float64 -> float32 rounded to odd: truncated toward zero, with the last bit
+        set when inexact. (No libcall: LLVM's own double -> half conversion calls
+        __truncdfhf2, which a JIT process need not have.)"""
+        b = self.b
+        single = b.fptrunc(value, shaped_like(value.type, F32))
+        back = b.fpext(single, value.type)
+        bits = b.bitcast(single, shaped_like(value.type, I32))
+        magnitude_up = b.fcmp_ordered(">", self.intrinsic("llvm.fabs", back),
+                                      self.intrinsic("llvm.fabs", value))
+        bits = b.select(magnitude_up, b.sub(bits, constant(bits.type, 1)), bits)
+        inexact = b.fcmp_ordered("!=", b.fpext(b.bitcast(bits, single.type), value.type),
+                                 value)
+        bits = b.select(inexact, b.or_(bits, constant(bits.type, 1)), bits)
+        return b.select(b.fcmp_unordered("uno", value, value), single,
+                        b.bitcast(bits, single.type))
+
     def _float_to_int(self, value, src, dst):
-        # fptosi of NaN or of an out-of-range value is poison in LLVM; x86 (and so NumPy)
-        # gives the minimum integer there, so that is what we select.
+        """NumPy's float -> integer cast as x86 computes it. fptosi of NaN or of an
+        out-of-range value is poison in LLVM; x86's cvttsd2si gives the minimum int64 (or
+        int32) there, which NumPy then truncates to a narrower dtype. NumPy converts to
+        int8/int16 (and to uint8/uint16/uint32, through a signed conversion wide enough)
+        by way of int32 or int64 and truncates; to uint64 it converts values below 2**63
+        as signed and subtracts 2**63 from larger ones first."""
+        if dst == np.dtype(np.uint64):
+            return self._float_to_uint64(value, src)
+        via = np.dtype(np.int64) if dst.kind == "u" and dst.itemsize == 4 or \
+            dst.itemsize == 8 else np.dtype(np.int32)
+        return self.cast(self._float_to_signed(value, src, via), via, dst)
+
+    def _float_to_signed(self, value, src, dst):
         bits = dst.itemsize * 8
         low = self.const(-2.0 ** (bits - 1), src)
         in_range = self.b.and_(self.b.fcmp_ordered(">=", value, low),
@@ -161,6 +219,15 @@ class Emitter:
         safe = self.b.select(in_range, value, self.const(0, src))
         converted = self.b.fptosi(safe, shaped_like(value.type, ltype(dst)))
         return self.b.select(in_range, converted, self.const(-2 ** (bits - 1), dst))
+
+    def _float_to_uint64(self, value, src):
+        int64 = np.dtype(np.int64)
+        high = self.b.fcmp_ordered(">=", value, self.const(2.0 ** 63, src))
+        shifted = self.b.fsub(value, self.const(2.0 ** 63, src))
+        low_part = self._float_to_signed(value, src, int64)
+        high_part = self.b.xor(self._float_to_signed(shifted, src, int64),
+                               self.const(-2 ** 63, int64))
+        return self.b.select(high, high_part, low_part)
 
     # --- index arithmetic, folded where an operand is a constant ------------------------
     # Loop nests compute offsets as offset + index * stride; with a stride of 1, a first
@@ -313,6 +380,9 @@ class Emitter:
         return self.b.call(function, [condition])
 
 
+FLOAT16 = np.dtype(np.float16)
+
+
 def _constant(value):
     """The Python int an integer constant holds, else None."""
     if isinstance(value, ir.Constant) and isinstance(value.type, ir.IntType) and \
@@ -327,7 +397,8 @@ def _exact_constant(value, dst):
     number = scalar_constant(value)
     if number is None or np.dtype(dst).kind != "f":
         return None
-    converted = np.dtype(dst).type(number)
+    with np.errstate(over="ignore"):  # 1e30 as a half: inf, which is not exact
+        converted = np.dtype(dst).type(number)
     if not np.isfinite(converted) or float(converted) != number:
         return None
     return constant(shaped_like(value.type, ltype(dst)), float(converted))
@@ -337,7 +408,7 @@ def intrinsic_suffix(kind):
     """How LLVM names an intrinsic's overload on `kind`: f32, i8, v16f32, ..."""
     if isinstance(kind, ir.VectorType):
         return f"v{kind.count}{intrinsic_suffix(kind.element)}"
-    return {F32: "f32", F64: "f64"}.get(kind) or f"i{kind.width}"
+    return {F16: "f16", F32: "f32", F64: "f64"}.get(kind) or f"i{kind.width}"
 
 
 def masked_memory(module, access, vector):

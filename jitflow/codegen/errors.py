@@ -26,15 +26,17 @@ SVD_DID_NOT_CONVERGE = 9
 LAPACK_FAILED = 10  # an argument LAPACK refused: a fault of jitflow's, never the user's
 NAN_MADE = 11  # code built with nan_checks made a NaN (config.debug_nans)
 INF_MADE = 12  # ... or an infinity (config.debug_infs)
+# A Python int that does not fit the integer dtype NumPy converts it to (NEP 50): one
+# code per dtype narrower than the int64 Python ints arrive in, or unsigned.
+PYTHON_INT_OVERFLOWS = {np.dtype(np.int32): PYTHON_INT_OVERFLOW,
+                        **{np.dtype(name): 13 + i for i, name in enumerate(
+                            ("int8", "int16", "uint8", "uint16", "uint32", "uint64"))}}
 FALLBACK = -1  # the fast entry declined (a misaligned array): take the checked path
 
 MESSAGES = {
     INDEX_OUT_OF_BOUNDS: (IndexError, "an index is out of bounds for the indexed axis"),
     NEGATIVE_POWER: (ValueError, "Integers to negative integer powers are not allowed."),
     OUT_OF_MEMORY: (MemoryError, "cannot allocate the workspace"),
-    # NEP 50: a Python int takes the array's dtype, and NumPy refuses one that does not
-    # fit (int32 is the only integer dtype narrower than the int64 Python ints arrive in).
-    PYTHON_INT_OVERFLOW: (OverflowError, "Python integer out of bounds for int32"),
     SINGULAR_MATRIX: (np.linalg.LinAlgError, "Singular matrix"),
     NOT_POSITIVE_DEFINITE: (np.linalg.LinAlgError, "Matrix is not positive definite"),
     EIGENVALUES_DID_NOT_CONVERGE: (np.linalg.LinAlgError, "Eigenvalues did not converge"),
@@ -42,6 +44,9 @@ MESSAGES = {
     LAPACK_FAILED: (RuntimeError, "LAPACK refused an argument"),
     NAN_MADE: (FloatingPointError, "an operation made a NaN"),
     INF_MADE: (FloatingPointError, "an operation made an infinity"),
+    # NEP 50: a Python int takes the array's dtype, and NumPy refuses one that does not fit
+    **{code: (OverflowError, f"Python integer out of bounds for {dtype}")
+       for dtype, code in PYTHON_INT_OVERFLOWS.items()},
 }
 
 

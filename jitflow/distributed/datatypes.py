@@ -4,7 +4,8 @@ import numpy as np
 from .mpi import MPI
 
 DATATYPES = {np.dtype(np.float32): MPI.FLOAT, np.dtype(np.float64): MPI.DOUBLE,
-             np.dtype(np.int32): MPI.INT32_T, np.dtype(np.int64): MPI.INT64_T}
+             **{np.dtype(f"{kind}int{bits}"): getattr(MPI, f"{kind.upper()}INT{bits}_T")
+                for kind in ("", "u") for bits in (8, 16, 32, 64)}}
 REDUCTIONS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
 
 

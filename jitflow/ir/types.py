@@ -1,7 +1,7 @@
 """Dtypes and tensor types, with NumPy 2 promotion and broadcasting rules.
 
-jitflow's dtypes are NumPy dtypes restricted to five: bool, int32, int64, float32 and
-float64. A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
+jitflow's dtypes are NumPy's bool, signed and unsigned integers of 8 to 64 bits,
+float16, float32 and float64. A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
 the dtype of the array it meets, as a Python int or float does in NumPy 2.
 """
 from dataclasses import dataclass
@@ -9,13 +9,22 @@ from dataclasses import dataclass
 import numpy as np
 
 bool_ = np.dtype(np.bool_)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
 int32 = np.dtype(np.int32)
 int64 = np.dtype(np.int64)
+uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+uint64 = np.dtype(np.uint64)
+float16 = np.dtype(np.float16)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
 
-SUPPORTED_DTYPES = (bool_, int32, int64, float32, float64)
-SHORT_NAMES = {bool_: "bool", int32: "i32", int64: "i64", float32: "f32", float64: "f64"}
+INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+SUPPORTED_DTYPES = (bool_,) + INTEGER_DTYPES + (float16, float32, float64)
+SHORT_NAMES = {bool_: "bool", float16: "f16", float32: "f32", float64: "f64",
+               **{d: f"{d.kind}{d.itemsize * 8}" for d in INTEGER_DTYPES}}
 
 
 class ShapeError(ValueError):
@@ -127,6 +136,17 @@ def result_dtype(*types):
     # result_type takes weak scalars as values (0, 0.0), not as the types int and float.
     dtype = np.result_type(*(promotion_operand(t)(0) if t.weak else t.dtype for t in types))
     return as_dtype(dtype), all(t.weak for t in types)
+
+
+def stored_like_np_pad(value, dtype):
+    """A Python scalar as np.pad stores it into an array of `dtype`: NumPy makes it a
+    NumPy scalar first, which it casts into an unsigned array unchecked (inf pads uint8
+    with 0) and into a signed integer array only if it fits (else OverflowError, and
+    ValueError for NaN)."""
+    stored = np.empty(1, dtype)
+    with np.errstate(invalid="ignore"):
+        stored[...] = np.asarray(value)[()]
+    return stored[0]
 
 
 def broadcast_shapes(*shapes):

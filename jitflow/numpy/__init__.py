@@ -59,6 +59,8 @@ asin, acos, atan, atan2 = arcsin, arccos, arctan, arctan2  # noqa: F405
 
 bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.float32,
                                          _np.float64)
+int8, int16, uint8, uint16, uint32, uint64 = (_np.int8, _np.int16, _np.uint8, _np.uint16,
+                                              _np.uint32, _np.uint64)
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 ndarray = _np.ndarray
 dtype = _np.dtype

@@ -7,7 +7,7 @@ from .. import ops
 from ..errors import at_user_line
 from ..ir.types import SUPPORTED_DTYPES, ufunc_loop_dtypes
 from ..trace import Tracer, constant_type
-from ._common import _no_out, _strong
+from ._common import _dtype_of, _no_out, _strong
 from .elementwise import _cast_for_loop
 
 
@@ -42,10 +42,26 @@ def _to_dtype(value, value_type, dtype):
     return _np.asarray(value).astype(dtype)
 
 
-def composite_ufunc(ufunc):
+def _cast(value, dtype):
+    if isinstance(value, Tracer):
+        return ops.cast(value, dtype)
+    return _np.asarray(value).astype(dtype)
+
+
+def _narrowed(result):
+    """A half loop's float32 results rounded to half (a tuple's, each)."""
+    if isinstance(result, tuple):
+        return tuple(_narrowed(r) for r in result)
+    return _strong(_cast(result, _np.float16) if _dtype_of(result) == _np.float32
+                   else result)
+
+
+def composite_ufunc(ufunc, half_in_float32=True):
     """NumPy's `ufunc` built by the decorated body(*args, dtype=out dtype), which gets
     the operands already in the loop's dtypes; out=, where= and dtype= as the
-    primitives' ufuncs take them (elementwise.py)."""
+    primitives' ufuncs take them (elementwise.py). A float16 loop is computed in
+    float32 and rounded once, as NumPy's half loops are, unless `half_in_float32` is
+    False (a body exact in half whose primitives treat halves their own way)."""
     def decorate(body):
         name = ufunc.__name__
 
@@ -57,6 +73,11 @@ def composite_ufunc(ufunc):
             if dtype is not None:
                 args = _cast_for_loop(name, args, dtype)
             operands, out_dtype = in_loop_dtypes(ufunc, *args)
+            if out_dtype == _np.float16 and half_in_float32:  # in float32, rounded once
+                wide = _np.dtype(_np.float32)
+                operands = [_cast(a, wide) if _dtype_of(a) == out_dtype else a
+                            for a in operands]
+                return _narrowed(body(*operands, dtype=wide))
             return _strong(body(*operands, dtype=out_dtype))
         function.__name__ = function.__qualname__ = name
         function.__doc__ = f"NumPy's {name}, on arrays and traced values.\n\n{body.__doc__}"

@@ -22,12 +22,14 @@ def fabs(x, *, dtype):
 
 @composite_ufunc(_np.reciprocal)
 def reciprocal(x, *, dtype):
-    """1 / x; an integer's is NumPy's 1.0 / x converted back: 1 and -1 stay, 0 gives the
-    smallest integer (inf converted on this machine), others 0."""
+    """1 / x; an integer's is NumPy's 1.0 / x converted back: 1 and -1 stay, 0 gives inf
+    converted as this machine converts it (the smallest int32 or int64, so 0 for the
+    narrower and the unsigned dtypes), others 0."""
     if dtype.kind == "f":
         return ops.divide(_np.array(1, dtype), x)
-    smallest = _np.array(_np.iinfo(dtype).min, dtype)
-    return ops.where(ops.equal(x, 0), smallest,
+    with _np.errstate(invalid="ignore"):
+        of_zero = _np.array(_np.inf).astype(dtype)
+    return ops.where(ops.equal(x, 0), of_zero,
                      ops.where(ops.equal(ops.absolute(x), 1), x, _np.array(0, dtype)))
 
 
@@ -82,8 +84,9 @@ def _ignoring_nan(extremum):
     return body
 
 
-fmax = composite_ufunc(_np.fmax)(_ignoring_nan(ops.maximum))
-fmin = composite_ufunc(_np.fmin)(_ignoring_nan(ops.minimum))
+# (in half: NumPy's maximum and minimum of halves keep x on ties, the primitives' too)
+fmax = composite_ufunc(_np.fmax, half_in_float32=False)(_ignoring_nan(ops.maximum))
+fmin = composite_ufunc(_np.fmin, half_in_float32=False)(_ignoring_nan(ops.minimum))
 
 
 @composite_ufunc(_np.fmod)
@@ -154,9 +157,10 @@ def round(a, decimals=0, out=None):
     a = asarray(a)
     decimals = int(decimals)
     if _dtype_of(a) == _np.bool_:  # NumPy rounds bool in float16, or fails to cast
-        raise TypeError(at_user_line("numpy.round of bool: NumPy computes it in float16 "
-                                     "(decimals=0), which jitflow does not support, or "
-                                     "cannot cast the result back to bool"))
+        if decimals != 0:
+            raise TypeError(at_user_line(f"numpy.round of bool to {decimals} decimals: "
+                                         f"NumPy cannot cast the result back to bool"))
+        return rint(a)
     if _dtype_of(a).kind != "f":
         if decimals < 0:
             raise NotImplementedError(at_user_line(

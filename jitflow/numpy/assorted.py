@@ -40,7 +40,9 @@ def _real_only(name, x):
 
 def conjugate(x, out=None, where=True):
     _no_out("conjugate", out, where)
-    return ops.cast(_real_only("conjugate", x), _dtype_of(x))  # a new array, as NumPy's
+    # a new array, as NumPy's; of bool, an int8 one (NumPy has no bool loop)
+    dtype = _np.dtype(_np.int8) if _dtype_of(x) == _np.bool_ else _dtype_of(x)
+    return ops.cast(_real_only("conjugate", x), dtype)
 
 
 conj = conjugate
@@ -57,8 +59,7 @@ def imag(val):
 
 def angle(z, deg=False):
     x = _real_only("angle", z)
-    result = arctan2(zeros(_shape(x), _np.float64 if _dtype_of(x).kind != "f" else
-                           _dtype_of(x)), x)
+    result = arctan2(0, x)  # NumPy's: a Python 0 (int8 gives float16, bool float64)
     return multiply(result, 180 / _np.pi) if deg else result
 
 

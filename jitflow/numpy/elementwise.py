@@ -115,8 +115,7 @@ def positive(x):
 def square(x, out=None):
     _no_out("square", out)
     if _dtype_of(x) == _np.bool_:  # x * x would be bool; NumPy's square of bool is int8
-        raise TypeError(at_user_line("NumPy computes square of bool in int8, which "
-                                     "jitflow does not support; cast the input first"))
+        x = astype(x, _np.int8)
     return _strong(ops.multiply(x, x))
 
 
@@ -146,7 +145,7 @@ def where(condition, x, y):
 def _beyond(bound, a, upper):
     """Whether `bound` is a Python int past the end of a's integer dtype on the side
     where it clips nothing; NumPy then ignores it (past the other end, it raises)."""
-    if not isinstance(bound, int) or isinstance(bound, bool) or _dtype_of(a).kind != "i":
+    if not isinstance(bound, int) or isinstance(bound, bool) or _dtype_of(a).kind not in "iu":
         return False
     info = _np.iinfo(_dtype_of(a))
     return bound > info.max if upper else bound < info.min
@@ -155,11 +154,14 @@ def _beyond(bound, a, upper):
 def _held_to_dtype(bound, a, upper):
     """A Python int bound passed in (known only at run time) held to the end of a's
     narrower integer dtype on the side where it clips nothing, which NumPy ignores;
-    past the other end the int32 loop's check raises OverflowError, as NumPy does."""
+    past the other end the integer loop's check raises OverflowError, as NumPy does."""
+    dtype = _dtype_of(a)
     if not (isinstance(bound, Tracer) and bound.type.weak and bound.dtype.kind == "i"
-            and _dtype_of(a).kind == "i" and _dtype_of(a).itemsize < 8):
+            and (dtype.kind == "u" or dtype.kind == "i" and dtype.itemsize < 8)):
         return bound
-    info = _np.iinfo(_dtype_of(a))
+    info = _np.iinfo(dtype)
+    if upper and info.max > _np.iinfo(bound.dtype).max:
+        return bound  # every Python int jitflow takes (an int64) is below uint64's end
     return ops.minimum(bound, int(info.max)) if upper else ops.maximum(bound, int(info.min))
 
 

@@ -68,8 +68,12 @@ def _count(a, axis):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     _no_out("mean", out)
-    if dtype is None and _dtype_of(a).kind in "bi":
+    if dtype is None and _dtype_of(a).kind in "biu":
         dtype = _np.float64  # NumPy averages integers in float64
+    if dtype is None and _dtype_of(a) == _np.float16:
+        # and float16 in float32, rounded to half at the end
+        mean32 = mean(a, axis=axis, dtype=_np.float32, keepdims=keepdims)
+        return astype(mean32, _np.float16)
     if dtype is not None:
         a = astype(a, dtype)
     total = sum(a, axis=axis, keepdims=keepdims)

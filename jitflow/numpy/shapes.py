@@ -201,6 +201,20 @@ def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
 
 
 
+def _signed_positions(indices):
+    """Unsigned indices as int64 (gather's positions). A traced uint64 index could pass
+    int64's end and wrap to a negative one (which counts from the end) where NumPy
+    raises IndexError: refused."""
+    if isinstance(indices, Tracer) and indices.dtype.itemsize == 8:
+        raise TypeError(at_user_line("take: traced uint64 indices are not supported "
+                                     "(values past int64's end would wrap); cast them "
+                                     "to int64 first"))
+    if not isinstance(indices, Tracer) and indices.size and \
+            indices.max() > _np.iinfo(_np.int64).max:
+        raise IndexError(at_user_line(f"take: index {indices.max()} is out of bounds"))
+    return astype(indices, _np.int64)
+
+
 def take(a, indices, axis=None, out=None, mode="raise"):
     _no_out("take", out)
     if mode not in ("raise", "wrap", "clip"):
@@ -214,9 +228,11 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         if indices.size == 0 and not isinstance(given, _np.ndarray):
             indices = indices.astype(_np.int64)  # [] are no positions, not float64 ones
     # NumPy casts indices to integers 'safely': bools are 0 and 1, floats an error.
-    if _dtype_of(indices).kind not in "bi":
+    if _dtype_of(indices).kind not in "biu":
         raise TypeError(at_user_line(f"take: indices must be integers, got "
                                      f"{_dtype_of(indices)}"))
+    if _dtype_of(indices).kind == "u":
+        indices = _signed_positions(indices)
     if _dtype_of(indices) == _np.bool_:
         indices = astype(indices, _np.int64)
     if mode != "raise":

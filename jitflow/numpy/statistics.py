@@ -75,7 +75,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scale = _np.array(math_size(_shape(a)) / math_size(_shape(avg)), _dtype_of(avg))
     else:
         weights = _constant_weights(weights, a, axis)
-        if _dtype_of(a).kind in "bi":
+        if _dtype_of(a).kind in "biu":
             dtype = _np.result_type(_dtype_of(a), weights.dtype, "f8")
         else:
             dtype = _np.result_type(_dtype_of(a), weights.dtype)

@@ -21,6 +21,7 @@ from .dtypes import onnx_type
 BOOL = np.dtype(bool)
 INT32 = np.dtype(np.int32)
 INT64 = np.dtype(np.int64)
+UINT64 = np.dtype(np.uint64)
 
 
 def loop_operands(w, node):
@@ -48,7 +49,7 @@ def on_integers_too(op_type):
     """An operator ONNX defines on floats only, the identity on integers (floor, ceil)."""
     def rule(w, node):
         (name,), dtype = loop_operands(w, node)
-        return finish(w, node, name if dtype.kind in "bi" else w.add(op_type, [name]), dtype)
+        return finish(w, node, name if dtype.kind in "biu" else w.add(op_type, [name]), dtype)
     return rule
 
 
@@ -70,7 +71,12 @@ def comparison(op_type, negate=False):
     def rule(w, node):
         dtypes = ufunc_loop_dtypes(node.prim.ufunc, [v.type for v in node.inputs])
         dtype = INT32 if dtypes[0] == BOOL and op_type != "Equal" else dtypes[0]
-        dtype = INT64 if dtype.kind == "i" else dtype
+        dtype = INT64 if dtype.kind == "i" or dtype.kind == "u" and dtype.itemsize < 8 \
+            else dtype
+        if dtype == UINT64 and any(v.type.dtype.kind == "i" for v in node.inputs):
+            raise TypeError(f"ONNX export: {node.op} of uint64 with a signed integer "
+                            f"({', '.join(str(v.type) for v in node.inputs)}) has no ONNX "
+                            f"dtype that holds both; cast one operand first")
         result = w.add(op_type, [w.operand(v, dtype) for v in node.inputs])
         return [w.add("Not", [result]) if negate else result]
     return rule

@@ -5,6 +5,7 @@ from ..ir.primitive import Primitive, register
 from ..ir.types import ShapeError, TensorType, broadcast_shapes, resolve_ufunc_dtypes
 from ..trace import bind, constant_type
 from .elementwise import add_tangents
+from .select import cast
 from .shapes import reshape, transpose
 
 
@@ -70,4 +71,15 @@ matmul_p = register(Primitive(
         None if tangents[1] is None else matmul(x, tangents[1]))))
 
 
-def matmul(x, y): return bind(matmul_p, x, y)
+def matmul(x, y):
+    """x @ y. A float16 product is NumPy's: each half widened to float32, the products
+    summed there in k order, and the sum rounded to half once."""
+    try:
+        half = _matmul_type(constant_type(x).strong(),
+                            constant_type(y).strong()).dtype == np.float16
+    except (ShapeError, TypeError):
+        half = False  # bind raises it, naming the user's line
+    if half:
+        wide = np.dtype(np.float32)
+        return cast(bind(matmul_p, cast(x, wide), cast(y, wide)), np.dtype(np.float16))
+    return bind(matmul_p, x, y)

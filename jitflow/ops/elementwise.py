@@ -105,8 +105,8 @@ invert_p = elementwise("invert", np.invert, no_gradient=INTEGER_RESULT)
 
 def _logistic_impl(x):
     x = np.asarray(x)
-    if x.dtype.kind != "f":
-        x = x.astype(np.float64)
+    if x.dtype.kind != "f":  # in the dtype exp gives (bool and int8: float16)
+        x = x.astype(np.exp(np.zeros((), x.dtype)).dtype)
     e = np.exp(-np.abs(x))  # exp of a non-positive argument only: never overflows
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -213,9 +213,20 @@ ldexp_p = elementwise("ldexp", np.ldexp,
                       else ldexp(tangents[0], n))
 
 # nextafter(x, y): the float after x toward y, a step of one ulp: slope 1 in x
-nextafter_p = elementwise("nextafter", np.nextafter,
-                          vjp=lambda ct, x, y, *, out: [ct, None],
-                          jvp=lambda tangents, x, y, *, out: tangents[0])
+def _next_float_type(x, y):
+    """nextafter's types, but not float16: native code computes a half's operations in
+    float32, whose next float is not a half's."""
+    out = ufunc_type_rule(np.nextafter)(x, y)
+    if out.dtype == np.float16:
+        raise TypeError("nextafter (and spacing) of float16 is not supported; cast to "
+                        "float32 first")
+    return out
+
+
+nextafter_p = register(Primitive("nextafter", _next_float_type, np.nextafter,
+                                 elementwise=True, ufunc=np.nextafter,
+                                 vjp=lambda ct, x, y, *, out: [ct, None],
+                                 jvp=lambda tangents, x, y, *, out: tangents[0]))
 
 
 def _is_python_number(value):

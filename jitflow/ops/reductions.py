@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ir.primitive import Primitive, register
-from ..ir.types import TensorType, int64
+from ..ir.types import TensorType, int64, uint64
 from ..trace import bind, constant_type
 from .elementwise import (INTEGER_RESULT, add, divide, equal, isnan, logical_and,
                           logical_or, multiply)
@@ -23,7 +23,8 @@ def check_axes(x, axes):
 
 def reduction(name, impl, accumulate_like=None, **rules):
     """Register a reduction over static `axes`; dtypes follow `accumulate_like` (NumPy's
-    sum and prod widen bool and int32 to int64) or stay the input's."""
+    sum and prod widen bool and narrower ints to int64, narrower uints to uint64) or stay
+    the input's."""
     def type_rule(x, *, axes, keepdims):
         check_axes(x, axes)
         if accumulate_like is None and any(x.shape[a] == 0 for a in axes):
@@ -38,7 +39,7 @@ def reduction(name, impl, accumulate_like=None, **rules):
 
 
 def _widened(dtype):
-    return int64 if dtype.kind in "bi" else dtype
+    return {"b": int64, "i": int64, "u": uint64}.get(dtype.kind, dtype)
 
 
 def spread(value, x, axes, keepdims):
@@ -104,7 +105,12 @@ reduce_max_p = reduction("reduce_max", np.max, vjp=_extremum_vjp, jvp=_extremum_
 reduce_min_p = reduction("reduce_min", np.min, vjp=_extremum_vjp, jvp=_extremum_jvp)
 
 
-def reduce_sum(x, *, axes, keepdims=False): return bind(reduce_sum_p, x, axes=axes, keepdims=keepdims)
+def reduce_sum(x, *, axes, keepdims=False):
+    """The sum over `axes`; of float16, NumPy's: added in float32, rounded to half once."""
+    if constant_type(x).dtype == np.float16:
+        wide = bind(reduce_sum_p, cast(x, np.dtype(np.float32)), axes=axes, keepdims=keepdims)
+        return cast(wide, np.dtype(np.float16))
+    return bind(reduce_sum_p, x, axes=axes, keepdims=keepdims)
 def reduce_prod(x, *, axes, keepdims=False): return bind(reduce_prod_p, x, axes=axes, keepdims=keepdims)
 def reduce_max(x, *, axes, keepdims=False): return bind(reduce_max_p, x, axes=axes, keepdims=keepdims)
 def reduce_min(x, *, axes, keepdims=False): return bind(reduce_min_p, x, axes=axes, keepdims=keepdims)

@@ -4,7 +4,8 @@ back into place, that of a gather is scattered back (adding where indices repeat
 import numpy as np
 
 from ..ir.primitive import Primitive, register
-from ..ir.types import ShapeError, TensorType, broadcast_shapes, result_dtype
+from ..ir.types import (ShapeError, TensorType, broadcast_shapes, result_dtype,
+                        stored_like_np_pad)
 from ..trace import bind, constant_type
 from .elementwise import equal
 from .select import cast, where
@@ -264,7 +265,7 @@ def _pad_type(x, *, widths, value):
         raise ShapeError(f"pad widths {widths} do not fit an array of shape {x.shape} "
                          f"(one non-negative (before, after) pair per axis)")
     if x.ndim:  # NumPy converts the value (inf or NaN into an int raises) unless 0-d
-        np.empty((), x.dtype)[()] = value
+        stored_like_np_pad(value, x.dtype)
     return x.with_shape(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths)))
 
 
@@ -274,7 +275,7 @@ def _pad_impl(x, *, widths, value):
     if x.ndim == 0:  # no padding, and NumPy leaves the value unconverted
         return np.array(x)
     out = np.empty(tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, widths)), x.dtype)
-    out[...] = value  # raises where NumPy's does: NaN or inf into integers
+    out[...] = stored_like_np_pad(value, x.dtype)  # raises where NumPy's does
     out[tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, widths))] = x
     return out
 

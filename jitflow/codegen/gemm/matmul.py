@@ -198,7 +198,7 @@ def _generated_kernel(lo, x, y, out):
         y = _contiguous_copy(lo, y, y.dtype)
     lo.fill(out, 0)
     depth = x.shape[-1]
-    group = EXACT_GROUP if out.dtype.kind in "bi" else 1
+    group = EXACT_GROUP if out.dtype.kind in "biu" else 1
     grouped = depth // group * group
     _add_products(lo, x, y, out, 0, grouped, group)
     _add_products(lo, x, y, out, grouped, depth - grouped, 1)

@@ -65,10 +65,8 @@ def fold(em, op, dtype, acc, value):
     predicate = ">" if op == "reduce_max" else "<"
     if kind == "f":
         take = b.fcmp_ordered(predicate, value, acc)
-    elif kind == "b":
-        take = b.icmp_unsigned(predicate, value, acc)
     else:
-        take = b.icmp_signed(predicate, value, acc)
+        take = em.icmp(predicate, value, acc, dtype)
     return b.select(take, value, acc)
 
 
@@ -168,7 +166,7 @@ class VectorWalk:
         """A loaded vector converted to the walk's dtype (see `widens`)."""
         if self.source == self.dtype:
             return value
-        extend = self.em.b.zext if self.source.kind == "b" else self.em.b.sext
+        extend = self.em.b.zext if self.source.kind in "bu" else self.em.b.sext
         return extend(value, self.vector)
 
     def combined(self, vectors):
@@ -266,13 +264,13 @@ def halving(vectors, op, b):
 
 def widens(source, target):
     """Whether the walk converts `source` elements to `target` in registers, as
-    Emitter.cast does: bool and narrower ints to int64, which is how sums of bool and
-    int32 arrays accumulate."""
+    Emitter.cast does: bool and narrower ints to int64 (unsigned ones to uint64), which
+    is how sums of bool and small integer arrays accumulate."""
     source, target = np.dtype(source), np.dtype(target)
     if source == target:
         return True
-    return target.kind == "i" and (source.kind == "b" or (
-        source.kind == "i" and source.itemsize < target.itemsize))
+    return target.kind in "iu" and (source.kind == "b" or (
+        source.kind == target.kind and source.itemsize < target.itemsize))
 
 
 def _power_of_two(count):

@@ -115,9 +115,7 @@ class ArgWalk(VectorWalk):
         b = self.em.b
         if self.dtype.kind == "f":
             return b.fcmp_ordered(predicate, x, y)
-        if self.dtype.kind == "b":
-            return b.icmp_unsigned(predicate, x, y)
-        return b.icmp_signed(predicate, x, y)
+        return self.em.icmp(predicate, x, y, self.dtype)
 
     def result(self, pointer, count):
         """The index of the row's best element (its first NaN, if it has one)."""
@@ -190,10 +188,8 @@ def _columns(lo, op, x, out, axes):
             better = b.or_(compare_floats(em, predicate, value, current),
                            b.and_(b.fcmp_unordered("uno", value, value),
                                   b.fcmp_ordered("ord", current, current)))
-        elif x.dtype.kind == "b":
-            better = b.icmp_unsigned(predicate, value, current)
         else:
-            better = b.icmp_signed(predicate, value, current)
+            better = em.icmp(predicate, value, current, x.dtype)
         em.store(b.select(better, value, current), best.base, best.dtype, offsets[1])
         index = em.load(out.base, out.dtype, offsets[2])
         em.store(b.select(better, offsets[3], index), out.base, out.dtype, offsets[2])

@@ -16,13 +16,13 @@ from ...ir.graph import Lit
 from ...ir.passes.fuse import REDUCTIONS
 from ...ir.primitive import VIEW_OPS
 from ...ir.types import ufunc_loop_dtypes
-from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
-from ..errors import PYTHON_INT_OVERFLOW, ErrorState
+from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype, shaped_like
+from ..errors import PYTHON_INT_OVERFLOWS, ErrorState
 from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
 from ..loops.reductions import lower_region
 from ..loops.vector_loops import vector_lanes, vector_loop
-from ..math.scalar import RULES as SCALAR_RULES
+from ..math.scalar import HALF_RULES, RULES as SCALAR_RULES
 from ..memory import MemoryPlan
 from ..views import View, collapse
 from .aliasing import AliasScopes
@@ -510,15 +510,43 @@ class Lowering:
         in_types = [v.type.dtype for v in node.inputs]
         if node.op == "cast":
             result = self.em.cast(values[0], in_types[0], node.outputs[0].type.dtype)
+        elif _compares_across_signs(node):
+            result = self._compare_across_signs(node, values)
         else:
             loop_dtypes = _loop_dtypes(node)
             operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value,
                         dtype, loop in zip(node.inputs, values, in_types, loop_dtypes)]
+            if loop_dtypes[-1] == FLOAT16:
+                return self._in_float32(node, operands, loop_dtypes)
             result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
                                                            dtype=loop_dtypes[-1])
         if self.nan_checks is not None and node.outputs[0].type.dtype.kind == "f":
             self.nan_checks.check(result, node.outputs[0].type.dtype)
         return result
+
+    def _in_float32(self, node, operands, loop_dtypes):
+        """A float16 loop as NumPy's: each operand widened to float32 (exactly), the
+        rule computed there, and a float result rounded to half once."""
+        float32 = np.dtype(np.float32)
+        widened = [self.em.cast(value, dtype, float32) if dtype == FLOAT16 else value
+                   for value, dtype in zip(operands, loop_dtypes)]
+        name = _scalar_rule_name(node)
+        rule = HALF_RULES.get(name) or SCALAR_RULES[name]
+        result = rule(self.em, *widened, dtype=float32)
+        out = node.outputs[0].type.dtype
+        return self.em.cast(result, float32, out) if out == FLOAT16 else result
+
+    def _compare_across_signs(self, node, values):
+        """uint64 against int64 (an array or a Python int), which NumPy compares exactly:
+        both extended to 65-bit integers, which hold every value of either."""
+        b, wide = self.builder, ir.IntType(65)
+        extended = []
+        for input, value in zip(node.inputs, values):
+            unsigned = input.type.dtype.kind in "bu"
+            value = self.em.cast(value, input.type.dtype, np.dtype("u8" if unsigned else "i8"))
+            extend = b.zext if unsigned else b.sext
+            extended.append(extend(value, shaped_like(value.type, wide)))
+        return self.em.bool(b.icmp_signed(COMPARISONS[node.op], *extended))
 
     def _to_loop_dtype(self, input, value, dtype, loop):
         """An operand converted for the loop. A Python int becomes a float the way Python
@@ -532,11 +560,12 @@ class Lowering:
     def _check_python_int(self, number, node, position):
         """Flag NumPy's OverflowError if the Python int `number`, operand `position` of
         `node`, does not fit the loop's integer dtype."""
-        info, b = np.iinfo(_loop_dtypes(node)[position]), self.builder
-        int64 = np.dtype(np.int64)
+        loop, b = _loop_dtypes(node)[position], self.builder
+        info, int64 = np.iinfo(loop), np.dtype(np.int64)
+        highest = min(info.max, np.iinfo(int64).max)  # the number is an int64
         outside = b.or_(b.icmp_signed("<", number, self.em.const(info.min, int64)),
-                        b.icmp_signed(">", number, self.em.const(info.max, int64)))
-        self.em.error.flag_if(outside, PYTHON_INT_OVERFLOW)
+                        b.icmp_signed(">", number, self.em.const(highest, int64)))
+        self.em.error.flag_if(outside, PYTHON_INT_OVERFLOWS[loop])
 
     def _fused(self, node, inputs, outputs):
         """A fused node: one loop nest evaluating the whole body per element, so its
@@ -592,7 +621,8 @@ class Lowering:
         return inline
 
 
-COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+FLOAT16 = np.dtype(np.float16)
+COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def _scalar_rule_name(node):
@@ -618,8 +648,8 @@ def _checked_python_ints(node):
     if node.op in ("cast", "where") or not node.prim.elementwise:
         return []
     return [i for i, (value, loop) in enumerate(zip(node.inputs, _loop_dtypes(node)))
-            if _is_python_int(value) and loop.kind == "i" and
-            loop.itemsize < value.type.dtype.itemsize]
+            if _is_python_int(value) and (loop.kind == "u" or loop.kind == "i" and
+                                          loop.itemsize < value.type.dtype.itemsize)]
 
 
 def _loop_dtypes(node):
@@ -630,12 +660,23 @@ def _loop_dtypes(node):
         return [np.dtype(np.bool_), dtype, dtype, dtype]
     resolved = ufunc_loop_dtypes(node.prim.ufunc, [v.type for v in node.inputs])
     dtypes = list(resolved[:len(node.inputs)]) + [resolved[0]]
-    if node.op in COMPARISONS and dtypes[0].kind == "i" and \
+    if node.op in COMPARISONS and dtypes[0].kind in "iu" and \
             any(_is_python_int(v) for v in node.inputs):
         # NumPy compares integers with a Python int exactly, whatever its size (int32
-        # x < 2**40 is True): in int64, which holds both, so do we.
+        # x < 2**40 is True, uint8 x < -1 is False): in int64, which holds both, so do
+        # we (uint64 takes _compare_across_signs).
         dtypes = [np.dtype(np.int64)] * len(dtypes)
     return dtypes
+
+
+def _compares_across_signs(node):
+    """A comparison of uint64 with int64 or a Python int, which no 64-bit loop holds."""
+    if node.op not in COMPARISONS:
+        return False
+    kinds = {v.type.dtype.kind for v in node.inputs}
+    dtypes = {v.type.dtype for v in node.inputs if not v.type.weak}
+    return np.dtype(np.uint64) in dtypes and kinds <= set("biu") and (
+        "i" in kinds or len(dtypes) > 1)
 
 
 def _not_given(what, needed_by):

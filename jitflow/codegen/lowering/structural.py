@@ -8,6 +8,7 @@ along some axes), which is how bodies learn where they are.
 """
 import numpy as np
 
+from ...ir.types import stored_like_np_pad
 from ..control.branches import switch
 from ..control.loops import scan, while_loop
 from ..control.python_callbacks import pure_python_callback, python_callback
@@ -79,8 +80,7 @@ def pad(lo, node, inputs, outputs):
     (x,), (out,) = inputs, outputs
     widths = node.params["widths"]
     if x.shape:
-        value = np.empty((), out.dtype)
-        value[()] = node.params["value"]
+        value = stored_like_np_pad(node.params["value"], out.dtype)
         if any(any(pair) for pair in widths):
             lo.fill(out, value.item())
     starts = [lo_width for lo_width, _ in widths]

@@ -21,7 +21,7 @@ def _fcmp(op):
         if _is_float(dtype):
             bit = compare_floats(em, op, x, y)
         else:
-            bit = em.b.icmp_signed(op, x, y)
+            bit = em.icmp(op, x, y, dtype)
         return em.bool(bit)
     return compare
 
@@ -45,7 +45,7 @@ def _ordinal(em, x):
     """x's bit pattern as an integer ordered like x's value, -0.0 and 0.0 both 0 (NaN
     aside): a negative float is sign and magnitude, so its ordinal is -magnitude."""
     b = em.b
-    width = 64 if isinstance(element_of(x.type), ir.DoubleType) else 32
+    width = {ir.DoubleType: 64, ir.FloatType: 32, ir.HalfType: 16}[type(element_of(x.type))]
     itype = shaped_like(x.type, ir.IntType(width))
     number = scalar_constant(x)
     if number is not None:  # a literal's ordinal, known now
@@ -70,10 +70,14 @@ def neg(em, x, dtype):
     return em.b.fneg(x) if _is_float(dtype) else em.b.neg(x)
 
 
+def _is_unsigned(dtype):
+    return np.dtype(dtype).kind in "bu"
+
+
 def absolute(em, x, dtype):
     if _is_float(dtype):
         return em.intrinsic("llvm.fabs", x)
-    if np.dtype(dtype).kind == "b":
+    if _is_unsigned(dtype):
         return x
     return em.b.select(em.b.icmp_signed("<", x, em.const(0, dtype)), em.b.neg(x), x)
 
@@ -84,7 +88,9 @@ def sign(em, x, dtype):
         positive = em.b.select(em.b.fcmp_ordered(">", x, zero), one, zero)
         signed = em.b.select(em.b.fcmp_ordered("<", x, zero), em.const(-1, dtype), positive)
         return em.b.select(em.b.fcmp_unordered("uno", x, x), x, signed)
-    positive = em.b.select(em.b.icmp_signed(">", x, zero), one, zero)
+    positive = em.b.select(em.icmp(">", x, zero, dtype), one, zero)
+    if _is_unsigned(dtype):
+        return positive
     return em.b.select(em.b.icmp_signed("<", x, zero), em.const(-1, dtype), positive)
 
 
@@ -151,12 +157,21 @@ def minimum(em, x, y, dtype):
     return _pick(em, x, y, dtype, "<")
 
 
+def maximum_of_halves(em, x, y, dtype):
+    """NumPy's maximum of float16 (computed here on their float32 values) keeps x on
+    ties: (x >= y or isnan(x)) ? x : y, where float32's keeps y."""
+    return _pick(em, x, y, dtype, ">=")
+
+
+def minimum_of_halves(em, x, y, dtype):
+    return _pick(em, x, y, dtype, "<=")
+
+
 def _pick(em, x, y, dtype, op):
     if _is_float(dtype):  # a float compare that LLVM cannot misfold (compare_floats)
         keep_x = em.b.or_(compare_floats(em, op, x, y), em.b.fcmp_unordered("uno", x, x))
     else:
-        keep_x = em.b.icmp_unsigned(op, x, y) if np.dtype(dtype).kind == "b" \
-            else em.b.icmp_signed(op, x, y)
+        keep_x = em.icmp(op, x, y, dtype)
     return em.b.select(keep_x, x, y)
 
 
@@ -177,6 +192,10 @@ def _int_divmod(em, x, y, dtype):
     NumPy. The divisor is made safe first: sdiv by 0 or MIN / -1 is undefined in LLVM."""
     b, zero, one = em.b, em.const(0, dtype), em.const(1, dtype)
     by_zero = b.icmp_signed("==", y, zero)
+    if _is_unsigned(dtype):  # truncation is floor division for unsigned operands
+        safe = b.select(by_zero, one, y)
+        return (b.select(by_zero, zero, b.udiv(x, safe)),
+                b.select(by_zero, zero, b.urem(x, safe)))
     by_minus_one = b.icmp_signed("==", y, em.const(-1, dtype))
     safe = b.select(b.or_(by_zero, by_minus_one), one, y)
     quotient, rest = b.sdiv(x, safe), b.srem(x, safe)
@@ -217,6 +236,9 @@ def fmod(em, x, y, dtype):
     if _is_float(dtype):
         return em.b.frem(x, y)
     b, zero = em.b, em.const(0, dtype)
+    if _is_unsigned(dtype):
+        by_zero = b.icmp_signed("==", y, zero)
+        return b.select(by_zero, zero, b.urem(x, b.select(by_zero, em.const(1, dtype), y)))
     exceptional = b.or_(b.icmp_signed("==", y, zero),
                         b.icmp_signed("==", y, em.const(-1, dtype)))
     return b.select(exceptional, zero, b.srem(x, b.select(exceptional, em.const(1, dtype), y)))
@@ -233,13 +255,17 @@ def signbit(em, x, dtype):
 
 
 def _shift(instruction):
-    """NumPy's shift: by a count outside [0, width), 0 (or, right, -1 for x < 0)."""
+    """NumPy's shift: by a count outside [0, width), 0 (or, right, -1 for x < 0). An
+    unsigned right shift is logical."""
     def shift(em, x, y, dtype):
         b, zero = em.b, em.const(0, dtype)
         in_range = b.icmp_unsigned("<", y, em.const(np.dtype(dtype).itemsize * 8, dtype))
-        shifted = getattr(b, instruction)(x, b.select(in_range, y, zero))
-        beyond = zero if instruction == "shl" else \
-            b.select(b.icmp_signed("<", x, zero), em.const(-1, dtype), zero)
+        right = instruction != "shl"
+        signed = right and not _is_unsigned(dtype)
+        op = "ashr" if signed else instruction if not right else "lshr"
+        shifted = getattr(b, op)(x, b.select(in_range, y, zero))
+        beyond = b.select(b.icmp_signed("<", x, zero), em.const(-1, dtype), zero) \
+            if signed else zero
         return b.select(in_range, shifted, beyond)
     return shift
 
@@ -292,7 +318,8 @@ def _int_power(em, x, y, dtype):
     if np.dtype(dtype).kind == "b":
         # True**y = True, False**0 = True, False**1 = False
         return b.or_(x, b.xor(y, em.const(1, np.bool_)))
-    em.error.flag_if(b.icmp_signed("<", y, em.const(0, dtype)), NEGATIVE_POWER)
+    if not _is_unsigned(dtype):
+        em.error.flag_if(b.icmp_signed("<", y, em.const(0, dtype)), NEGATIVE_POWER)
     result = em.const(1, dtype)
     base, exponent = x, y
     bits = np.dtype(dtype).itemsize * 8
@@ -307,6 +334,9 @@ def _int_power(em, x, y, dtype):
 def where(em, condition, x, y, dtype):
     return em.b.select(em.b.trunc(condition, shaped_like(condition.type, I1)), x, y)
 
+
+# Rules a float16 loop takes instead of RULES' (computed on float32 values)
+HALF_RULES = {"max": maximum_of_halves, "min": minimum_of_halves}
 
 RULES = {
     "neg": neg, "abs": absolute, "sign": sign, "sqrt": sqrt,

@@ -83,7 +83,8 @@ def python_entry_abi():
     return True
 
 
-_DTYPES = ("bool", "int32", "int64", "float32", "float64")
+_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64")
 
 
 def _layout_holds():

@@ -91,11 +91,13 @@ def _movable(node, invariant):
     reads = [v for v in node.inputs if not isinstance(v, Lit)]
     return (node.prim.pure and not node.subgraphs and node.op not in MAY_RAISE
             and node.op not in VIEW_OPS and reads and all(v in invariant for v in reads)
-            and not _python_int_into_int32(node))
+            and not _python_int_into_narrow_int(node))
 
 
-def _python_int_into_int32(node):
-    """A Python int meeting an int32 array: checked at run time for overflow."""
+def _python_int_into_narrow_int(node):
+    """A Python int meeting an integer array it may not fit (one narrower than int64, or
+    unsigned): checked at run time for overflow."""
     types = [v.type for v in node.inputs]
     return any(t.weak and t.dtype.kind in "iu" for t in types) and \
-        any(not t.weak and t.dtype == np.int32 for t in types)
+        any(not t.weak and (t.dtype.kind == "u" or t.dtype.kind == "i" and
+                            t.dtype.itemsize < 8) for t in types)

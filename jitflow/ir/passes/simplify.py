@@ -120,7 +120,8 @@ def _sub(node, x, y, producers, **_):
 def _mul(node, x, y, producers):
     if _is(y, producers, 1):
         return x                                              # x * 1 -> x
-    if _is(y, producers, -1) and node.outputs[0].type == x.type:
+    if _is(y, producers, -1) and node.outputs[0].type == x.type and \
+            x.type.dtype.kind != "u":  # a Python -1 times a uint array raises OverflowError
         return _node("neg", (x,), node)                      # x * -1 -> -x
     return None
 
