@@ -663,6 +663,11 @@ def _sum_tolerance(step, args, result):
                                          and step.op == "vecdot" else 1.0)
         return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
                 "zero_sign": False}
+    if step.op == "vdot":  # the sum of the products of the flattened operands
+        terms = max(magnitudes[0].size, 1)
+        bound = np.sum(magnitudes[0].ravel() * magnitudes[1].ravel())
+        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
+                "zero_sign": False}
     if step.op == "add_at":  # at most three values added to an element, in another order
         bound = 3 * np.max(magnitudes[0], initial=0.0)
         return {"atol": 4 * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,

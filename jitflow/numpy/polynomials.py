@@ -75,6 +75,10 @@ def polyder(p, m=1):
     p = _coefficients(p)
     for _ in range(m):
         p = multiply(p[:-1], _np.arange(_shape(p)[0] - 1, 0, -1))
+    # NumPy computes one product more than it returns: for a 2-D p whose columns do not
+    # broadcast against the factors, that one raises its ValueError.
+    rows = max(_shape(p)[0] - 1, 0)
+    _np.broadcast_shapes((rows,) + tuple(_shape(p)[1:]), (rows,))
     return p
 
 
