@@ -186,3 +186,14 @@ def test_long_rows_on_every_thread(backend):
         np.testing.assert_array_equal(s, np.sort(x, axis, kind="stable"))
         np.testing.assert_array_equal(np.signbit(s), np.signbit(np.sort(x, axis, kind="stable")))
         np.testing.assert_array_equal(i, np.argsort(x, axis, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("size", [3, 40])  # insertion sort alone, and runs merged
+def test_unsigned_integers_sort_by_their_unsigned_order(backend, dtype, size):
+    """Values with the top bit set come last (a signed compare put them first)."""
+    top = np.iinfo(dtype).max
+    x = np.array([top, 0, 1, top - 1, 2] * size, dtype)[:size]
+    np.testing.assert_array_equal(jitflow.function(lambda x: np.sort(x))(x), np.sort(x))
+    np.testing.assert_array_equal(jitflow.function(lambda x: np.argsort(x))(x),
+                                  np.argsort(x, kind="stable"))

@@ -145,7 +145,7 @@ class MergeSort:
         if self.dtype.kind == "f":
             return b.or_(b.fcmp_ordered("<", x, y),
                          b.and_(b.fcmp_unordered("uno", y, y), b.fcmp_ordered("ord", x, x)))
-        if self.dtype.kind == "b":
+        if self.dtype.kind in "bu":  # bools and unsigned integers: unsigned order
             return b.icmp_unsigned("<", x, y)
         return b.icmp_signed("<", x, y)
 
