@@ -6,15 +6,20 @@ agree before timing; the calls alternate, in rounds, so that drift hits both ali
 
     python benchmarks/bench_linalg.py
 """
-import time
 
 import numpy as np
 
 import jitflow
 import jitflow.numpy as jnp
+from peers import mean_time_per_call
 
 ROUNDS = 7
 BATCH_TIME = 0.05  # seconds of calls per timed batch
+
+
+def timed(fn, *args):
+    return mean_time_per_call(fn, *args, seconds=BATCH_TIME)
+
 
 CASES = {
     "solve": (lambda xp, a, b: xp.linalg.solve(a, b), "general"),
@@ -37,15 +42,6 @@ def operands(kind, batch, n, rng):
     return a, rng.standard_normal((batch, n, 1))
 
 
-def median_time(fn, *args):
-    fn(*args)
-    calls, start = 0, time.perf_counter()
-    while time.perf_counter() - start < BATCH_TIME:
-        fn(*args)
-        calls += 1
-    return (time.perf_counter() - start) / calls
-
-
 def main():
     rng = np.random.default_rng(0)
     print(f"{'function':10} {'batch x n':>12} {'NumPy':>10} {'jitflow':>10} {'ratio':>6}")
@@ -57,8 +53,8 @@ def main():
                                        atol=1e-8)
             mine, theirs = [], []
             for _ in range(ROUNDS):
-                theirs.append(median_time(lambda: program(np, a, b)))
-                mine.append(median_time(compiled, a, b))
+                theirs.append(timed(lambda: program(np, a, b)))
+                mine.append(timed(compiled, a, b))
             t_np, t_jf = np.median(theirs), np.median(mine)
             print(f"{name:10} {f'{batch}x{n}':>12} {t_np * 1e6:9.1f}u {t_jf * 1e6:9.1f}u "
                   f"{t_np / t_jf:6.2f}")

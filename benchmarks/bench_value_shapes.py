@@ -10,15 +10,20 @@ digitize, histogram and interp.
 
     python benchmarks/bench_value_shapes.py
 """
-import time
 
 import numpy as np
 
 import jitflow
 import jitflow.numpy as jnp
+from peers import mean_time_per_call
 
 ROUNDS = 7
 BATCH_TIME = 0.05  # seconds of calls per timed batch
+
+
+def timed(fn, *args):
+    return mean_time_per_call(fn, *args, seconds=BATCH_TIME)
+
 
 
 def padded(result, size, fill=0):
@@ -47,23 +52,14 @@ def cases(rng, n):
     }
 
 
-def median_time(fn, *args):
-    fn(*args)
-    calls, start = 0, time.perf_counter()
-    while time.perf_counter() - start < BATCH_TIME:
-        fn(*args)
-        calls += 1
-    return (time.perf_counter() - start) / calls
-
-
 def compare(name, n, mine_fn, numpy_fn, arg):
     compiled = jitflow.function(mine_fn)
     for _ in range(3):  # the first calls may run while native code is being built
         np.testing.assert_allclose(compiled(arg), numpy_fn(arg), rtol=1e-12)
     mine, theirs = [], []
     for _ in range(ROUNDS):
-        theirs.append(median_time(numpy_fn, arg))
-        mine.append(median_time(compiled, arg))
+        theirs.append(timed(numpy_fn, arg))
+        mine.append(timed(compiled, arg))
     numpy_time, jitflow_time = np.median(theirs), np.median(mine)
     print(f"{name:10} {n:>8} {numpy_time * 1e6:>10.1f} {jitflow_time * 1e6:>10.1f} "
           f"{numpy_time / jitflow_time:>6.2f}")

@@ -10,6 +10,7 @@ lazily by their first call, which bench.py makes before timing.
 import importlib.metadata
 import importlib.util
 import platform
+import time
 from collections import namedtuple
 
 import numpy as np
@@ -138,3 +139,14 @@ def cpu_name():
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def mean_time_per_call(fn, *args, seconds=0.05):
+    """Seconds per call of fn(*args), over a batch of calls lasting `seconds` (after one
+    call to warm it)."""
+    fn(*args)
+    calls, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        fn(*args)
+        calls += 1
+    return (time.perf_counter() - start) / calls
