@@ -15,7 +15,7 @@ from fidelity import given_per_backend
 from jitflow.numpy.quantiles import METHODS
 from jitflow.testing import check_grads
 from numpy_programs import check_program
-from strategies import DTYPES, shapes
+from strategies import CORE_DTYPES as DTYPES, shapes
 
 pytestmark = [pytest.mark.usefixtures("backend"),
               pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # NumPy's all-NaN

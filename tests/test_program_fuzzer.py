@@ -190,12 +190,15 @@ def inputs(draw):
 # --- programs ----------------------------------------------------------------------------
 
 # Ops jitflow refuses (TypeError) for float16, whose next float native code, computing
-# halves in float32, cannot give.
+# halves in float32, cannot give; and for uint64, whose magnitudes may pass int64's end.
 REFUSED_FOR_HALF = {"spacing", "nextafter"}
+REFUSED_FOR_UINT64 = {"gcd", "lcm"}
 
 
 def _refused(step, value):
-    return step.op in REFUSED_FOR_HALF and np.asarray(value).dtype == np.float16
+    dtype = np.asarray(value).dtype
+    return (step.op in REFUSED_FOR_HALF and dtype == np.float16) or \
+        (step.op in REFUSED_FOR_UINT64 and dtype == np.uint64)
 
 
 def _fits(value):

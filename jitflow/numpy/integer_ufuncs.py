@@ -55,7 +55,13 @@ def _magnitudes(x, dtype):
 
 def _unsigned_gcd(x1, x2, dtype):
     """(NumPy's gcd of the magnitudes, as int64 bits; the magnitudes; whether each
-    operand is the smallest int64)."""
+    operand is the smallest int64). uint64 values past int64's end have no int64
+    magnitude: refused rather than wrapped."""
+    if dtype == _np.uint64:
+        raise TypeError(at_user_line(
+            "jitflow.numpy.gcd / lcm of uint64 values is not supported (their magnitudes "
+            "may pass int64's end); compute it with NumPy, or in int64 when the values "
+            "fit"))
     (a, a_min), (b, b_min) = _magnitudes(x1, dtype), _magnitudes(x2, dtype)
     gcd = _euclid(a, b, _np.iinfo(dtype).max + 1)
     if a_min is None:

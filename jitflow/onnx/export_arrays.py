@@ -84,10 +84,17 @@ def transpose(w, node):
     return [w.add("Transpose", [w.read(node.inputs[0])], perm=list(node.params["perm"]))]
 
 
+_WIDER_PRODUCTS = {np.dtype(np.int8): np.dtype(np.int32), np.dtype(np.int16): np.dtype(np.int32),
+                   np.dtype(np.uint8): np.dtype(np.uint32),
+                   np.dtype(np.uint16): np.dtype(np.uint32)}
+
+
 def matmul(w, node):
-    """MatMul in the result dtype; a product of bools counts the true pairs in int64."""
+    """MatMul in the result dtype; a product of bools counts the true pairs in int64,
+    and 8- and 16-bit integers (which ONNX's MatMul does not take) multiply in 32 bits,
+    cast back, wrapping as NumPy's do."""
     dtype = out_dtype(node)
-    work = INT64 if dtype == BOOL else dtype
+    work = INT64 if dtype == BOOL else _WIDER_PRODUCTS.get(dtype, dtype)
     product = w.add("MatMul", [w.operand(v, work) for v in node.inputs])
     return [w.cast(product, work, dtype)]
 
