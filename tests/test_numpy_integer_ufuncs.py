@@ -147,3 +147,16 @@ def test_gcd_of_uint64_is_refused(backend):
     x = np.array([2 ** 63 + 1, 6], np.uint64)
     with pytest.raises(TypeError, match="uint64"):
         jitflow.function(lambda x: np.gcd(x, x))(x)
+
+
+def test_a_python_int_that_does_not_fit_raises_as_in_numpy(backend):
+    """gcd(2**31, an int32 array) raises NumPy's OverflowError (it came back wrapped;
+    found by the program fuzzer)."""
+    x = np.array([0, 6], np.int32)
+    with pytest.raises(OverflowError):
+        np.gcd(2 ** 31, x)
+    with pytest.raises(OverflowError):
+        jitflow.function(lambda x: np.gcd(2 ** 31, x))(x)
+    with pytest.raises(OverflowError):
+        jitflow.function(lambda x, n: np.lcm(x, n))(x, 2 ** 31)
+    np.testing.assert_array_equal(jitflow.function(lambda x: np.gcd(4, x))(x), np.gcd(4, x))

@@ -15,7 +15,7 @@ import numpy as _np
 
 from .. import ops
 from ..errors import at_user_line
-from ..trace import Tracer
+from ..trace import Tracer, constant_type
 from ._common import _no_out, _strong
 from ._loops import composite_ufunc
 from .creation import asarray
@@ -53,6 +53,14 @@ def _magnitudes(x, dtype):
     return ops.where(smallest, _np.int64(2 ** 62), ops.absolute(x)), smallest
 
 
+def _checked_to_fit(x, dtype):
+    """A Python int (weak) as a value of the loop's dtype, raising NumPy's OverflowError
+    where it does not fit (the addition checks it; a cast would wrap it)."""
+    if constant_type(x).weak:
+        return ops.add(x, _np.zeros((), dtype))
+    return x
+
+
 def _unsigned_gcd(x1, x2, dtype):
     """(NumPy's gcd of the magnitudes, as int64 bits; the magnitudes; whether each
     operand is the smallest int64). uint64 values past int64's end have no int64
@@ -62,6 +70,7 @@ def _unsigned_gcd(x1, x2, dtype):
             "jitflow.numpy.gcd / lcm of uint64 values is not supported (their magnitudes "
             "may pass int64's end); compute it with NumPy, or in int64 when the values "
             "fit"))
+    x1, x2 = _checked_to_fit(x1, dtype), _checked_to_fit(x2, dtype)
     (a, a_min), (b, b_min) = _magnitudes(x1, dtype), _magnitudes(x2, dtype)
     gcd = _euclid(a, b, _np.iinfo(dtype).max + 1)
     if a_min is None:
