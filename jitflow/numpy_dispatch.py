@@ -7,13 +7,13 @@ import dis
 
 import numpy as np
 
-from . import in_place
+from . import array_references, in_place
 from . import numpy as jnp
 from .errors import at_user_line, user_frame
 from .numpy.reduceat import reduceat
 from .trace import Tracer, innermost_builder
 from .ufunc_at import ufunc_at
-from .writes import write_result
+from .writes import write_result, written_value
 
 # ufunc.reduce(x, axis=0) as the jitflow.numpy reduction it is; accumulate and outer
 # below.
@@ -36,9 +36,10 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__":
         function = getattr(jnp, name, None)
         if callable(function):
+            counted = array_references.references(kwargs) if "out" in kwargs else None
             out = kwargs.pop("out", None)
             result = function(*inputs, **kwargs)
-            return result if out is None else _written(out, result, name)
+            return result if out is None else _written(out, result, name, counted)
     elif method == "reduce" and name in _REDUCTIONS:
         axis = kwargs.pop("axis", 0)
         return _REDUCTIONS[name](*inputs, axis=axis, **kwargs)
@@ -56,7 +57,7 @@ def dispatch_ufunc(ufunc, method, inputs, kwargs):
                                  f"traced values"))
 
 
-def _written(out, result, name):
+def _written(out, result, name, counted):
     """ufunc(..., out=x): the result written into x as NumPy writes it (writes.py).
 
     x may be an ndarray (`a += traced`, `a` made by the function or closed over): the
@@ -64,7 +65,8 @@ def _written(out, result, name):
     not see it, so `a += traced` gives the traced result (the name `a` then holds it;
     the function puts a closed-over array back in its place after tracing:
     named_arrays.py), and an explicit out= of an ndarray, which rebinds no name, is
-    refused."""
+    refused, as is `a += traced` where NumPy could still read the old contents of `a`
+    another way (array_references.py)."""
     targets = out if isinstance(out, tuple) else (out,)
     target = targets[0] if len(targets) == 1 else None
     if isinstance(target, np.ndarray):
@@ -81,13 +83,34 @@ def _written(out, result, name):
                     f"see the write; write `array {_OPERATORS.get(name, '<op>')}= value` "
                     f"instead (the name then holds the traced result, and the array "
                     f"gets it after the call), or keep the state in a jitflow.Variable"))
+            _refuse_a_shared_array(target, counted, name)
             return write_result(tracer, result, name)
+        if type(target) is np.ndarray and _in_place_operator():
+            # no function takes the array as an input (a derivative traced eagerly):
+            # the name just holds the result, as NumPy's array would
+            _refuse_a_shared_array(target, counted, name)
+            return written_value(target, result, name)
     if not isinstance(target, Tracer):
         raise TypeError(at_user_line(
             f"numpy.{name}(..., out=...): jitflow writes traced values into one traced "
             f"array, or an array the compiled function closes over; assign the result "
             f"instead (x = numpy.{name}(...))"))
     return write_result(target, result, name)
+
+
+def _refuse_a_shared_array(target, counted, name):
+    if type(target) is np.ndarray and array_references.is_shared(counted):
+        raise TypeError(at_user_line(_shared_target_message(target, name)))
+
+
+def _shared_target_message(target, name):
+    operator = _OPERATORS.get(name, "<op>")
+    return (f"`array {operator}= traced value` into a NumPy array {target.dtype}"
+            f"{list(target.shape)} that another name, view or container also holds: "
+            f"while the function is traced the write cannot reach the array's memory, so "
+            f"NumPy would read the old contents there. Make the array a traced one "
+            f"(jitflow.numpy.zeros(...), or numpy.zeros_like(traced)), whose every name "
+            f"and view sees the write, or drop the other name")
 
 
 _OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/",

@@ -20,6 +20,7 @@ import numpy as np
 from . import numpy as jnp
 from . import variable_scope
 from .errors import at_user_line
+from .numpy_dispatch import dispatch_ufunc
 from .ir.types import SUPPORTED_DTYPES, TensorType
 from .trace import Stateful, Tracer, constant_type, read_stateful
 
@@ -124,7 +125,13 @@ class Variable(Stateful):
             raise TypeError(at_user_line(
                 f"numpy.{ufunc.__name__}(..., out=a Variable): write a Variable with "
                 f".assign(...) instead"))
-        return getattr(ufunc, method)(*read_stateful(inputs), **kwargs)
+        inputs = read_stateful(inputs)  # (the caller's tuple is let go: see below)
+        if any(isinstance(value, Tracer) for value in inputs):
+            # straight to the Tracer's dispatch, as a traced operand would have gone:
+            # `a += variable` then counts the references to `a` as `a += x` does
+            # (array_references.py)
+            return dispatch_ufunc(ufunc, method, inputs, kwargs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         return func(*read_stateful(args),

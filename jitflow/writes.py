@@ -236,6 +236,14 @@ def inplace(x, operation, other, name):
 def write_result(x, result, name):
     """Write `result` of ufunc `name` into x, as NumPy's out=x does (checking the cast,
     then the shape)."""
+    assign(x, written_value(x, result, name))
+    return x
+
+
+def written_value(x, result, name):
+    """`result` of ufunc `name` as NumPy's out=x would hold it: cast to x's dtype where
+    NumPy's same-kind rule allows, raising NumPy's errors where it does not or where the
+    shapes differ. x is a Tracer or an ndarray."""
     result_type = constant_type(result)
     if not np.can_cast(result_type.dtype, x.dtype, casting="same_kind"):
         raise TypeError(at_user_line(
@@ -247,8 +255,7 @@ def write_result(x, result, name):
             f"broadcast shape {result_type.shape}"))
     if result_type.dtype != x.dtype or not isinstance(result, Tracer):
         result = ops.cast(result, x.dtype)
-    assign(x, result)
-    return x
+    return result
 
 
 # --- rebinding ----------------------------------------------------------------------

@@ -640,6 +640,23 @@ def test_clip_by_python_int_arguments_past_the_dtype(low, high, backend):
         assert_same(compiled(a, low, high), expected)
 
 
+@pytest.mark.parametrize("bound", [2**31, 2**40, 200, 127, 126, -5])
+def test_clip_ignores_a_python_int_bound_that_a_wider_other_bound_would_pass(bound, backend):
+    # NumPy drops a Python int at or past the end of the array's own dtype (int8 here),
+    # even where the other bound widens the result (int32: 128 is above int8's end)
+    a = np.array([0, 100, -100], np.int8)
+    low = np.array(128, np.int32)
+    expected = np.clip(a, low, bound)
+    assert_same(run_traced(lambda a, low: np.clip(a, low, bound), a, low), expected,
+                what="a constant bound")
+    passed_in = jitflow.function(lambda a, low, high: np.clip(a, low, high))
+    assert_same(passed_in(a, low, bound), expected, what="a bound passed in")
+    upside_down = jitflow.function(lambda a, high, low: np.clip(a, low, high))
+    expected = np.clip(a, -bound, np.array(-200, np.int32))
+    assert_same(upside_down(a, np.array(-200, np.int32), -bound), expected,
+                what="a lower bound passed in")
+
+
 @pytest.mark.parametrize("value, error", [(np.inf, OverflowError), (np.nan, ValueError)])
 def test_pad_values_that_do_not_fit_the_dtype_raise_at_trace_time(value, error):
     with pytest.raises(error, match="test_numpy.py"):

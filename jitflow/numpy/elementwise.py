@@ -143,26 +143,37 @@ def where(condition, x, y):
 
 
 def _beyond(bound, a, upper):
-    """Whether `bound` is a Python int past the end of a's integer dtype on the side
-    where it clips nothing; NumPy then ignores it (past the other end, it raises)."""
+    """Whether `bound` is a Python int at or past the end of a's integer dtype on the
+    side where it clips nothing; NumPy then ignores it (past the other end, it raises)."""
     if not isinstance(bound, int) or isinstance(bound, bool) or _dtype_of(a).kind not in "iu":
         return False
     info = _np.iinfo(_dtype_of(a))
-    return bound > info.max if upper else bound < info.min
+    return bound >= info.max if upper else bound <= info.min
 
 
-def _held_to_dtype(bound, a, upper):
-    """A Python int bound passed in (known only at run time) held to the end of a's
-    narrower integer dtype on the side where it clips nothing, which NumPy ignores;
-    past the other end the integer loop's check raises OverflowError, as NumPy does."""
+def _ignored_at_run_time(bound, a, other, upper):
+    """A Python int bound passed in (known only at run time) where NumPy ignores it (at
+    or past the end of a's integer dtype on the side where it clips nothing) replaced by
+    the end of the dtype the clip computes in, where it clips nothing either; past the
+    other end the integer loop's check raises OverflowError, as NumPy does. `other` is
+    the other bound, which may widen that dtype (clip(int8, int32 128, 2**31) is 128)."""
     dtype = _dtype_of(a)
     if not (isinstance(bound, Tracer) and bound.type.weak and bound.dtype.kind == "i"
             and (dtype.kind == "u" or dtype.kind == "i" and dtype.itemsize < 8)):
         return bound
-    info = _np.iinfo(dtype)
-    if upper and info.max > _np.iinfo(bound.dtype).max:
+    if upper and _np.iinfo(dtype).max > _np.iinfo(bound.dtype).max:
         return bound  # every Python int jitflow takes (an int64) is below uint64's end
-    return ops.minimum(bound, int(info.max)) if upper else ops.maximum(bound, int(info.min))
+    strong = [constant_type(v) for v in (a, other) if v is not None]
+    wide = _np.iinfo(result_dtype(*strong)[0])
+    if upper and wide.max > _np.iinfo(bound.dtype).max:
+        raise TypeError(at_user_line(
+            f"numpy.clip of {dtype} with a uint64 bound and a Python int upper bound "
+            f"passed in: jitflow cannot tell at trace time whether NumPy would ignore "
+            f"it; make the upper bound a uint64 array or a constant"))
+    info = _np.iinfo(dtype)
+    if upper:
+        return ops.where(ops.greater_equal(bound, int(info.max)), int(wide.max), bound)
+    return ops.where(ops.less_equal(bound, int(info.min)), int(wide.min), bound)
 
 
 def clip(a, a_min=None, a_max=None, out=None):
@@ -171,7 +182,8 @@ def clip(a, a_min=None, a_max=None, out=None):
         a_min = None
     if _beyond(a_max, a, upper=True):
         a_max = None
-    a_min, a_max = _held_to_dtype(a_min, a, upper=False), _held_to_dtype(a_max, a, upper=True)
+    a_min, a_max = (_ignored_at_run_time(a_min, a, a_max, upper=False),
+                    _ignored_at_run_time(a_max, a, a_min, upper=True))
     if a_min is None and a_max is None:
         return positive(a)  # what NumPy 2 computes: a copy (and an error for bool)
     # NumPy's clip is one ufunc of all three: compute in their common dtype, so that a
