@@ -193,6 +193,7 @@ UNARY.update({
     "histogram_range": lambda xp, x: xp.histogram(x, 3, range=(-2, 2))[0],
     "interp": lambda xp, x: xp.interp(x, [-1.0, 0.0, 2.0], [0.5, -1.0, 3.0]),
     "frexp": _frexp_parts,
+    "bitwise_count": lambda xp, x: xp.bitwise_count(x),
     "add_reduceat": _reduceat(np.add),
     "maximum_reduceat": _reduceat(np.maximum),
 })

@@ -105,18 +105,38 @@ def lcm(x1, x2, *, dtype):
     return ops.cast(ops.where(ops.equal(gcd, 0), _np.int64(0), product), dtype)
 
 
+_UNSIGNED = {1: _np.uint8, 2: _np.uint16, 4: _np.uint32, 8: _np.uint64}
+
+
 def bitwise_count(x, out=None, *, where=True, dtype=None):
-    """The number of 1 bits in |x|. NumPy gives it as uint8, a dtype jitflow does not
-    have: on NumPy arrays this is NumPy's own, traced it is refused rather than given
-    in another dtype."""
+    """The number of 1 bits in |x|, as uint8 (NumPy's dtype for it)."""
     _no_out("bitwise_count", out, where)
     x = asarray(x)
     if not isinstance(x, Tracer):
         return _strong(_np.bitwise_count(x, dtype=dtype))
-    raise TypeError(at_user_line(
-        f"jitflow.numpy.bitwise_count of {x.type}: NumPy's result is uint8, which "
-        f"jitflow does not support; count the bits of a NumPy array, or compute the "
-        f"count in an integer dtype of your own"))
+    if x.dtype.kind not in "biu" or dtype is not None and _np.dtype(dtype) != _np.uint8:
+        raise TypeError(at_user_line(
+            f"jitflow.numpy.bitwise_count of {x.type}"
+            f"{'' if dtype is None else f' with dtype={dtype}'}: NumPy's ufunc "
+            f"'bitwise_count' has a loop only for booleans and integers, giving uint8"))
+    if x.dtype.kind == "b":
+        return ops.cast(x, _np.uint8)
+    magnitude = ops.absolute(x) if x.dtype.kind == "i" else x  # int64's smallest: 2**63
+    bits = ops.cast(ops.cast(magnitude, _UNSIGNED[x.dtype.itemsize]), _np.uint64)
+    return ops.cast(_ones_in(bits), _np.uint8)
+
+
+def _ones_in(v):
+    """The count of 1 bits of each uint64: summed in pairs, then nibbles, then bytes,
+    whose sum the multiplication gathers in the top byte."""
+    def word(byte):
+        return _np.uint64(int.from_bytes(bytes([byte]) * 8, "little"))
+    shift = _np.uint64
+    v = ops.subtract(v, ops.bitwise_and(ops.right_shift(v, shift(1)), word(0x55)))
+    v = ops.add(ops.bitwise_and(v, word(0x33)),
+                ops.bitwise_and(ops.right_shift(v, shift(2)), word(0x33)))
+    v = ops.bitwise_and(ops.add(v, ops.right_shift(v, shift(4))), word(0x0F))
+    return ops.right_shift(ops.multiply(v, word(0x01)), shift(56))
 
 
 __all__ = ["bitwise_count", "gcd", "lcm"]
