@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import NATIVE_ULPS, given_per_backend
+from fidelity import NATIVE_ULPS, assert_same, given_per_backend
 from jitflow.testing import check_grads
 from numpy_programs import check_program
 from strategies import CORE_DTYPES as DTYPES, arrays, broadcastable_pair
@@ -130,11 +130,22 @@ def test_cumprod_of_a_long_axis_matches_numpy_to_rounding(backend):
     check_program(lambda xp, x: xp.cumprod(x, axis=1), x, rtol=1e-13)
 
 
-def test_nanargmax_of_an_all_nan_slice_raises_eagerly_and_gives_minus_one_traced(backend):
+def test_nanargmax_of_an_all_nan_slice_raises_as_numpy_does(backend):
     x = np.array([[np.nan, np.nan], [1.0, np.nan]])
     with pytest.raises(ValueError, match="All-NaN slice"):
         jnp.nanargmax(x, axis=1)
-    np.testing.assert_array_equal(jitflow.function(lambda x: jnp.nanargmax(x, 1))(x), [-1, 0])
+    compiled = jitflow.function(lambda x: (jnp.nanargmin(x[1:], 1), jnp.nanargmax(x, 1)))
+    for _ in range(2):  # the first call and native code
+        with pytest.raises(ValueError, match="All-NaN slice.*nanargmax") as raised:
+            compiled(x)
+        assert "test_numpy_ufuncs.py" in str(raised.value)
+        compiled.wait()
+    y = np.array([[np.nan, 2.0], [1.0, np.nan]])  # no slice all NaN
+    assert_same(compiled(y)[1], np.nanargmax(y, 1))
+    batched = jitflow.vmap(lambda row: jnp.nanargmax(row))
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        batched(x)
+    assert_same(batched(y), np.nanargmax(y, 1))
 
 
 ZEROS = np.array([[1.3, 0.0, -0.7], [0.0, 0.0, 2.1], [-1.2, 0.4, 0.9]])

@@ -2,13 +2,15 @@
 NumPy's order; its derivative stays right where the input holds zeros), nancumsum,
 nancumprod, and nanargmax, nanargmin.
 
-nanargmax and nanargmin of a slice that is all NaN raise ValueError eagerly, as NumPy
-does; traced, where no value is known, they give -1 there (JAX's convention).
+nanargmax and nanargmin of a slice that is all NaN raise NumPy's ValueError: eagerly
+at once, traced when the call finds one (a check of the slices' flags that calls back
+into Python once per call, as jitflow.debug.callback does).
 """
 import numpy as _np
 
 from .. import ops
-from ..errors import at_user_line
+from ..errors import LOCATION_MARK, at_user_line, user_location
+from ..ops.debug import PythonCallback, debug_callback
 from ..ir.types import normalize_axis
 from ..trace import Tracer
 from ._common import _dtype_of, _ndim, _no_out
@@ -49,12 +51,28 @@ def _nan_arg_extremum(name, arg_extremum, fill):
             return arg_extremum(a, axis=axis, keepdims=keepdims)
         missing = isnan(a)
         everywhere = all(missing, axis=axis, keepdims=keepdims)
-        if not isinstance(everywhere, Tracer) and _np.any(everywhere):
-            raise ValueError(at_user_line("All-NaN slice encountered"))
-        found = arg_extremum(where(missing, fill, a), axis=axis, keepdims=keepdims)
-        return where(everywhere, -1, found)
+        if isinstance(everywhere, Tracer):
+            debug_callback(_all_nan_check(name), everywhere)
+        elif _np.any(everywhere):
+            raise ValueError(at_user_line(_ALL_NAN))
+        return arg_extremum(where(missing, fill, a), axis=axis, keepdims=keepdims)
     function.__name__ = function.__qualname__ = name
     return function
+
+
+_ALL_NAN = "All-NaN slice encountered"
+
+
+def _all_nan_check(name):
+    """The run-time check that no slice is all NaN, raising NumPy's error at the line
+    that called `name`."""
+    location = user_location()
+
+    def check(everywhere):
+        if _np.any(everywhere):
+            raise ValueError(f"{_ALL_NAN} ({name}){LOCATION_MARK}{location}" if location
+                             else _ALL_NAN)
+    return PythonCallback(check, f"{name}: no all-NaN slice")
 
 
 nanargmax = _nan_arg_extremum("nanargmax", argmax, -_np.inf)
