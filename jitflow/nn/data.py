@@ -108,12 +108,24 @@ def class_weights(class_weight, y, what="fit"):
     if not isinstance(y, np.ndarray):
         raise ValueError(at_user_line(
             f"{what}: class_weight needs y to be one array (a model with one output)"))
+    if y.ndim > 2 or _integer_label_rows(y):
+        raise ValueError(at_user_line(
+            f"{what}: class_weight takes y of one integer label or one one-hot row per "
+            f"example; y has shape {y.shape} and dtype {y.dtype} (for sequences of "
+            f"labels, weigh the examples with sample_weight)"))
     labels = y.argmax(-1) if y.ndim == 2 and y.shape[1] > 1 else y.reshape(len(y))
     missing = sorted(set(np.unique(labels).tolist()) - set(class_weight))
     if missing:
         raise ValueError(at_user_line(
             f"{what}: class_weight has no weight for class(es) {missing}"))
     return np.array([class_weight[label] for label in labels.tolist()], np.float64)
+
+
+def _integer_label_rows(y):
+    """Whether y holds rows of integer labels (a sequence's), not one-hot rows."""
+    if y.ndim != 2 or y.shape[1] == 1 or y.dtype.kind not in "iub":
+        return False
+    return not (np.all((y == 0) | (y == 1)) and np.all(y.sum(1) == 1))
 
 
 def validation_data(data, what="fit"):

@@ -4,7 +4,7 @@ Keras' Model has them.
 Each training step is one jitflow.function: forward, losses, gradients, the optimizer's
 update and the metrics' batch totals, traced and compiled once. Batches have one size:
 the last, smaller batch of an epoch is padded up to it by repeating its own examples, and
-a mask (1 on the real rows, 0 on the repeats) multiplies every example's loss and metric
+a row mask (1 on the real rows, 0 on the repeats) multiplies every example's loss and metric
 weight, while the loss divides by the number of real rows. The repeats thus add exact
 zeros to every sum (they are real examples, so their values are finite), and the step
 computes the smaller batch's loss and gradients without a second compile. (The losses
@@ -13,6 +13,12 @@ differently, so a gradient can differ from the unpadded one in its last bit.) La
 whose training output depends on the whole batch (BatchNormalization's statistics) would
 see the repeats, so a model with one trains its last batch unpadded, at the cost of one
 more compile.
+
+An output that carries a mask (nn/masks.py: a sequence after Embedding(mask_zero=True)
+or Masking) weighs its loss and metrics step by step, as Keras: each step's weight is its
+example's sample weight times the mask, the loss is divided by the number of kept steps,
+and the metrics count the kept steps only (nn/weighting.py). The mask is computed in the
+same compiled step as the outputs.
 """
 import numpy as np
 
@@ -45,16 +51,18 @@ class Training:
         self._make_step_functions()
 
     def _make_step_functions(self):
-        self._train_function = function(lambda x, y, w, m: self._train_step(x, y, w, m))
-        self._test_function = function(lambda x, y, w, m: self._test_step(x, y, w, m))
+        self._train_function = function(lambda x, y, w, r: self._train_step(x, y, w, r))
+        self._test_function = function(lambda x, y, w, r: self._test_step(x, y, w, r))
         self._predict_function = function(lambda x: self(x, training=False))
 
     # --- the compiled steps -------------------------------------------------------------
-    def _train_step(self, x, y, sample_weight, mask):
+    # `rows` is 1 on a batch's real rows, 0 on the repeats that pad it. The outputs'
+    # masks (of a sequence model, say) weigh the losses and metrics step by step.
+    def _train_step(self, x, y, sample_weight, rows):
         with GradientTape() as tape:
-            predictions = self(x, training=True)
-            loss, parts, totals = self._config.losses_and_totals(y, predictions,
-                                                                 sample_weight, mask)
+            predictions, masks = self.call_with_mask(x, None, training=True)
+            loss, parts, totals = self._config.losses_and_totals(
+                y, predictions, sample_weight, rows, masks)
             loss = self._with_penalties(loss)
         variables = self.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
@@ -62,10 +70,10 @@ class Training:
             weight.assign(constraint(weight.value))
         return loss, parts, totals
 
-    def _test_step(self, x, y, sample_weight, mask):
-        predictions = self(x, training=False)
+    def _test_step(self, x, y, sample_weight, rows):
+        predictions, masks = self.call_with_mask(x, None, training=False)
         loss, parts, totals = self._config.losses_and_totals(y, predictions, sample_weight,
-                                                             mask)
+                                                             rows, masks)
         return self._with_penalties(loss), parts, totals
 
     def _with_penalties(self, loss):
@@ -142,8 +150,8 @@ class Training:
 
     def _run_batch(self, step, batch, trackers):
         """Run `step` on a batch of data.batches and add its results to `trackers`."""
-        x, y, weights, mask, examples = batch
-        loss, parts, totals = step(x, y, weights, mask)
+        x, y, weights, rows, examples = batch
+        loss, parts, totals = step(x, y, weights, rows)
         trackers.add(examples, loss, parts, totals)
 
     def _data(self, x, y, sample_weight, what, epochs=1):
