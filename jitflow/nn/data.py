@@ -17,10 +17,11 @@ class ArrayData:
             self.sample_weight = np.ones(self.size)
         else:
             self.sample_weight = np.asarray(sample_weight, np.float64)
-            if self.sample_weight.shape != (self.size,):
+            if self.sample_weight.shape[:1] != (self.size,):
                 raise ValueError(at_user_line(
                     f"{what}: sample_weight has shape {self.sample_weight.shape}; it needs "
-                    f"one weight per example, shape ({self.size},)"))
+                    f"one weight per example, shape ({self.size},), or one per step of "
+                    f"a sequence output, shape ({self.size}, steps)"))
 
     def steps(self, batch_size):
         return len(batch_starts(self.size, batch_size))
@@ -38,7 +39,7 @@ class ArrayData:
                 continue
             rows, mask = padded(indices, batch_size if pad else len(indices))
             x, y, weights = self.take(rows)
-            yield x, y, weights * mask, mask, len(indices)
+            yield x, y, by_rows(weights, mask), mask, len(indices)
 
     def take(self, indices):
         """(x, y, sample_weight) of the examples at `indices`."""
@@ -84,7 +85,7 @@ class BatchStream:
             size = first if pad and data.size < first else data.size
             rows, mask = padded(np.arange(data.size), size)
             x, y, weights = data.take(rows)
-            yield x, y, weights * mask, mask, data.size
+            yield x, y, by_rows(weights, mask), mask, data.size
 
 
 def is_batch_stream(x):
@@ -137,6 +138,11 @@ def validation_data(data, what="fit"):
             f"{what}: validation_data must be (x, y) or (x, y, sample_weight), got a "
             f"{type(data).__name__}"))
     return ArrayData(*data, what=f"{what}: validation_data")
+
+
+def by_rows(weights, row_values):
+    """weights (one per example, or per step) times one value per row."""
+    return weights * np.reshape(row_values, (-1,) + (1,) * (np.ndim(weights) - 1))
 
 
 def batch_starts(size, batch_size):

@@ -27,8 +27,8 @@ from ..errors import at_user_line
 from ..function import function
 from ..tape import GradientTape
 from .callbacks import CallbackList, History
-from .data import (ArrayData, BatchStream, batch_starts, class_weights, is_batch_stream,
-                   padded)
+from .data import (ArrayData, BatchStream, batch_starts, by_rows, class_weights,
+                   is_batch_stream, padded)
 from .data import validation_data as validation_data_of
 from .learning_rate import make_adjustable
 from .progress import ProgressBar, _logs_text
@@ -88,7 +88,8 @@ class Training:
             sample_weight=None, initial_epoch=0, distributed=False):
         """Train for `epochs` epochs (counted from `initial_epoch`) on batches of
         `batch_size` (32) examples, shuffled each epoch; return the History. Each
-        example's loss is weighted by its sample_weight times its class_weight.
+        example's loss is weighted by its sample_weight times its class_weight; a
+        sample_weight of shape (examples, steps) weighs each step of a sequence output.
         distributed=True trains data-parallel over the processes of an MPI job
         (nn/distributed_fit.py)."""
         self._check_compiled("fit")
@@ -104,7 +105,8 @@ class Training:
                 "fit: class_weight and validation_split need x and y as arrays; with "
                 "batches, weight them in the batches and give validation_data"))
         if class_weight is not None:
-            data.sample_weight = data.sample_weight * class_weights(class_weight, data.y)
+            data.sample_weight = by_rows(data.sample_weight,
+                                         class_weights(class_weight, data.y))
         validation = None
         if validation_data is not None:
             validation = validation_data_of(validation_data)

@@ -57,11 +57,12 @@ class TrainingConfig:
     def losses_and_totals(self, y, predictions, sample_weight, rows, output_masks=None):
         """(the weighted total loss, each output's loss, [(metric total, weight total)]).
         `rows` is 1 on the batch's real rows (0 on the repeats that pad it) and
-        `sample_weight` is already 0 on the repeats. An output without a mask has the
-        loss sum(loss * sample_weight) / the number of real rows; one with a mask (such
-        as a sequence after Embedding(mask_zero=True)) weighs each step by its example's
-        weight times the mask: sum(loss * sample_weight * mask) / the number of kept
-        steps, as Keras; its metrics count the kept steps only."""
+        `sample_weight` is already 0 on the repeats (one weight per example, or per
+        step). An output without a mask has the loss sum(loss * sample_weight) / the
+        number of weights of the real rows; one with a mask (such as a sequence after
+        Embedding(mask_zero=True)) weighs each step by its weight times the mask:
+        sum(loss * sample_weight * mask) / the number of kept steps, as Keras; its
+        metrics count the kept steps only."""
         outputs, _, structure = pytree.flatten(predictions)
         targets = self._targets(y, len(outputs))
         out_masks = mask_leaves(structure, output_masks, "the model's output masks")
@@ -82,13 +83,14 @@ class TrainingConfig:
     @staticmethod
     def _losses(loss, target, output, weights, mask):
         """The loss's values, one per weight (per example, or per step)."""
-        if mask is None:
+        if len(jnp.shape(weights)) == 1:
             losses = loss.per_example(target, output)
             _check_per_example(loss, losses, output)
             return losses
+        given = "sample weights" if mask is None else "a mask"
         return values_at_weights(loss.per_position(target, output), weights,
-                                 f"loss {loss.name} of an output with a mask of shape "
-                                 f"{tuple(jnp.shape(mask))}")
+                                 f"loss {loss.name} of an output with {given} of shape "
+                                 f"{tuple(jnp.shape(weights))}")
 
     def _targets(self, y, count):
         if isinstance(y, dict) and self.output_names and set(y) == set(self.output_names):

@@ -2,8 +2,8 @@
 
 A loss or metric gives values position by position (`per_position`: one per example, per
 time step or per element, the example axis first); they are averaged down to the rank of
-their weights (one weight per example, or per step of a masked sequence) and then
-weighted. An output's mask (nn/masks.py) multiplies its examples' weights step by step,
+their weights (one weight per example, or per step of a sequence: a masked one, or
+sample weights of shape (batch, steps)) and then weighted. An output's mask (nn/masks.py) multiplies its examples' weights step by step,
 so a masked step weighs nothing: a loss is then the weighted sum over the kept steps
 divided by their number, a metric the weighted mean over them.
 """
@@ -40,18 +40,28 @@ def values_at_weights(values, weights, what):
 
 def masked_weights(sample_weight, rows, mask):
     """(the weights, the count a loss divides by) for a batch: `sample_weight` (one per
-    example, the padded rows' already zero), `rows` (1 on the batch's real rows) and
-    the output's mask (None, or a boolean mask of shape (batch, steps...)). Without a
-    mask: the sample weights and the number of real rows; with one: the sample weights
-    times the mask, and the number of kept steps of the real rows (at least 1, so a
-    batch whose every step is masked has loss 0, as in Keras)."""
+    example, or one per step (batch, steps); the padded rows' already zero), `rows` (1
+    on the batch's real rows) and the output's mask (None, or a boolean mask of shape
+    (batch, steps...)). Without a mask: the sample weights and the number of weights of
+    the real rows (Keras' sum_over_batch_size); with one: the sample weights times the
+    mask, and the number of kept steps of the real rows (at least 1, so a batch whose
+    every step is masked has loss 0, as in Keras)."""
+    weights_shape = tuple(jnp.shape(sample_weight))
     if mask is None:
-        return sample_weight, jnp.sum(rows)
+        count = jnp.sum(rows)
+        return sample_weight, count if len(weights_shape) < 2 else \
+            count * int(np.prod(weights_shape[1:]))
     kept = jnp.asarray(boolean(mask), dtype=np.float64)
-    steps = (1,) * (len(jnp.shape(kept)) - 1)
+    mask_shape = tuple(jnp.shape(kept))
+    if len(weights_shape) > 1 and weights_shape != mask_shape:
+        raise ValueError(at_user_line(
+            f"sample_weight of shape {weights_shape} (one per step) does not fit the "
+            f"output's mask of shape {mask_shape}"))
+    steps = (1,) * (len(mask_shape) - len(weights_shape))
     weights = jnp.reshape(jnp.asarray(sample_weight, dtype=np.float64),
-                          (-1, *steps)) * kept
-    real = jnp.reshape(jnp.asarray(rows, dtype=np.float64), (-1, *steps)) * kept
+                          weights_shape + steps) * kept
+    real = jnp.reshape(jnp.asarray(rows, dtype=np.float64), (-1,) + (1,) * (
+        len(mask_shape) - 1)) * kept
     return weights, jnp.maximum(jnp.sum(real), 1.0)
 
 

@@ -53,16 +53,20 @@ def step_losses(logits, labels):
     return -np.take_along_axis(log_probabilities, labels[..., None], -1)[..., 0]
 
 
+def step_weights(weights, kept):
+    """The weight of each step: its example's weight (or its own) times the mask."""
+    return (weights if weights.ndim == 2 else weights[:, None]) * kept
+
+
 def masked_loss(logits, labels, kept, weights):
     """Keras' loss of a masked output: sum(loss * weight * mask) / kept steps."""
-    return (step_losses(logits, labels) * weights[:, None] * kept).sum() / \
+    return (step_losses(logits, labels) * step_weights(weights, kept)).sum() / \
         max(kept.sum(), 1)
 
 
 def masked_accuracy(logits, labels, kept, weights):
     hits = logits.argmax(-1) == labels
-    step_weights = weights[:, None] * kept
-    return (hits * step_weights).sum() / step_weights.sum()
+    return (hits * step_weights(weights, kept)).sum() / step_weights(weights, kept).sum()
 
 
 def epoch_values(logits, labels, kept, weights, batch_size):
@@ -79,7 +83,10 @@ def epoch_values(logits, labels, kept, weights, batch_size):
 
 # --- tests ------------------------------------------------------------------------------------
 
-def test_fit_and_evaluate_weigh_losses_and_metrics_by_the_mask():
+@pytest.mark.parametrize("per_step", [False, True], ids=["per_example", "per_step"])
+def test_fit_and_evaluate_weigh_losses_and_metrics_by_the_mask(per_step):
+    """Sample weights one per example, or one per step (Keras' temporal weights)."""
+    weights = RNG.uniform(0.5, 2.0, TOKENS.shape) if per_step else WEIGHTS
     model = tagger()
     # learning rate 0: every batch of the epoch sees the same weights as predict.
     model.compile(SGD(0.0), nn.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -87,15 +94,15 @@ def test_fit_and_evaluate_weigh_losses_and_metrics_by_the_mask():
     logits = model.predict(TOKENS, verbose=0)
     kept = TOKENS != 0
     # 10 examples in batches of 4: the last batch of 2 is padded with repeats.
-    history = model.fit(TOKENS, LABELS, batch_size=4, sample_weight=WEIGHTS, shuffle=False,
+    history = model.fit(TOKENS, LABELS, batch_size=4, sample_weight=weights, shuffle=False,
                         verbose=0)
-    loss, accuracy = epoch_values(logits, LABELS, kept, WEIGHTS, 4)
+    loss, accuracy = epoch_values(logits, LABELS, kept, weights, 4)
     assert_same(history.history["loss"][0], loss, rtol=1e-12)
     assert_same(history.history["accuracy"][0], accuracy, rtol=1e-12)
     assert model._train_function.cache_info().traces == 1
-    evaluated = model.evaluate(TOKENS, LABELS, batch_size=3, sample_weight=WEIGHTS,
+    evaluated = model.evaluate(TOKENS, LABELS, batch_size=3, sample_weight=weights,
                                verbose=0, return_dict=True)
-    loss, accuracy = epoch_values(logits, LABELS, kept, WEIGHTS, 3)
+    loss, accuracy = epoch_values(logits, LABELS, kept, weights, 3)
     assert_same(evaluated["loss"], loss, rtol=1e-12)
     assert_same(evaluated["accuracy"], accuracy, rtol=1e-12)
     # Without sample weights the mask alone weighs the steps.
@@ -213,3 +220,29 @@ def test_a_loss_called_with_a_weight_per_step_weighs_each_step():
                 rtol=1e-12)
     with pytest.raises(ValueError, match=r"weights .* have shape \(4, 3\)"):
         loss(labels, logits, sample_weight=step_weights[:, :3])
+
+
+def test_weights_per_step_without_a_mask_weigh_each_step():
+    model = tagger(mask_zero=False)
+    model.compile(SGD(0.0), nn.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    logits = model.predict(TOKENS, verbose=0)
+    weights = RNG.uniform(0.0, 2.0, TOKENS.shape)
+    results = model.evaluate(TOKENS, LABELS, sample_weight=weights, batch_size=4,
+                             verbose=0, return_dict=True)
+    everywhere = np.ones(TOKENS.shape, bool)
+    # Keras' sum_over_batch_size: each batch's weighted sum over its number of weights,
+    # the masked loss with every step kept.
+    loss, accuracy = epoch_values(logits, LABELS, everywhere, weights, 4)
+    assert_same(results["loss"], loss, rtol=1e-12)
+    assert_same(results["accuracy"], accuracy, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"sample_weight has shape \(9, 5\); it needs one "
+                                         r"weight per example, shape \(10,\), or one per "
+                                         r"step"):
+        model.evaluate(TOKENS, LABELS, sample_weight=weights[:9])
+    masked = tagger()
+    masked.compile("sgd", nn.losses.SparseCategoricalCrossentropy(from_logits=True))
+    with pytest.raises(ValueError, match=r"sample_weight of shape \(10, 4\) \(one per "
+                                         r"step\) does not fit the output's mask of shape "
+                                         r"\(10, 5\)"):
+        masked.test_on_batch(TOKENS, LABELS, sample_weight=weights[:, :4])
