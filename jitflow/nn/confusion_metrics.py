@@ -4,7 +4,8 @@ batch (so they are exact over an epoch, not a mean of batch values).
 
 A prediction counts as positive when it is above the threshold; y_true counts as
 positive when it is nonzero. Every element counts (a multi-label output's features
-too), weighted by its example's sample_weight.
+too), weighted by its example's sample_weight (times its step's mask, for a masked
+sequence).
 """
 import numpy as np
 
@@ -20,12 +21,13 @@ class _Confusion(Metric):
     an array over the thresholds `self.cutoffs`."""
 
     def totals(self, y_true, y_pred, weights):
-        y_pred = jnp.asarray(y_pred)
-        dtype = np.float64
-        positive = jnp.reshape(jnp.asarray(y_true) != 0, (jnp.shape(y_pred)[0], -1))
-        scores = jnp.reshape(y_pred, (jnp.shape(y_pred)[0], -1))
+        y_pred, weights = jnp.asarray(y_pred), jnp.asarray(weights, dtype=np.float64)
+        # One row per weight (per example, or per step of a masked sequence).
+        rows = _weighted_rows(self, y_pred, weights)
+        positive = jnp.reshape(jnp.asarray(y_true) != 0, (rows, -1))
+        scores = jnp.reshape(y_pred, (rows, -1))
         above = scores[..., None] > jnp.asarray(self.cutoffs, dtype=scores.dtype)
-        weight = jnp.asarray(weights, dtype=dtype)[:, None, None]
+        weight = jnp.reshape(weights, (rows, 1, 1))
         positive = positive[..., None]
 
         def count(mask):
@@ -120,6 +122,16 @@ def _interpolated_pr_auc(tp, fp, fn):
     ratio = np.where(both, _divided(predicted[:-1], np.maximum(predicted[1:], 0)), 1.0)
     area = _divided(slope * (d_tp + intercept * np.log(ratio)), np.maximum(tp[1:] + fn[1:], 0))
     return float(np.sum(area))
+
+
+def _weighted_rows(metric, y_pred, weights):
+    """How many weights there are, after checking that they cover y_pred's first axes."""
+    shape, weights_shape = tuple(jnp.shape(y_pred)), tuple(jnp.shape(weights))
+    if shape[:len(weights_shape)] != weights_shape:
+        raise ValueError(at_user_line(
+            f"metric {metric.name}: predictions of shape {shape} do not fit weights of "
+            f"shape {weights_shape} (one per example, or per step of a masked output)"))
+    return int(np.prod(weights_shape))
 
 
 def _thresholds(thresholds, what):

@@ -17,10 +17,11 @@ class ArrayData:
             self.sample_weight = np.ones(self.size)
         else:
             self.sample_weight = np.asarray(sample_weight, np.float64)
-            if self.sample_weight.shape != (self.size,):
+            if self.sample_weight.shape[:1] != (self.size,):
                 raise ValueError(at_user_line(
                     f"{what}: sample_weight has shape {self.sample_weight.shape}; it needs "
-                    f"one weight per example, shape ({self.size},)"))
+                    f"one weight per example, shape ({self.size},), or one per step of "
+                    f"a sequence output, shape ({self.size}, steps)"))
 
     def steps(self, batch_size):
         return len(batch_starts(self.size, batch_size))
@@ -38,7 +39,7 @@ class ArrayData:
                 continue
             rows, mask = padded(indices, batch_size if pad else len(indices))
             x, y, weights = self.take(rows)
-            yield x, y, weights * mask, mask, len(indices)
+            yield x, y, by_rows(weights, mask), mask, len(indices)
 
     def take(self, indices):
         """(x, y, sample_weight) of the examples at `indices`."""
@@ -84,7 +85,7 @@ class BatchStream:
             size = first if pad and data.size < first else data.size
             rows, mask = padded(np.arange(data.size), size)
             x, y, weights = data.take(rows)
-            yield x, y, weights * mask, mask, data.size
+            yield x, y, by_rows(weights, mask), mask, data.size
 
 
 def is_batch_stream(x):
@@ -108,12 +109,24 @@ def class_weights(class_weight, y, what="fit"):
     if not isinstance(y, np.ndarray):
         raise ValueError(at_user_line(
             f"{what}: class_weight needs y to be one array (a model with one output)"))
+    if y.ndim > 2 or _integer_label_rows(y):
+        raise ValueError(at_user_line(
+            f"{what}: class_weight takes y of one integer label or one one-hot row per "
+            f"example; y has shape {y.shape} and dtype {y.dtype} (for sequences of "
+            f"labels, weigh the examples with sample_weight)"))
     labels = y.argmax(-1) if y.ndim == 2 and y.shape[1] > 1 else y.reshape(len(y))
     missing = sorted(set(np.unique(labels).tolist()) - set(class_weight))
     if missing:
         raise ValueError(at_user_line(
             f"{what}: class_weight has no weight for class(es) {missing}"))
     return np.array([class_weight[label] for label in labels.tolist()], np.float64)
+
+
+def _integer_label_rows(y):
+    """Whether y holds rows of integer labels (a sequence's), not one-hot rows."""
+    if y.ndim != 2 or y.shape[1] == 1 or y.dtype.kind not in "iub":
+        return False
+    return not (np.all((y == 0) | (y == 1)) and np.all(y.sum(1) == 1))
 
 
 def validation_data(data, what="fit"):
@@ -125,6 +138,11 @@ def validation_data(data, what="fit"):
             f"{what}: validation_data must be (x, y) or (x, y, sample_weight), got a "
             f"{type(data).__name__}"))
     return ArrayData(*data, what=f"{what}: validation_data")
+
+
+def by_rows(weights, row_values):
+    """weights (one per example, or per step) times one value per row."""
+    return weights * np.reshape(row_values, (-1,) + (1,) * (np.ndim(weights) - 1))
 
 
 def batch_starts(size, batch_size):

@@ -4,12 +4,15 @@ reset_state).
 A metric's work per batch is `totals(y_true, y_pred, weights)`: a tuple of sums over the
 batch's examples, traceable, so that fit computes it inside the compiled step; the
 running sums are kept in float64 outside it (`add_totals`), so an epoch's value is exact
-whatever the batches. The base metric's sums are (the weighted sum of its per-example
+whatever the batches. The weights are one per example, or one per step of an output
+with a mask (nn/weighting.py). The base metric's values are `per_position` (the example
+axis first), averaged to the weights' shape; its sums are (the weighted sum of its
 values, the sum of the weights), and its result their ratio.
 """
 import numpy as np
 
 from .. import numpy as jnp
+from .weighting import mean_to_rank, values_at_weights
 
 
 class Metric:
@@ -20,12 +23,20 @@ class Metric:
         self.reset_state()
 
     def totals(self, y_true, y_pred, weights):
-        values = self.per_example(y_true, y_pred)
+        weights = jnp.asarray(weights)
+        values = values_at_weights(self.per_position(y_true, y_pred), weights,
+                                   f"metric {self.name}")
         weights = jnp.asarray(weights, dtype=jnp.result_type(values))
         return jnp.sum(values * weights), jnp.sum(weights)
 
     def per_example(self, y_true, y_pred):
-        raise NotImplementedError(type(self).__name__)
+        """One value per example: per_position's mean over every axis but the first."""
+        return mean_to_rank(self.per_position(y_true, y_pred), 1, f"metric {self.name}")
+
+    def per_position(self, y_true, y_pred):
+        raise NotImplementedError(
+            f"{type(self).__name__}: a Metric defines per_position(y_true, y_pred), its "
+            f"values with the example axis first (or its own totals)")
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         count = np.shape(y_pred)[0]

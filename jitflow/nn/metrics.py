@@ -33,28 +33,28 @@ class BinaryAccuracy(Metric):
         self.threshold = float(threshold)
         super().__init__(name)
 
-    def per_example(self, y_true, y_pred):
+    def per_position(self, y_true, y_pred):
         hits = (jnp.asarray(y_pred) > self.threshold) == (jnp.asarray(y_true) > self.threshold)
-        return _mean_over_features(jnp.astype(hits, np.float64))
+        return jnp.astype(hits, np.float64)
 
 
 class CategoricalAccuracy(Metric):
     """Whether the largest prediction is at the one-hot label's class."""
     name = "categorical_accuracy"
 
-    def per_example(self, y_true, y_pred):
+    def per_position(self, y_true, y_pred):
         hits = jnp.argmax(y_pred, axis=-1) == jnp.argmax(y_true, axis=-1)
-        return _mean_over_features(jnp.astype(hits, np.float64))
+        return jnp.astype(hits, np.float64)
 
 
 class SparseCategoricalAccuracy(Metric):
     """Whether the largest prediction is at the integer label's class."""
     name = "sparse_categorical_accuracy"
 
-    def per_example(self, y_true, y_pred):
+    def per_position(self, y_true, y_pred):
         labels = loss_classes._squeezed_labels(y_true, y_pred)
         hits = jnp.argmax(y_pred, axis=-1) == jnp.astype(labels, np.int64)
-        return _mean_over_features(jnp.astype(hits, np.float64))
+        return jnp.astype(hits, np.float64)
 
 
 class TopKCategoricalAccuracy(Metric):
@@ -66,17 +66,17 @@ class TopKCategoricalAccuracy(Metric):
         self.k = int(k)
         super().__init__(name)
 
-    def per_example(self, y_true, y_pred):
-        return _mean_over_features(_in_top_k(y_pred, jnp.argmax(y_true, axis=-1), self.k))
+    def per_position(self, y_true, y_pred):
+        return _in_top_k(y_pred, jnp.argmax(y_true, axis=-1), self.k)
 
 
 class SparseTopKCategoricalAccuracy(TopKCategoricalAccuracy):
     """Whether the integer label's class is among the k largest predictions."""
     name = "sparse_top_k_categorical_accuracy"
 
-    def per_example(self, y_true, y_pred):
+    def per_position(self, y_true, y_pred):
         labels = loss_classes._squeezed_labels(y_true, y_pred)
-        return _mean_over_features(_in_top_k(y_pred, jnp.astype(labels, np.int64), self.k))
+        return _in_top_k(y_pred, jnp.astype(labels, np.int64), self.k)
 
 
 def _in_top_k(y_pred, labels, k):
@@ -95,13 +95,8 @@ class LossMetric(Metric):
         self.loss = loss
         super().__init__(name or loss.name)
 
-    def per_example(self, y_true, y_pred):
-        return self.loss.per_example(y_true, y_pred)
-
-
-def _mean_over_features(values):
-    axes = tuple(range(1, len(jnp.shape(values))))
-    return jnp.mean(values, axis=axes) if axes else values
+    def per_position(self, y_true, y_pred):
+        return self.loss.per_position(y_true, y_pred)
 
 
 _ACCURACIES = {"binary_crossentropy": BinaryAccuracy,

@@ -4,7 +4,7 @@ Keras' Model has them.
 Each training step is one jitflow.function: forward, losses, gradients, the optimizer's
 update and the metrics' batch totals, traced and compiled once. Batches have one size:
 the last, smaller batch of an epoch is padded up to it by repeating its own examples, and
-a mask (1 on the real rows, 0 on the repeats) multiplies every example's loss and metric
+a row mask (1 on the real rows, 0 on the repeats) multiplies every example's loss and metric
 weight, while the loss divides by the number of real rows. The repeats thus add exact
 zeros to every sum (they are real examples, so their values are finite), and the step
 computes the smaller batch's loss and gradients without a second compile. (The losses
@@ -13,6 +13,12 @@ differently, so a gradient can differ from the unpadded one in its last bit.) La
 whose training output depends on the whole batch (BatchNormalization's statistics) would
 see the repeats, so a model with one trains its last batch unpadded, at the cost of one
 more compile.
+
+An output that carries a mask (nn/masks.py: a sequence after Embedding(mask_zero=True)
+or Masking) weighs its loss and metrics step by step, as Keras: each step's weight is its
+example's sample weight times the mask, the loss is divided by the number of kept steps,
+and the metrics count the kept steps only (nn/weighting.py). The mask is computed in the
+same compiled step as the outputs.
 """
 import numpy as np
 
@@ -21,8 +27,8 @@ from ..errors import at_user_line
 from ..function import function
 from ..tape import GradientTape
 from .callbacks import CallbackList, History
-from .data import (ArrayData, BatchStream, batch_starts, class_weights, is_batch_stream,
-                   padded)
+from .data import (ArrayData, BatchStream, batch_starts, by_rows, class_weights,
+                   is_batch_stream, padded)
 from .data import validation_data as validation_data_of
 from .learning_rate import make_adjustable
 from .progress import ProgressBar, _logs_text
@@ -45,16 +51,18 @@ class Training:
         self._make_step_functions()
 
     def _make_step_functions(self):
-        self._train_function = function(lambda x, y, w, m: self._train_step(x, y, w, m))
-        self._test_function = function(lambda x, y, w, m: self._test_step(x, y, w, m))
+        self._train_function = function(lambda x, y, w, r: self._train_step(x, y, w, r))
+        self._test_function = function(lambda x, y, w, r: self._test_step(x, y, w, r))
         self._predict_function = function(lambda x: self(x, training=False))
 
     # --- the compiled steps -------------------------------------------------------------
-    def _train_step(self, x, y, sample_weight, mask):
+    # `rows` is 1 on a batch's real rows, 0 on the repeats that pad it. The outputs'
+    # masks (of a sequence model, say) weigh the losses and metrics step by step.
+    def _train_step(self, x, y, sample_weight, rows):
         with GradientTape() as tape:
-            predictions = self(x, training=True)
-            loss, parts, totals = self._config.losses_and_totals(y, predictions,
-                                                                 sample_weight, mask)
+            predictions, masks = self.call_with_mask(x, None, training=True)
+            loss, parts, totals = self._config.losses_and_totals(
+                y, predictions, sample_weight, rows, masks)
             loss = self._with_penalties(loss)
         variables = self.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
@@ -62,10 +70,10 @@ class Training:
             weight.assign(constraint(weight.value))
         return loss, parts, totals
 
-    def _test_step(self, x, y, sample_weight, mask):
-        predictions = self(x, training=False)
+    def _test_step(self, x, y, sample_weight, rows):
+        predictions, masks = self.call_with_mask(x, None, training=False)
         loss, parts, totals = self._config.losses_and_totals(y, predictions, sample_weight,
-                                                             mask)
+                                                             rows, masks)
         return self._with_penalties(loss), parts, totals
 
     def _with_penalties(self, loss):
@@ -80,7 +88,8 @@ class Training:
             sample_weight=None, initial_epoch=0, distributed=False):
         """Train for `epochs` epochs (counted from `initial_epoch`) on batches of
         `batch_size` (32) examples, shuffled each epoch; return the History. Each
-        example's loss is weighted by its sample_weight times its class_weight.
+        example's loss is weighted by its sample_weight times its class_weight; a
+        sample_weight of shape (examples, steps) weighs each step of a sequence output.
         distributed=True trains data-parallel over the processes of an MPI job
         (nn/distributed_fit.py)."""
         self._check_compiled("fit")
@@ -96,7 +105,8 @@ class Training:
                 "fit: class_weight and validation_split need x and y as arrays; with "
                 "batches, weight them in the batches and give validation_data"))
         if class_weight is not None:
-            data.sample_weight = data.sample_weight * class_weights(class_weight, data.y)
+            data.sample_weight = by_rows(data.sample_weight,
+                                         class_weights(class_weight, data.y))
         validation = None
         if validation_data is not None:
             validation = validation_data_of(validation_data)
@@ -142,8 +152,8 @@ class Training:
 
     def _run_batch(self, step, batch, trackers):
         """Run `step` on a batch of data.batches and add its results to `trackers`."""
-        x, y, weights, mask, examples = batch
-        loss, parts, totals = step(x, y, weights, mask)
+        x, y, weights, rows, examples = batch
+        loss, parts, totals = step(x, y, weights, rows)
         trackers.add(examples, loss, parts, totals)
 
     def _data(self, x, y, sample_weight, what, epochs=1):

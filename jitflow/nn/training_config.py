@@ -7,6 +7,8 @@ from .. import optim, pytree
 from ..errors import at_user_line
 from . import loss_classes
 from . import metrics as metrics_module
+from .masks import mask_leaves
+from .weighting import masked_weights, values_at_weights
 
 _OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW,
                "rmsprop": optim.RMSprop}
@@ -52,25 +54,43 @@ class TrainingConfig:
             self._resolved = resolved
         return self._resolved
 
-    def losses_and_totals(self, y, predictions, sample_weight, mask):
-        """(the weighted total loss, each output's loss, [(metric total, weight total)]):
-        each loss is sum(loss * sample_weight * mask) / the number of real rows."""
-        outputs = pytree.flatten(predictions)[0]
+    def losses_and_totals(self, y, predictions, sample_weight, rows, output_masks=None):
+        """(the weighted total loss, each output's loss, [(metric total, weight total)]).
+        `rows` is 1 on the batch's real rows (0 on the repeats that pad it) and
+        `sample_weight` is already 0 on the repeats (one weight per example, or per
+        step). An output without a mask has the loss sum(loss * sample_weight) / the
+        number of weights of the real rows; one with a mask (such as a sequence after
+        Embedding(mask_zero=True)) weighs each step by its weight times the mask:
+        sum(loss * sample_weight * mask) / the number of kept steps, as Keras; its
+        metrics count the kept steps only."""
+        outputs, _, structure = pytree.flatten(predictions)
         targets = self._targets(y, len(outputs))
-        count = jnp.sum(mask)
+        out_masks = mask_leaves(structure, output_masks, "the model's output masks")
         total, parts, totals = None, [], []
-        for (name, loss, weight, metrics), target, output in zip(
-                self.resolved(len(outputs)), targets, outputs):
-            per_example = loss.per_example(target, output)
-            _check_per_example(loss, per_example, output)
-            dtype = jnp.result_type(per_example)
-            value = jnp.sum(per_example * jnp.asarray(sample_weight, dtype=dtype)) / \
+        for (name, loss, weight, metrics), target, output, mask in zip(
+                self.resolved(len(outputs)), targets, outputs, out_masks):
+            weights, count = masked_weights(sample_weight, rows, mask)
+            losses = self._losses(loss, target, output, weights, mask)
+            dtype = jnp.result_type(losses)
+            value = jnp.sum(losses * jnp.asarray(weights, dtype=dtype)) / \
                 jnp.asarray(count, dtype=dtype)
             parts.append(value)
             weighted = value if weight == 1.0 else value * weight
             total = weighted if total is None else total + weighted
-            totals += [metric.totals(target, output, sample_weight) for metric in metrics]
+            totals += [metric.totals(target, output, weights) for metric in metrics]
         return total, parts, totals
+
+    @staticmethod
+    def _losses(loss, target, output, weights, mask):
+        """The loss's values, one per weight (per example, or per step)."""
+        if len(jnp.shape(weights)) == 1:
+            losses = loss.per_example(target, output)
+            _check_per_example(loss, losses, output)
+            return losses
+        given = "sample weights" if mask is None else "a mask"
+        return values_at_weights(loss.per_position(target, output), weights,
+                                 f"loss {loss.name} of an output with {given} of shape "
+                                 f"{tuple(jnp.shape(weights))}")
 
     def _targets(self, y, count):
         if isinstance(y, dict) and self.output_names and set(y) == set(self.output_names):
