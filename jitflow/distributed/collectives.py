@@ -29,6 +29,7 @@ from ..ir.types import TensorType
 from ..trace import bind, constant_type
 from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction
 from .runtime import communicator, rank, size
+from .timeouts import run
 
 
 def _contiguous(what, x):
@@ -37,6 +38,11 @@ def _contiguous(what, x):
     x = np.asarray(x, order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
     check_dtype(what, x.dtype)
     return x
+
+
+def _run(method, what, x, out, *args, **kwargs):
+    """MPI's `method` on the buffers, waiting no longer than the timeout."""
+    run(communicator(), method, args, (what, x.dtype, x.shape), kept=(x, out), **kwargs)
 
 
 def _extremum_weights(x, chosen, dtype):
@@ -61,8 +67,8 @@ def _all_reduce_impl(x, *, op):
     check_reduction("all_reduce", op)
     x = _contiguous("all_reduce", x)
     out = np.empty_like(x)
-    communicator().Allreduce([x, DATATYPES[x.dtype]], [out, DATATYPES[x.dtype]],
-                             op=REDUCTIONS[op])
+    _run("Allreduce", f"all_reduce({op})", x, out, [x, DATATYPES[x.dtype]],
+         [out, DATATYPES[x.dtype]], op=REDUCTIONS[op])
     return out
 
 
@@ -104,7 +110,8 @@ def _all_gather_type(x, *, processes):
 def _all_gather_impl(x, *, processes):
     x = _contiguous("all_gather", x)
     out = np.empty(_gathered_shape(x.shape, processes), x.dtype)
-    communicator().Allgather([x, DATATYPES[x.dtype]], [out, DATATYPES[x.dtype]])
+    _run("Allgather", "all_gather", x, out, [x, DATATYPES[x.dtype]],
+         [out, DATATYPES[x.dtype]])
     return out
 
 
@@ -138,8 +145,8 @@ def _reduce_scatter_type(x, *, processes):
 def _reduce_scatter_impl(x, *, processes):
     x = _contiguous("reduce_scatter", x)
     out = np.empty(_scattered_shape("reduce_scatter", x.shape, processes), x.dtype)
-    communicator().Reduce_scatter_block([x, DATATYPES[x.dtype]],
-                                        [out, DATATYPES[x.dtype]], op=REDUCTIONS["sum"])
+    _run("Reduce_scatter_block", "reduce_scatter", x, out, [x, DATATYPES[x.dtype]],
+         [out, DATATYPES[x.dtype]], op=REDUCTIONS["sum"])
     return out
 
 
@@ -169,7 +176,8 @@ def _broadcast_type(x, *, root):
 
 def _broadcast_impl(x, *, root):
     out = np.array(_contiguous("broadcast", x), copy=True)
-    communicator().Bcast([out, DATATYPES[out.dtype]], root=root)
+    _run("Bcast", f"broadcast(root={root})", out, out, [out, DATATYPES[out.dtype]],
+         root=root)
     return out
 
 

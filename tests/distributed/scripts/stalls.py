@@ -1,0 +1,43 @@
+"""Rank 1 stalls (sleeps far past the timeout) before a collective that rank 0 waits
+in; rank 0 must raise CollectiveTimeout within the timeout, and the job must end.
+
+    python stalls.py eager|compiled|caught
+
+The timeout is JITFLOW_DISTRIBUTED_TIMEOUT's while the first step compiles (on a busy
+machine one rank may compile seconds later than the other), then init(timeout=0.5).
+eager and compiled: rank 0's error escapes, and init's excepthook aborts the job.
+caught: rank 0 catches it; its next collective is refused, and the job is aborted as
+rank 0 exits (MPI_Finalize would wait for rank 1).
+"""
+import sys
+import time
+
+import numpy as np
+
+import jitflow
+import jitflow.distributed as dist
+
+jitflow.config.background_compile = False
+how = sys.argv[1]
+print(f"rank {dist.rank()} timeout {dist.timeout()}", flush=True)
+step = jitflow.function(lambda x: dist.all_reduce(x * 2.0))
+x = np.ones(4, np.float32)
+print(f"rank {dist.rank()} first step {step(x)}", flush=True)
+dist.init(timeout=0.5)
+if dist.rank() == 1:
+    time.sleep(120)  # stalled: the job ends long before this
+if how == "eager":
+    dist.all_reduce(x.reshape(2, 2), "max")
+elif how == "compiled":
+    step(x)
+else:
+    try:
+        dist.all_gather(x)
+    except dist.CollectiveTimeout as error:
+        print(f"caught: {error}", flush=True)
+    try:
+        step(x)
+    except dist.CollectiveTimeout as error:
+        print(f"then: {error}", flush=True)
+    sys.exit(0)
+print(f"rank {dist.rank()} should not get here", flush=True)

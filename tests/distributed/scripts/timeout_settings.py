@@ -1,0 +1,34 @@
+"""The timeout as the environment sets it (JITFLOW_DISTRIBUTED_TIMEOUT=none: forever,
+MPI's blocking calls eagerly), then as init sets it; the collectives give the same
+values either way; bad timeouts raise ValueError naming what was wrong."""
+import math
+
+import numpy as np
+
+import jitflow
+import jitflow.distributed as dist
+
+jitflow.config.background_compile = False
+rank, size = dist.rank(), dist.size()
+assert dist.timeout() is None, dist.timeout()
+x = np.arange(6.0).reshape(3, 2) + rank
+expected = sum(np.arange(6.0).reshape(3, 2) + r for r in range(size))
+step = jitflow.function(lambda x: (dist.all_reduce(x), dist.all_gather(x)))
+for timeout in (None, 5, 2.5, None):
+    dist.init(timeout=timeout)
+    assert dist.timeout() == timeout, (dist.timeout(), timeout)
+    for run in (lambda x: (dist.all_reduce(x), dist.all_gather(x)), step):
+        summed, gathered = run(x)
+        np.testing.assert_array_equal(summed, expected)
+        np.testing.assert_array_equal(gathered, np.concatenate(
+            [np.arange(6.0).reshape(3, 2) + r for r in range(size)]))
+    dist.barrier()
+for bad in (0, -1, math.nan, "soon", True, [3]):
+    try:
+        dist.init(timeout=bad)
+    except ValueError as error:
+        assert "init(timeout=...)" in str(error) and repr(bad) in str(error), error
+    else:
+        raise AssertionError(f"timeout={bad!r} was taken")
+assert dist.timeout() is None
+print(f"rank {rank} done")
