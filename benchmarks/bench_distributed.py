@@ -4,7 +4,7 @@ processes, and the all_reduce of float32 buffers from 4 KiB to 64 MiB, compiled
 (jitflow.function of dist.all_reduce: native code calling MPI_Iallreduce and polling it
 with MPI_Test until it is done or the timeout passes) against mpi4py's own blocking
 comm.Allreduce on the same buffers; and eagerly, with the timeout (mpi4py's Iallreduce
-polled from Python) and without (its Allreduce): the price of the timeout.
+polled from Python) and without (its Iallreduce's Wait): the price of the timeout.
 
 Run plainly, it starts the jobs itself with mpiexec and prints the tables:
 
@@ -81,7 +81,7 @@ def training_step_time(dist, jitflow):
 def all_reduce_times(dist, jitflow, MPI):
     """Per size: compiled (native code: MPI_Iallreduce, polled to the timeout), mpi4py's
     blocking Allreduce, and jitflow eagerly with the timeout (mpi4py's Iallreduce,
-    polled from Python) and without (its Allreduce)."""
+    polled from Python) and without (its Wait)."""
     compiled = jitflow.function(lambda x: dist.all_reduce(x))
     comm = dist.communicator()
     rows = []
@@ -139,7 +139,7 @@ def main():
           f"step / time of a 2-process step)")
     print("\nall_reduce of float32 buffers: median time per call (bus bandwidth, GB/s);"
           " eagerly, with jitflow's timeout\n(nonblocking MPI, polled) and without "
-          "(MPI's blocking call)")
+          "(MPI_Wait)")
     print(f"  {'bytes':>10} | {'1 proc jitflow':>14} | {'2 procs jitflow':>24} | "
           f"{'2 procs mpi4py':>24} | {'2 eager timeout':>15} | {'2 eager none':>15}")
     for one, two in zip(results[1]["all_reduce"], results[2]["all_reduce"]):

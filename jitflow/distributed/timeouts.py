@@ -19,7 +19,7 @@ where MPI_Finalize would wait for the stalled process.
 The timeout is init(timeout=seconds), else the environment's
 JITFLOW_DISTRIBUTED_TIMEOUT, else 600 s (as PyTorch's default for NCCL): long enough for
 a rank that compiles, evaluates or writes a checkpoint while the others wait. None (or
-"none" in the variable) waits forever, with MPI's blocking calls.
+"none" in the variable) waits forever (MPI_Wait).
 """
 import atexit
 import ctypes
@@ -93,10 +93,13 @@ def run(comm, method, args, what, kept=(), **kwargs):
     then); `kept` are the buffers MPI writes or reads, kept alive past a timeout."""
     if STOPPED.value:
         raise refused(describe(*what))
-    if SECONDS.value == math.inf:
-        getattr(comm, method)(*args, **kwargs)
-        return
+    # Nonblocking even without a timeout: MPI matches no blocking collective with a
+    # nonblocking one, and native code, which another process may be running for the
+    # same collective, always makes the nonblocking kind.
     request = getattr(comm, "I" + method.lower())(*args, **kwargs)
+    if SECONDS.value == math.inf:
+        request.Wait()
+        return
     started = time.monotonic()
     while not request.Test():
         waited = time.monotonic() - started

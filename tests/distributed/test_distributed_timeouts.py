@@ -1,6 +1,6 @@
 """A rank that stalls makes the others raise CollectiveTimeout within the timeout, in
 eager and compiled collectives, and the job ends instead of hanging; a timeout of None
-waits with MPI's blocking calls; bad timeouts are refused."""
+waits forever (MPI_Wait); bad timeouts are refused."""
 import time
 
 import pytest
@@ -44,7 +44,7 @@ def test_a_stalled_rank_makes_the_other_raise_and_the_job_end(how, collective, l
     assert "rank 0 of 2 raised CollectiveTimeout; aborting the whole job" in job.stderr
 
 
-def test_a_timeout_of_none_waits_with_blocking_calls_and_bad_timeouts_are_refused():
+def test_a_timeout_of_none_waits_forever_and_bad_timeouts_are_refused():
     job = run("timeout_settings.py", env={"JITFLOW_DISTRIBUTED_TIMEOUT": "none"})
     assert_succeeded(job)
 
