@@ -19,6 +19,7 @@ on 128). For the all_reduce, "bus bandwidth" is 2 (N - 1) / N x bytes / time, th
 a ring all-reduce moves through each process's link, which docs/DISTRIBUTED.md's cost
 model uses; for N = 1 nothing moves and only the time is shown.
 """
+import functools
 import json
 import os
 import statistics
@@ -35,6 +36,7 @@ STEPS = 60
 SIZES = [2 ** k for k in range(12, 27, 2)]  # bytes: 4 KiB .. 64 MiB
 PROCESSES = (1, 2)
 TIMEOUT = 600  # jitflow's default: collectives wait for each other no longer
+SMALL_BUFFER = 16 * 2 ** 10  # bytes: the convnet's 55 kB of gradients in 5 buffers
 
 
 # --- inside a job -------------------------------------------------------------------------
@@ -62,20 +64,43 @@ def interleaved_medians(runs, dist, rounds):
             for name, t in times.items()}
 
 
-def training_step_time(dist, jitflow):
+def convnet_steps(dist, jitflow, optimizers):
+    """The digits convnet's compiled training step on this rank's share of a batch, one
+    model per optimizer in `optimizers` (name -> optimizer); and the gradients' bytes."""
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     from digits_convnet import build_model, make_train_step
     from jitflow.datasets import load_digits
-    from jitflow.optim import Adam
     (images, labels), _ = load_digits()
     mine = slice(dist.rank() * BATCH, (dist.rank() + 1) * BATCH)
-    model = build_model(0)
-    model(images[:1])
-    step = jitflow.function(make_train_step(model, dist.DistributedOptimizer(Adam(3e-3))))
-    step(images[mine], labels[mine])
-    step.wait()
+    steps = {}
+    for name, optimizer in optimizers.items():
+        model = build_model(0)
+        model(images[:1])
+        step = jitflow.function(make_train_step(model, optimizer))
+        step(images[mine], labels[mine])
+        step.wait()
+        steps[name] = functools.partial(step, images[mine], labels[mine])
     gradient_bytes = sum(v.numpy().nbytes for v in model.trainable_variables)
-    return median_time(lambda: step(images[mine], labels[mine]), dist, STEPS), gradient_bytes
+    return steps, gradient_bytes
+
+
+def training_step_time(dist, jitflow):
+    from jitflow.optim import Adam
+    steps, gradient_bytes = convnet_steps(
+        dist, jitflow, {"step": dist.DistributedOptimizer(Adam(3e-3))})
+    return median_time(steps["step"], dist, STEPS), gradient_bytes
+
+
+def overlap_times(dist, jitflow):
+    """The training step with its gradients in one buffer, and in buffers of
+    SMALL_BUFFER bytes averaged after the backward pass or overlapped with it, taken in
+    turn step by step."""
+    from jitflow.optim import Adam
+    steps, _ = convnet_steps(dist, jitflow, {
+        "one buffer": dist.DistributedOptimizer(Adam(3e-3)),
+        "small buffers": dist.DistributedOptimizer(Adam(3e-3), SMALL_BUFFER, overlap=False),
+        "small buffers, overlapped": dist.DistributedOptimizer(Adam(3e-3), SMALL_BUFFER)})
+    return interleaved_medians(steps, dist, 3 * STEPS)
 
 
 def all_reduce_times(dist, jitflow, MPI):
@@ -104,9 +129,10 @@ def worker():
     import jitflow.distributed as dist
     from jitflow.distributed.mpi import MPI
     step, gradient_bytes = training_step_time(dist, jitflow)
+    overlap = overlap_times(dist, jitflow) if dist.size() > 1 else None
     rows = all_reduce_times(dist, jitflow, MPI)
     if dist.rank() == 0:
-        print(json.dumps({"processes": dist.size(), "step": step,
+        print(json.dumps({"processes": dist.size(), "step": step, "overlap": overlap,
                           "gradient_bytes": gradient_bytes, "all_reduce": rows}))
 
 
@@ -137,6 +163,10 @@ def main():
     scaling = results[1]["step"] / results[2]["step"]
     print(f"  weak-scaling efficiency at 2 processes: {scaling:.0%} (time of a 1-process "
           f"step / time of a 2-process step)")
+    print(f"\n2 processes, the gradients averaged in one buffer or in buffers of "
+          f"{SMALL_BUFFER // 1024} KiB, after the backward pass or overlapped with it:")
+    for name, seconds in results[2]["overlap"].items():
+        print(f"  {name:<26}: {1 / seconds:7.1f} steps/s ({seconds * 1e3:.2f} ms a step)")
     print("\nall_reduce of float32 buffers: median time per call (bus bandwidth, GB/s);"
           " eagerly, with jitflow's timeout\n(nonblocking MPI, polled) and without "
           "(MPI_Wait)")

@@ -27,7 +27,7 @@ from .. import ops
 from ..ir.primitive import Primitive, register
 from ..ir.types import TensorType
 from ..trace import bind, constant_type
-from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction
+from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction, chunks
 from .runtime import communicator, rank, size
 from .timeouts import run
 
@@ -93,6 +93,60 @@ all_reduce_p = register(Primitive(
 
 def _reduce_all(x, op):
     return bind(all_reduce_p, x, op=op)
+
+
+# --- all_reduce(sum) in two: a start and a wait ------------------------------------------
+# Native code starts the reduction (MPI_Iallreduce) at the start and waits for it at the
+# wait; the native backend's scheduling (ir/passes/schedule.py) runs a start as soon as
+# its operand is ready and a wait only when its result is needed, so the work between
+# them (the rest of the backward pass) overlaps the communication. The start's result is
+# MPI's request handles (one per call of at most CHUNK elements), which only native code
+# fills: eagerly and in the interpreter the start does nothing and the wait makes the
+# whole all_reduce, so every process makes its collectives in the same order either way.
+
+def _start_type(x, *, op):
+    check_dtype("all_reduce", x.dtype)
+    check_reduction("all_reduce", op, ("sum",))
+    return TensorType((len(chunks(x.size)),), np.dtype(np.int64))
+
+
+def _start_impl(x, *, op):
+    return np.zeros(len(chunks(np.size(x))), np.int64)
+
+
+all_reduce_start_p = register(Primitive(
+    "all_reduce_start", _start_type, _start_impl, pure=False, schedule="early",
+    no_gradient="its result is MPI's request handles; the wait carries the derivative"))
+
+
+def _wait_type(x, requests, *, op):
+    if requests.shape != (len(chunks(x.size)),):
+        raise TypeError(f"all_reduce_wait: requests {requests} do not match the operand "
+                        f"{x}")
+    return x.strong()
+
+
+def _wait_impl(x, requests, *, op):
+    return _all_reduce_impl(x, op=op)
+
+
+def _wait_vjp(ct, x, requests, *, op, out):
+    return [_reduce_all(ct, "sum"), None]
+
+
+def _wait_jvp(tangents, x, requests, *, op, out):
+    return None if tangents[0] is None else _reduce_all(tangents[0], "sum")
+
+
+all_reduce_wait_p = register(Primitive(
+    "all_reduce_wait", _wait_type, _wait_impl, pure=False, schedule="late",
+    vjp=_wait_vjp, jvp=_wait_jvp))
+
+
+def all_reduce_overlapped(x):
+    """all_reduce(x, "sum"), whose communication compiled code overlaps with the work
+    that does not need its result."""
+    return bind(all_reduce_wait_p, x, bind(all_reduce_start_p, x, op="sum"), op="sum")
 
 
 # --- all_gather ---------------------------------------------------------------------------
@@ -231,4 +285,5 @@ def broadcast(x, root=0):
     return bind(broadcast_p, x, root=int(root))
 
 
-__all__ = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
+__all__ = ["all_reduce", "all_gather", "reduce_scatter", "broadcast",
+           "all_reduce_overlapped"]

@@ -36,7 +36,7 @@ from ..codegen.control.callees import address, buffer, byte_pointer, contiguous_
 from ..codegen.emitter import I32, PTR, define_function, external_byte, module_global
 from ..codegen.errors import MESSAGES, OK, PYTHON_RAISED, record_raised
 from ..codegen.lowering.structural import STRUCTURAL
-from .datatypes import DATATYPES, REDUCTIONS
+from .datatypes import CHUNK, DATATYPES, REDUCTIONS, chunks
 from .mpi import MPI
 from .runtime import communicator
 from .timeouts import SECONDS, STOPPED, describe, refused, timed_out
@@ -45,10 +45,10 @@ COLLECTIVE_FAILED = 64
 MESSAGES.setdefault(COLLECTIVE_FAILED, (
     RuntimeError, "an MPI collective called from compiled code returned an error (do "
                   "all the processes pass arrays of one shape and dtype?)"))
-CHUNK = 2 ** 30  # elements per call: below C's INT_MAX
 
 COMM, DATATYPE, OP, REQUEST = (ir.IntType(8 * MPI._sizeof(kind))
                                for kind in (MPI.Comm, MPI.Datatype, MPI.Op, MPI.Request))
+assert REQUEST.width <= 64, "an MPI_Request is kept in an int64 (all_reduce_start)"
 STATUS = ir.ArrayType(ir.IntType(8), MPI._sizeof(MPI.Status))
 DOUBLE = ir.DoubleType()
 FUNCTIONS = {  # the nonblocking collectives (their last argument: the request made)
@@ -95,6 +95,7 @@ def _register_symbols():
         llvm.add_symbol(f"jitflow_mpi_{name}", MPI._addressof(op))
     llvm.add_symbol("jitflow_mpi_timeout", ctypes.addressof(SECONDS))
     llvm.add_symbol("jitflow_mpi_stopped", ctypes.addressof(STOPPED))
+    llvm.add_symbol("jitflow_mpi_request_null", MPI._addressof(MPI.REQUEST_NULL))
     llvm.add_symbol("jitflow_mpi_report", ctypes.cast(_REPORTER, ctypes.c_void_p).value)
 
 
@@ -124,26 +125,39 @@ class Call:
         return self.handle(f"jitflow_mpi_{name}", OP)
 
     def __call__(self, name, *arguments):
-        """Start the collective, then wait for it (no longer than the timeout); once
-        a collective has timed out, report it instead, calling no MPI."""
-        b, module, error = self.b, self.lo.module, self.lo.em.error
+        """Start the collective, then wait for it."""
         request = self.lo.entry_alloca(REQUEST, align=8)
+        self.start(name, request, *arguments)
+        self.wait(request)
+
+    def start(self, name, request, *arguments):
+        """Start the nonblocking collective `name`, its handle written to `request`.
+        Once a collective has timed out, report that instead, calling no MPI; the
+        request is then left null, as it is when MPI fails, so that waiting for it
+        ends at once."""
+        b, module, error = self.b, self.lo.module, self.lo.em.error
         going = b.icmp_signed("==", self.handle("jitflow_mpi_stopped", I32), I32(0))
         with b.if_else(going, likely=True) as (start, refuse):
             with start:
                 status = b.call(_function(module, name), list(arguments) + [request])
                 failed = b.icmp_signed("!=", status, I32(0))
                 error.flag_if(failed, COLLECTIVE_FAILED)
-                with b.if_then(b.not_(failed), likely=True):
-                    error.merge(b.call(_wait_function(module), [request, self.what]))
+                with b.if_then(failed, likely=False):
+                    b.store(self.handle("jitflow_mpi_request_null", REQUEST), request)
             with refuse:
+                b.store(self.handle("jitflow_mpi_request_null", REQUEST), request)
                 error.merge(b.call(_function(module, "jitflow_mpi_report", REPORT),
                                    [self.what, DOUBLE(-1.0)]))
+
+    def wait(self, request):
+        """Wait for `request` (no longer than the timeout)."""
+        self.lo.em.error.merge(self.b.call(_wait_function(self.lo.module),
+                                           [request, self.what]))
 
 
 def _named(node):
     """How errors name the collective: all_reduce(sum), broadcast(root=1)."""
-    if node.op == "all_reduce":
+    if node.op.startswith("all_reduce"):  # its start and its wait too
         return f"all_reduce({node.params['op']})"
     if node.op == "broadcast_root":
         return f"broadcast(root={node.params['root']})"
@@ -202,10 +216,6 @@ def _define_wait(module):
     return function
 
 
-def chunks(count):
-    return [(start, min(CHUNK, count - start)) for start in range(0, count, CHUNK)]
-
-
 def per_process_count(what, count):
     if count > CHUNK:
         raise NotImplementedError(f"{what}: {count} elements per process is more than "
@@ -223,6 +233,57 @@ def all_reduce(lo, node, inputs, outputs):
         call("MPI_Iallreduce", byte_pointer(lo, send, start * size),
              byte_pointer(lo, receive, start * size), I32(count), call.datatype(out.dtype),
              call.op(node.params["op"]), call.comm())
+
+
+def all_reduce_start(lo, node, inputs, outputs):
+    """MPI_Iallreduce into the buffer the wait will return, placed now and kept until
+    the wait (as is the operand, an input of the wait); the requests, one per chunk,
+    are the node's result, which the wait reads."""
+    (x,), (requests,) = inputs, outputs
+    wait_index, wait = _wait_of(lo, node)
+    out = contiguous_output(lo.place_ahead(wait.outputs[0], wait_index), "all_reduce")
+    call, size = Call(lo, node), out.dtype.itemsize
+    send, receive = _kept_buffer(lo, x, wait_index), address(lo, out)
+    for k, (start, count) in enumerate(chunks(out.size)):
+        call.start("MPI_Iallreduce", _request(lo, requests, k),
+                   byte_pointer(lo, send, start * size),
+                   byte_pointer(lo, receive, start * size), I32(count),
+                   call.datatype(out.dtype), call.op(node.params["op"]), call.comm())
+
+
+def all_reduce_wait(lo, node, inputs, outputs):
+    """Wait for each request of the start; the result is already in the output's
+    buffer, the one the start placed."""
+    requests = inputs[1]  # (the operand, inputs[0], is there to keep its buffer alive)
+    call = Call(lo, node)
+    for k in range(requests.size):
+        call.wait(_request(lo, requests, k))
+
+
+def _wait_of(lo, start):
+    """(index, node) of the wait that reads `start`'s requests."""
+    requests = start.outputs[0]
+    for index in range(lo.node_index + 1, len(lo.graph.nodes)):
+        node = lo.graph.nodes[index]
+        if node.op == "all_reduce_wait" and requests in node.inputs:
+            return index, node
+    raise NotImplementedError("all_reduce_start: no all_reduce_wait reads its requests")
+
+
+def _kept_buffer(lo, view, until):
+    """A pointer to `view`'s elements, contiguous (a copy if they are not), which stay
+    there until node `until` is done: MPI reads them until the wait."""
+    if view.is_contiguous():
+        return address(lo, view)
+    copy = lo.memory.scratch(view.shape, view.dtype, until=until)
+    lo.copy(view, copy)
+    return copy.base
+
+
+def _request(lo, requests, k):
+    """Where request k is kept: element k of the int64 requests (an MPI_Request is an
+    int or a pointer: at most 8 bytes)."""
+    return byte_pointer(lo, address(lo, requests), 8 * k)
 
 
 def all_gather(lo, node, inputs, outputs):
@@ -254,5 +315,6 @@ def broadcast(lo, node, inputs, outputs):
              call.datatype(out.dtype), I32(node.params["root"]), call.comm())
 
 
-STRUCTURAL.update({"all_reduce": all_reduce, "all_gather": all_gather,
+STRUCTURAL.update({"all_reduce": all_reduce, "all_reduce_start": all_reduce_start,
+                   "all_reduce_wait": all_reduce_wait, "all_gather": all_gather,
                    "reduce_scatter": reduce_scatter, "broadcast_root": broadcast})

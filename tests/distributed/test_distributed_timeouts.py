@@ -36,7 +36,8 @@ def timed_out(text, collective, line):
 @pytest.mark.parametrize("how, collective, line", [
     ("eager", "all_reduce(max) of a float32 array of shape (2, 2)",
      'dist.all_reduce(x.reshape(2, 2), "max")'),
-    ("compiled", "all_reduce(sum) of a float32 array of shape (4,)", "step(x)")])
+    ("compiled", "all_reduce(sum) of a float32 array of shape (4,)", "step(x)"),
+    ("overlapped", "all_reduce(sum) of a float32 array of shape (4,)", "overlapped(x)")])
 def test_a_stalled_rank_makes_the_other_raise_and_the_job_end(how, collective, line):
     job = stalled_job(how)
     timed_out(job.stderr, collective, line)
