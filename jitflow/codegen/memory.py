@@ -53,6 +53,12 @@ class MemoryPlan:
         self._live[id(pointer)] = [offset, copy_bytes * self.copies, until]
         return View.contiguous(pointer, dtype, shape)
 
+    def keep_until(self, view, index):
+        """Keep `view`'s buffer at least until node `index` is done."""
+        entry = self._live.get(self._first.get(id(view.base), id(view.base)))
+        if entry is not None:
+            entry[2] = max(entry[2], index)
+
     def keep_alive(self, view, var):
         """`var` views `view.base`'s buffer: keep the buffer until var's last use."""
         entry = self._live.get(self._first.get(id(view.base), id(view.base)))

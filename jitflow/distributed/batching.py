@@ -2,7 +2,8 @@
 
 all_reduce and broadcast act on each element alike, so the batch goes through as it is
 (an operand vmap does not batch is repeated along the batch first, so the result has
-the batch axis every batched value carries). all_gather and reduce_scatter work on
+the batch axis every batched value carries); so do all_reduce's start and wait, whose
+requests pass from the one to the other untouched. all_gather and reduce_scatter work on
 axis 0, which for a batched value is the batch: they run with the batch moved behind
 the example's first axis, and it is moved back in front afterwards.
 """
@@ -15,6 +16,13 @@ from ..trace import bind
 def _whole_batch(prim, args, batched, size, **params):
     (x,), (is_batched,) = args, batched
     return bind(prim, x if is_batched else batched_to_front(x, size), **params)
+
+
+def _wait_whole_batch(prim, args, batched, size, **params):
+    """The wait of the whole batch's all_reduce_start (_whole_batch): its requests,
+    made for the whole batch and read by this wait alone, come as they are."""
+    (x, requests), (is_batched, _) = args, batched
+    return bind(prim, x if is_batched else batched_to_front(x, size), requests, **params)
 
 
 def _batch_second(x, is_batched, size):
@@ -36,4 +44,5 @@ def _along_rows(prim, args, batched, size, **params):
 
 
 RULES.update({"all_reduce": _whole_batch, "broadcast_root": _whole_batch,
+              "all_reduce_start": _whole_batch, "all_reduce_wait": _wait_whole_batch,
               "all_gather": _along_rows, "reduce_scatter": _along_rows})

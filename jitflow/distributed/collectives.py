@@ -27,8 +27,9 @@ from .. import ops
 from ..ir.primitive import Primitive, register
 from ..ir.types import TensorType
 from ..trace import bind, constant_type
-from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction
+from .datatypes import DATATYPES, REDUCTIONS, check_dtype, check_reduction, chunks
 from .runtime import communicator, rank, size
+from .timeouts import run
 
 
 def _contiguous(what, x):
@@ -37,6 +38,11 @@ def _contiguous(what, x):
     x = np.asarray(x, order="C")  # (np.ascontiguousarray makes a 0-d array 1-d)
     check_dtype(what, x.dtype)
     return x
+
+
+def _run(method, what, x, out, *args, **kwargs):
+    """MPI's `method` on the buffers, waiting no longer than the timeout."""
+    run(communicator(), method, args, (what, x.dtype, x.shape), kept=(x, out), **kwargs)
 
 
 def _extremum_weights(x, chosen, dtype):
@@ -61,8 +67,8 @@ def _all_reduce_impl(x, *, op):
     check_reduction("all_reduce", op)
     x = _contiguous("all_reduce", x)
     out = np.empty_like(x)
-    communicator().Allreduce([x, DATATYPES[x.dtype]], [out, DATATYPES[x.dtype]],
-                             op=REDUCTIONS[op])
+    _run("Allreduce", f"all_reduce({op})", x, out, [x, DATATYPES[x.dtype]],
+         [out, DATATYPES[x.dtype]], op=REDUCTIONS[op])
     return out
 
 
@@ -89,6 +95,60 @@ def _reduce_all(x, op):
     return bind(all_reduce_p, x, op=op)
 
 
+# --- all_reduce(sum) in two: a start and a wait ------------------------------------------
+# Native code starts the reduction (MPI_Iallreduce) at the start and waits for it at the
+# wait; the native backend's scheduling (ir/passes/schedule.py) runs a start as soon as
+# its operand is ready and a wait only when its result is needed, so the work between
+# them (the rest of the backward pass) overlaps the communication. The start's result is
+# MPI's request handles (one per call of at most CHUNK elements), which only native code
+# fills: eagerly and in the interpreter the start does nothing and the wait makes the
+# whole all_reduce, so every process makes its collectives in the same order either way.
+
+def _start_type(x, *, op):
+    check_dtype("all_reduce", x.dtype)
+    check_reduction("all_reduce", op, ("sum",))
+    return TensorType((len(chunks(x.size)),), np.dtype(np.int64))
+
+
+def _start_impl(x, *, op):
+    return np.zeros(len(chunks(np.size(x))), np.int64)
+
+
+all_reduce_start_p = register(Primitive(
+    "all_reduce_start", _start_type, _start_impl, pure=False, schedule="early",
+    no_gradient="its result is MPI's request handles; the wait carries the derivative"))
+
+
+def _wait_type(x, requests, *, op):
+    if requests.shape != (len(chunks(x.size)),):
+        raise TypeError(f"all_reduce_wait: requests {requests} do not match the operand "
+                        f"{x}")
+    return x.strong()
+
+
+def _wait_impl(x, requests, *, op):
+    return _all_reduce_impl(x, op=op)
+
+
+def _wait_vjp(ct, x, requests, *, op, out):
+    return [_reduce_all(ct, "sum"), None]
+
+
+def _wait_jvp(tangents, x, requests, *, op, out):
+    return None if tangents[0] is None else _reduce_all(tangents[0], "sum")
+
+
+all_reduce_wait_p = register(Primitive(
+    "all_reduce_wait", _wait_type, _wait_impl, pure=False, schedule="late",
+    vjp=_wait_vjp, jvp=_wait_jvp))
+
+
+def all_reduce_overlapped(x):
+    """all_reduce(x, "sum"), whose communication compiled code overlaps with the work
+    that does not need its result."""
+    return bind(all_reduce_wait_p, x, bind(all_reduce_start_p, x, op="sum"), op="sum")
+
+
 # --- all_gather ---------------------------------------------------------------------------
 
 def _gathered_shape(shape, processes):
@@ -104,7 +164,8 @@ def _all_gather_type(x, *, processes):
 def _all_gather_impl(x, *, processes):
     x = _contiguous("all_gather", x)
     out = np.empty(_gathered_shape(x.shape, processes), x.dtype)
-    communicator().Allgather([x, DATATYPES[x.dtype]], [out, DATATYPES[x.dtype]])
+    _run("Allgather", "all_gather", x, out, [x, DATATYPES[x.dtype]],
+         [out, DATATYPES[x.dtype]])
     return out
 
 
@@ -138,8 +199,8 @@ def _reduce_scatter_type(x, *, processes):
 def _reduce_scatter_impl(x, *, processes):
     x = _contiguous("reduce_scatter", x)
     out = np.empty(_scattered_shape("reduce_scatter", x.shape, processes), x.dtype)
-    communicator().Reduce_scatter_block([x, DATATYPES[x.dtype]],
-                                        [out, DATATYPES[x.dtype]], op=REDUCTIONS["sum"])
+    _run("Reduce_scatter_block", "reduce_scatter", x, out, [x, DATATYPES[x.dtype]],
+         [out, DATATYPES[x.dtype]], op=REDUCTIONS["sum"])
     return out
 
 
@@ -169,7 +230,8 @@ def _broadcast_type(x, *, root):
 
 def _broadcast_impl(x, *, root):
     out = np.array(_contiguous("broadcast", x), copy=True)
-    communicator().Bcast([out, DATATYPES[out.dtype]], root=root)
+    _run("Bcast", f"broadcast(root={root})", out, out, [out, DATATYPES[out.dtype]],
+         root=root)
     return out
 
 
@@ -223,4 +285,5 @@ def broadcast(x, root=0):
     return bind(broadcast_p, x, root=int(root))
 
 
-__all__ = ["all_reduce", "all_gather", "reduce_scatter", "broadcast"]
+__all__ = ["all_reduce", "all_gather", "reduce_scatter", "broadcast",
+           "all_reduce_overlapped"]

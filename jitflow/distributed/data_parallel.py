@@ -11,10 +11,18 @@ jitflow.GradientTape (with any optimizer).
 
 Tensor fusion: one all_reduce per gradient would pay MPI's latency once per weight
 array, which for small biases costs more than their bytes. The gradients are instead
-packed, in order and per dtype, into flat buffers of up to `fusion_bytes` (Horovod's
-64 MiB by default; a single larger gradient goes alone), each averaged with one
-all_reduce and cut back into the gradients' shapes. In compiled code the packing is a
-concatenate into the buffer MPI reads, and the cutting views of the buffer MPI wrote.
+packed, per dtype, into flat buffers of up to `fusion_bytes` (Horovod's 64 MiB by
+default; a single larger gradient goes alone), each averaged with one all_reduce and
+cut back into the gradients' shapes. In compiled code the packing is a concatenate into
+the buffer MPI reads, and the cutting views of the buffer MPI wrote.
+
+Overlap (overlap=True, the default): the buffers are filled from the last gradient
+back, the order in which backpropagation makes them, and each buffer's all_reduce is
+split into a start and a wait (collectives.all_reduce_overlapped): compiled code starts
+a buffer's reduction as soon as its gradients are computed and waits for it only where
+the update needs it, so the rest of the backward pass runs while it is in flight. With
+one buffer for all the gradients, nothing is left to overlap: a smaller fusion_bytes
+makes several.
 """
 import numpy as np
 
@@ -23,17 +31,19 @@ from ..ops.slicing import slice_array
 from ..tape import GradientTape
 from ..trace import constant_type
 from ..variables import Variable
-from .collectives import all_reduce, broadcast
+from .collectives import all_reduce, all_reduce_overlapped, broadcast
 from .runtime import size
 
 FUSION_BYTES = 64 * 2 ** 20
 
 
 def fusion_groups(types, fusion_bytes=FUSION_BYTES):
-    """Lists of positions in `types` (TensorTypes) to pack together: consecutive
-    runs of one dtype, cut where a buffer would pass fusion_bytes."""
+    """Lists of positions in `types` (TensorTypes) to pack together, from the last
+    back (as backpropagation makes the gradients): runs of one dtype, cut where a
+    buffer would pass fusion_bytes."""
     groups, open_groups = [], {}  # dtype -> (positions, bytes) of the buffer filling
-    for i, type in enumerate(types):
+    for i in reversed(range(len(types))):
+        type = types[i]
         nbytes = type.size * type.dtype.itemsize
         positions, filled = open_groups.get(type.dtype, (None, 0))
         if positions is None or filled + nbytes > fusion_bytes:
@@ -44,9 +54,10 @@ def fusion_groups(types, fusion_bytes=FUSION_BYTES):
     return groups
 
 
-def average_gradients(gradients, fusion_bytes=FUSION_BYTES):
+def average_gradients(gradients, fusion_bytes=FUSION_BYTES, overlap=True):
     """Each gradient averaged over the processes (None stays None), through a few fused
-    all_reduces. The same on every process: all must pass gradients of the same shapes
+    all_reduces, overlapped with other work in compiled code (see the module's
+    docstring). The same on every process: all must pass gradients of the same shapes
     and dtypes in the same order."""
     gradients = list(gradients)
     present = [i for i, g in enumerate(gradients) if g is not None]
@@ -54,7 +65,8 @@ def average_gradients(gradients, fusion_bytes=FUSION_BYTES):
     for group in fusion_groups(types, fusion_bytes):
         parts = [ops.reshape(gradients[present[i]], (types[i].size,)) for i in group]
         total = parts[0] if len(parts) == 1 else ops.concatenate(parts, axis=0)
-        averaged = all_reduce(total, "mean")
+        averaged = ops.divide(all_reduce_overlapped(total), size()) if overlap else \
+            all_reduce(total, "mean")
         start = 0
         for i in group:
             piece = slice_array(averaged, starts=(start,), steps=(1,),
@@ -88,6 +100,7 @@ def _variables_of(source):
 class _AveragedGradients:
     """Put in front of an optimizer's class: apply_gradients averages first."""
     fusion_bytes = FUSION_BYTES
+    overlap = True
 
     def apply_gradients(self, grads_and_vars):
         pairs = list(grads_and_vars)
@@ -96,13 +109,14 @@ class _AveragedGradients:
         gradients = [g if g is None or not constant_type(g).weak else ops.cast(g, v.dtype)
                      for g, v in pairs]
         if size() > 1:
-            gradients = average_gradients(gradients, self.fusion_bytes)
+            gradients = average_gradients(gradients, self.fusion_bytes, self.overlap)
         super().apply_gradients(zip(gradients, [v for _, v in pairs]))
 
 
-def DistributedOptimizer(optimizer, fusion_bytes=FUSION_BYTES):
+def DistributedOptimizer(optimizer, fusion_bytes=FUSION_BYTES, overlap=True):
     """`optimizer` (a jitflow.optim optimizer) whose apply_gradients first averages the
-    gradients over the processes, fused (see the module's docstring).
+    gradients over the processes, fused and, with overlap, overlapped with the backward
+    pass in compiled code (see the module's docstring).
 
     As Horovod does, the result is an instance of a subclass of the optimizer's own
     class, so it is still an Optimizer of its kind (model.compile takes it); it shares
@@ -120,7 +134,8 @@ def DistributedOptimizer(optimizer, fusion_bytes=FUSION_BYTES):
                          f"got {fusion_bytes!r}")
     kind = type(optimizer)
     distributed = type(f"Distributed{kind.__name__}", (_AveragedGradients, kind),
-                       {"fusion_bytes": int(fusion_bytes), "__module__": __name__})
+                       {"fusion_bytes": int(fusion_bytes), "overlap": bool(overlap),
+                        "__module__": __name__})
     wrapped = object.__new__(distributed)
     wrapped.__dict__ = optimizer.__dict__
     return wrapped
@@ -128,13 +143,13 @@ def DistributedOptimizer(optimizer, fusion_bytes=FUSION_BYTES):
 
 class DistributedGradientTape(GradientTape):
     """A GradientTape whose gradient() gives the gradients averaged over the processes
-    (fused, see the module's docstring). Every process must ask for the same gradients:
-    a Variable without one (None) on some process but not on another would leave the
-    processes' all-reduces unmatched."""
+    (fused, and overlapped unless overlap=False: see the module's docstring). Every
+    process must ask for the same gradients: a Variable without one (None) on some
+    process but not on another would leave the processes' all-reduces unmatched."""
 
-    def __init__(self, *args, fusion_bytes=FUSION_BYTES, **kwargs):
+    def __init__(self, *args, fusion_bytes=FUSION_BYTES, overlap=True, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fusion_bytes = int(fusion_bytes)
+        self.fusion_bytes, self.overlap = int(fusion_bytes), bool(overlap)
 
     def gradient(self, target, sources, output_gradients=None,
                  unconnected_gradients="none"):
@@ -143,7 +158,8 @@ class DistributedGradientTape(GradientTape):
         if size() == 1:
             return gradients
         leaves, _, structure = pytree.flatten(gradients)  # None is no leaf
-        return pytree.unflatten(structure, average_gradients(leaves, self.fusion_bytes))
+        return pytree.unflatten(structure, average_gradients(leaves, self.fusion_bytes,
+                                                             self.overlap))
 
 
 __all__ = ["DistributedOptimizer", "DistributedGradientTape", "broadcast_variables",

@@ -7,6 +7,13 @@ DATATYPES = {np.dtype(np.float32): MPI.FLOAT, np.dtype(np.float64): MPI.DOUBLE,
              **{np.dtype(f"{kind}int{bits}"): getattr(MPI, f"{kind.upper()}INT{bits}_T")
                 for kind in ("", "u") for bits in (8, 16, 32, 64)}}
 REDUCTIONS = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}
+CHUNK = 2 ** 30  # elements per call from native code: counts are C ints
+
+
+def chunks(count):
+    """(first element, elements) of each call that a collective of `count` elements
+    makes from native code."""
+    return [(start, min(CHUNK, count - start)) for start in range(0, count, CHUNK)]
 
 
 def check_dtype(what, dtype):

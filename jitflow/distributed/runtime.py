@@ -8,24 +8,40 @@ In a job of more than one process, an exception that escapes on one rank would l
 the others waiting forever in their next collective: init() installs a sys.excepthook
 that prints the traceback and then aborts the whole job (MPI_Abort), as
 `python -m mpi4py` does. A rank that dies outright (killed, os._exit) is noticed by
-mpiexec, which ends the job's other processes.
+mpiexec, which ends the job's other processes. A rank that stays alive but never
+reaches the collective the others wait in makes them raise CollectiveTimeout once the
+timeout passes (timeouts.py).
 """
 import sys
 
 from .mpi import MPI
+from .timeouts import current, run, set_timeout, set_timeout_from_environment
 
 _state = {}  # "world": jitflow's communicator; "local": the ranks of this host
+_UNCHANGED = object()
 
 
-def init():
-    """Join the MPI job (one process of its own without mpiexec); idempotent."""
-    if "world" in _state:
-        return
-    world = MPI.COMM_WORLD.Dup()
-    _state["local"] = world.Split_type(MPI.COMM_TYPE_SHARED)
-    _state["world"] = world
-    if world.Get_size() > 1:
-        _abort_on_uncaught_exceptions()
+def init(timeout=_UNCHANGED):
+    """Join the MPI job (one process of its own without mpiexec); idempotent.
+
+    timeout: how many seconds a collective waits for the other processes before it
+    raises CollectiveTimeout (None: forever). Unless given, it is the environment's
+    JITFLOW_DISTRIBUTED_TIMEOUT, else 600; a later init(timeout=...) changes it."""
+    if "world" not in _state:
+        set_timeout_from_environment()
+        world = MPI.COMM_WORLD.Dup()
+        _state["local"] = world.Split_type(MPI.COMM_TYPE_SHARED)
+        _state["world"] = world
+        if world.Get_size() > 1:
+            _abort_on_uncaught_exceptions()
+    if timeout is not _UNCHANGED:
+        set_timeout(timeout)
+
+
+def timeout():
+    """How many seconds a collective waits for the other processes (None: forever)."""
+    init()
+    return current()
 
 
 def communicator():
@@ -58,8 +74,9 @@ def local_size():
 
 
 def barrier():
-    """Wait until every process of the job has reached its barrier()."""
-    communicator().Barrier()
+    """Wait until every process of the job has reached its barrier() (no longer than
+    the timeout)."""
+    run(communicator(), "Barrier", (), ("barrier",))
 
 
 def _abort_on_uncaught_exceptions():
@@ -76,4 +93,5 @@ def _abort_on_uncaught_exceptions():
         sys.excepthook = abort
 
 
-__all__ = ["init", "communicator", "rank", "size", "local_rank", "local_size", "barrier"]
+__all__ = ["init", "timeout", "communicator", "rank", "size", "local_rank", "local_size",
+           "barrier"]

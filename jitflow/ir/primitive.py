@@ -37,6 +37,10 @@ class Primitive:
     lower: Optional[Callable] = None
     no_gradient: str = ""
     is_call: bool = False  # runs its one subgraph: the inline pass replaces it by its body
+    # "early": run as soon as its operands are ready, "late": as late as the first use of
+    # its results allows (passes/schedule.py): the start and the wait of a nonblocking
+    # operation, so that work runs while it is in flight
+    schedule: str = ""
 
     def infer_types(self, *in_types, subgraphs=(), **params):
         if self.has_subgraphs:

@@ -25,15 +25,16 @@ def _missing():
 needs_mpi = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
 
 
-def run(script, *args, processes=2, timeout=120):
+def run(script, *args, processes=2, timeout=120, env=None):
     """The finished job (a CompletedProcess, text output); processes=None runs the
-    script plainly, without mpiexec."""
+    script plainly, without mpiexec; `env` adds environment variables."""
     path = script if os.path.isabs(str(script)) else SCRIPTS / script
     command = [sys.executable, str(path), *map(str, args)]
     if processes is not None:
         command = ["mpiexec", "-n", str(processes)] + command
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    environment.update(env or {})
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           cwd=ROOT, env=environment)
 

@@ -76,6 +76,7 @@ class Lowering:
         self._loops_for_llvm = 0  # in the segment: loops that need LLVM's loop passes
         self.speed_levels = []  # each module's (engine.SHORT_PIPELINE where it can)
         self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
+        self._placed = {}  # output Var of a later node -> its buffer, chosen ahead
         self._split_any = False
         self.kernels = SharedKernels(self)
         self.clock = NodeClock(self) if profile else None
@@ -340,11 +341,7 @@ class Lowering:
             self.memory.keep_alive(view, node.outputs[0])
             self.values[node.outputs[0]] = view
             return
-        destinations = []
-        for var in node.outputs:
-            targets = outputs.get(var)
-            destinations.append(self.here(targets.pop(0)) if targets else
-                                self.memory.allocate(var))
+        destinations = [self._destination(var, outputs) for var in node.outputs]
         if node.op == "fused":
             if all(var.type.size == 0 for var in node.outputs):
                 # Nothing to compute (a vector loop over an empty axis meets zero
@@ -361,6 +358,23 @@ class Lowering:
             rule(self, node, inputs, destinations)
         for var, view in zip(node.outputs, destinations):
             self.values[var] = view
+
+    def _destination(self, var, outputs):
+        """The buffer node output `var` is written to: its graph output's argument
+        buffer, else one of the workspace; the one placed ahead, if it was."""
+        placed = self._placed.pop(var, None)
+        if placed is not None:
+            return self.here(placed)
+        targets = outputs.get(var)
+        return self.here(targets.pop(0)) if targets else self.memory.allocate(var)
+
+    def place_ahead(self, var, until):
+        """The buffer that `var`, the output of a later node, will be written to, chosen
+        now and kept at least until node `until` is done: a collective's start hands
+        MPI the buffer its wait will return (distributed/native.py)."""
+        view = self._placed[var] = self._destination(var, self._outputs)
+        self.memory.keep_until(view, until)
+        return view
 
     def view(self, value):
         if isinstance(value, Lit):

@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from ...ir.passes.fuse import fuse
+from ...ir.passes.schedule import schedule
 from ..errors import FALLBACK, OK, raise_for
 from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
@@ -42,7 +43,9 @@ class NativeGraph:
         self._backward_step = backward_step
         self._profile = profile
         self._nan_checks = tuple(nan_checks)
-        self.graph = fuse(graph)  # fusion is a backend decision: printed in its IR
+        # Fusion, and the order around nonblocking work, are the backend's decisions:
+        # printed in its IR.
+        self.graph = schedule(fuse(graph))
         # {output: inputs} the code may write over (in_place.py): out= and donation
         self.in_place = in_place_outputs(self.graph)
         self._in_types = [v.type for v in graph.inputs]

@@ -110,6 +110,10 @@ for vmapped in (jitflow.vmap(lambda x: collectives(x, True)),
     np.testing.assert_allclose(results["scatter"], sum(every)[:, 2 * rank:2 * rank + 2],
                                rtol=1e-5)
     np.testing.assert_allclose(results["broadcast"], every[size - 1], rtol=1e-6)
+# all_reduce as a start and a wait (DistributedOptimizer's), batched the same way.
+for vmapped in (jitflow.vmap(dist.collectives.all_reduce_overlapped),
+                jitflow.function(jitflow.vmap(dist.collectives.all_reduce_overlapped))):
+    np.testing.assert_allclose(vmapped(batch), sum(every), rtol=1e-5)
 scalars = jitflow.vmap(dist.all_gather)(np.arange(3.0) + 10 * rank)
 np.testing.assert_array_equal(scalars, np.stack([np.arange(3.0) + 10 * r
                                                  for r in range(size)], axis=1))

@@ -16,6 +16,8 @@ x0 = rng.standard_normal(2 * size)
 
 LOSSES = {
     "sum": lambda x: np.sum(np.sin(dist.all_reduce(x * x)) * weights),
+    "sum, started and waited for": lambda x: np.sum(np.sin(
+        dist.collectives.all_reduce_overlapped(x * x)) * weights),
     "mean": lambda x: np.sum(np.cos(dist.all_reduce(x, "mean")) * weights),
     "max": lambda x: np.sum(dist.all_reduce(np.tanh(x), "max") * weights),
     "min": lambda x: np.sum(dist.all_reduce(x * 3.0, "min") ** 2 * weights),

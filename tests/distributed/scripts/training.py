@@ -42,31 +42,51 @@ def trained(net, step, rows):
     return [np.array(w.numpy()) for w in net.weights]
 
 
+def check_graph(graph, types, fusion_bytes, overlap):
+    """One all_reduce per fused buffer; overlapped, each split in a start and a wait,
+    the first buffer (the last layer's gradients) started before the first layer's
+    weight gradient is computed (the last matmul), and waited for after the last
+    start."""
+    buffers = dist.data_parallel.fusion_groups(types, fusion_bytes)
+    # 320 + 64 and 192 + 24 bytes below 400
+    assert len(buffers) == (1 if fusion_bytes > 1000 else 2), buffers
+    ops = [line.split(" = ")[1].split(" ")[0] for line in graph.splitlines()
+           if line.startswith("  %")]  # the graph's own nodes, not fused bodies'
+    if not overlap:
+        assert ops.count("all_reduce") == len(buffers) and "all_reduce_start" not in ops
+        return
+    assert ops.count("all_reduce_start") == ops.count("all_reduce_wait") == len(buffers)
+    assert "all_reduce" not in ops, graph
+    starts = [i for i, op in enumerate(ops) if op == "all_reduce_start"]
+    waits = [i for i, op in enumerate(ops) if op == "all_reduce_wait"]
+    last_matmul = max(i for i, op in enumerate(ops) if op == "matmul")
+    assert max(starts) < min(waits), graph
+    if len(buffers) > 1:
+        assert starts[0] < last_matmul < starts[1], graph
+
+
 mine = slice(rank * PER_RANK, (rank + 1) * PER_RANK)
 for make_optimizer in (lambda: SGD(0.5, momentum=0.9), lambda: Adam(0.05)):
     reference_net = model(seed=0)
     reference = trained(reference_net, jitflow.function(train_step(reference_net,
                                                                    make_optimizer())),
                         slice(None))
-    for compiled, fusion_bytes in ((True, dist.FUSION_BYTES), (True, 400),
-                                   (False, dist.FUSION_BYTES)):
+    for compiled, fusion_bytes, overlap in ((True, dist.FUSION_BYTES, True),
+                                            (True, 400, True), (True, 400, False),
+                                            (False, dist.FUSION_BYTES, True)):
         net = model(seed=rank)  # different starts: broadcast_variables evens them
         net(inputs[0, mine])
         dist.broadcast_variables(net, root=0)
-        optimizer = dist.DistributedOptimizer(make_optimizer(), fusion_bytes)
+        optimizer = dist.DistributedOptimizer(make_optimizer(), fusion_bytes, overlap)
         step = train_step(net, optimizer)
         step = jitflow.function(step) if compiled else step
         for got, want in zip(trained(net, step, mine), reference, strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=(
-                f"compiled={compiled} fusion_bytes={fusion_bytes}"))
-        if compiled and size > 1:  # one all_reduce per fused buffer
-            graph = step.lower(inputs[0, mine], labels[0, mine]).graph_ir()
-            buffers = dist.data_parallel.fusion_groups(
-                [jitflow.ir.types.type_of_value(w.numpy()) for w in net.weights],
-                fusion_bytes)
-            assert graph.count("all_reduce") == len(buffers), (graph, buffers)
-            # 320 + 64 and 192 + 24 bytes below 400
-            assert len(buffers) == (1 if fusion_bytes > 1000 else 2), buffers
+                f"compiled={compiled} fusion_bytes={fusion_bytes} overlap={overlap}"))
+        if compiled and size > 1:
+            check_graph(step.lower(inputs[0, mine], labels[0, mine]).graph_ir(),
+                        [jitflow.ir.types.type_of_value(w.numpy()) for w in net.weights],
+                        fusion_bytes, overlap)
     net = model(seed=rank)
     net(inputs[0, mine])
     dist.broadcast_variables(net, root=0)
