@@ -40,11 +40,8 @@ def test_gcd_and_lcm_of_extremes_and_slowest_operands(backend, dtype):
 @given(data=st.data())
 def test_gcd_and_lcm_on_drawn_arrays(backend, data):
     shape_x, shape_y = data.draw(broadcastable_pair(), label="shapes")
-    # (uint64 is refused: test_gcd_of_uint64_is_refused)
-    dtype_x, dtype_y = (data.draw(st.sampled_from([d for d in DTYPES if d != np.uint64]),
-                                  label=f"dtype {n}") for n in "xy")
-    if np.result_type(dtype_x, dtype_y) == np.uint64:
-        return
+    dtype_x, dtype_y = (data.draw(st.sampled_from(DTYPES), label=f"dtype {n}")
+                        for n in "xy")
     x = data.draw(arrays(dtype_x, shape_x), label="x")
     y = data.draw(arrays(dtype_y, shape_y), label="y")
     if data.draw(st.booleans(), label="with a Python int"):
@@ -157,11 +154,15 @@ def test_add_reduceat_keeps_the_sign_of_zero_slices(backend):
                     np.add.reduceat(x, indices, axis=1))
 
 
-def test_gcd_of_uint64_is_refused(backend):
-    """Its values past int64's end once came back wrapped."""
-    x = np.array([2 ** 63 + 1, 6], np.uint64)
-    with pytest.raises(TypeError, match="uint64"):
-        jitflow.function(lambda x: np.gcd(x, x))(x)
+def test_gcd_and_lcm_of_uint64_values_past_int64s_end(backend):
+    """Worked in uint64 itself: values past int64's end once came back wrapped."""
+    largest = np.iinfo(np.uint64).max
+    values = np.array([0, 1, 6, 2 ** 63, 2 ** 63 + 1, largest, largest - 1,
+                       12200160415121876738, 7540113804746346429], np.uint64)
+    x, y = np.meshgrid(values, values)
+    check_program(lambda xp, x, y: (xp.gcd(x, y), xp.lcm(x, y)), x, y)
+    check_program(lambda xp, x: (xp.gcd(x, 12), xp.lcm(x, 2 ** 63 - 1)), values)
+    check_program(lambda xp, x: xp.gcd(x, -3), values)  # OverflowError, as in NumPy
 
 
 def test_a_python_int_that_does_not_fit_raises_as_in_numpy(backend):

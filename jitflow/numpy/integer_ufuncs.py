@@ -31,16 +31,16 @@ def _euclid_steps(largest):
     return steps + 1
 
 
-def _divisor(d):
-    return ops.where(ops.equal(d, 0), _np.int64(1), d)
+def _divisor(d, dtype=_np.int64):
+    return ops.where(ops.equal(d, 0), dtype(1), d)
 
 
-def _euclid(a, b, largest):
-    """gcd of the non-negative int64 a and b up to `largest`."""
+def _euclid(a, b, largest, dtype=_np.int64):
+    """gcd of the non-negative a and b (int64, or uint64) up to `largest`."""
     for _ in range(_euclid_steps(largest)):
         # once b is 0, a stays and b stays 0 (a % 1)
         a, b = (ops.where(ops.equal(b, 0), a, b),
-                ops.remainder(a, ops.maximum(b, _np.int64(1))))
+                ops.remainder(a, ops.maximum(b, dtype(1))))
     return a
 
 
@@ -62,15 +62,12 @@ def _checked_to_fit(x, dtype):
 
 
 def _unsigned_gcd(x1, x2, dtype):
-    """(NumPy's gcd of the magnitudes, as int64 bits; the magnitudes; whether each
-    operand is the smallest int64). uint64 values past int64's end have no int64
-    magnitude: refused rather than wrapped."""
-    if dtype == _np.uint64:
-        raise TypeError(at_user_line(
-            "jitflow.numpy.gcd / lcm of uint64 values is not supported (their magnitudes "
-            "may pass int64's end); compute it with NumPy, or in int64 when the values "
-            "fit"))
+    """(NumPy's gcd of the magnitudes, as int64 bits (uint64 for uint64 operands); the
+    magnitudes; whether each operand is the smallest int64)."""
     x1, x2 = _checked_to_fit(x1, dtype), _checked_to_fit(x2, dtype)
+    if dtype == _np.uint64:  # already magnitudes, worked as they are
+        a, b = ops.cast(x1, dtype), ops.cast(x2, dtype)
+        return _euclid(a, b, 2 ** 64 - 1, _np.uint64), a, b, None, None
     (a, a_min), (b, b_min) = _magnitudes(x1, dtype), _magnitudes(x2, dtype)
     gcd = _euclid(a, b, _np.iinfo(dtype).max + 1)
     if a_min is None:
@@ -92,7 +89,8 @@ def lcm(x1, x2, *, dtype):
     """|x1| / gcd times |x2| (wrapping around as NumPy's unsigned product does), 0 where
     either is 0."""
     gcd, a, b, a_min, _ = _unsigned_gcd(x1, x2, dtype)
-    quotient = ops.floor_divide(a, _divisor(gcd))
+    work = _np.uint64 if dtype == _np.uint64 else _np.int64
+    quotient = ops.floor_divide(a, _divisor(gcd, work))
     if a_min is not None:
         # 2**63 / gcd: itself (the smallest int64's bits) over 1, else 2**62 / (gcd / 2)
         half = ops.floor_divide(gcd, _np.int64(2))
@@ -102,7 +100,7 @@ def lcm(x1, x2, *, dtype):
                              quotient)
         b = ops.where(ops.equal(ops.cast(x2, _np.int64), _SMALLEST), _SMALLEST, b)
     product = ops.multiply(quotient, b)
-    return ops.cast(ops.where(ops.equal(gcd, 0), _np.int64(0), product), dtype)
+    return ops.cast(ops.where(ops.equal(gcd, 0), work(0), product), dtype)
 
 
 _UNSIGNED = {1: _np.uint8, 2: _np.uint16, 4: _np.uint32, 8: _np.uint64}
