@@ -33,13 +33,25 @@ CODEGEN_OPTIONS = ("-disable-lsr", "-enable-misched=false", "-enable-post-mische
                    "-post-RA-scheduler=false")
 
 
-@functools.cache
+_INITIALIZING = threading.Lock()
+_initialized = False
+
+
 def _initialize():
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    for option in CODEGEN_OPTIONS:
-        llvm.set_option("", option)
-    libmvec()
+    """Once per process, under a lock: the libraries may be built on a thread of their
+    own (runtime/libraries.py) while the first compile starts, and LLVM's options must
+    be set once."""
+    global _initialized
+    if _initialized:
+        return
+    with _INITIALIZING:
+        if not _initialized:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            for option in CODEGEN_OPTIONS:
+                llvm.set_option("", option)
+            libmvec()
+            _initialized = True
 
 
 @functools.cache
@@ -67,12 +79,14 @@ def host():
 
 @functools.cache
 def _generator_digest():
-    """A hash of the code generator's source: what a library's machine code depends on
-    besides the host (CompiledModule.library)."""
+    """A hash of the code generator's source, every module of codegen (the libraries
+    are built from gemm/, runtime/, the emitter and this folder): what a library's
+    machine code depends on besides the host (CompiledModule.library). ~4 ms, once."""
     digest = hashlib.sha256()
-    folder = pathlib.Path(__file__).parent
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    folder = pathlib.Path(__file__).parent.parent
+    for path in sorted(folder.rglob("*.py")):
+        name = path.relative_to(folder).as_posix()
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -322,18 +336,32 @@ class Compilation:
             disk_cache.store(self._keys[index], code)
 
 
+_switches_lock = threading.Lock()
+_quick_switch_users = 0
+_switch_interval_before = None
+
+
 @contextlib.contextmanager
 def quick_thread_switches():
     """While lowering (Python) runs beside helper threads compiling (LLVM): a helper
     needs the GIL back after each of its ~25 calls into LLVM, and with Python's default
     5 ms switch interval it waits for most of it each time. Measured on one module's
-    compile beside a thread running Python: 66 ms at 5 ms, 15 ms at 0.2 ms (11 alone)."""
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(min(previous, 0.0002))
+    compile beside a thread running Python: 66 ms at 5 ms, 15 ms at 0.2 ms (11 alone).
+    Threads may build at once (a background compile beside the libraries' build): the
+    first in sets the quick interval, the last out restores the one before."""
+    global _quick_switch_users, _switch_interval_before
+    with _switches_lock:
+        if _quick_switch_users == 0:
+            _switch_interval_before = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_interval_before, 0.0002))
+        _quick_switch_users += 1
     try:
         yield
     finally:
-        sys.setswitchinterval(previous)
+        with _switches_lock:
+            _quick_switch_users -= 1
+            if _quick_switch_users == 0:
+                sys.setswitchinterval(_switch_interval_before)
 
 
 def _object_code(text, speed_level):
@@ -363,9 +391,9 @@ _spare_lock = threading.Lock()
 
 
 def _forget_spares_in_forked_children():
-    """A child forked while another thread held the lock would wait for it forever."""
-    global _spare_lock
-    _spare_lock = threading.Lock()
+    """A child forked while another thread held a lock would wait for it forever."""
+    global _spare_lock, _switches_lock
+    _spare_lock, _switches_lock = threading.Lock(), threading.Lock()
     _spare_machines.clear()
 
 
