@@ -9,6 +9,9 @@ import tempfile
 # Compiled code goes to a cache of this run's own, never to the user's: set before
 # jitflow is imported, which starts building its native libraries into the cache.
 os.environ["JITFLOW_CACHE_DIR"] = tempfile.mkdtemp(prefix="jitflow-test-cache-")
+# Tests patch lowering's knobs, which no key of a whole graph sees: graphs are looked up
+# by their modules' text (tests/codegen/runtime/test_graph_cache.py turns it on).
+os.environ.setdefault("JITFLOW_GRAPH_CACHE", "0")
 
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402

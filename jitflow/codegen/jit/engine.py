@@ -8,9 +8,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import functools
-import hashlib
 import os
-import pathlib
 import sys
 import threading
 
@@ -75,19 +73,6 @@ def host():
     code only), or the level JITFLOW_CPU names (target.py)."""
     _initialize()
     return target.selected()
-
-
-@functools.cache
-def _generator_digest():
-    """A hash of the code generator's source, every module of codegen (the libraries
-    are built from gemm/, runtime/, the emitter and this folder): what a library's
-    machine code depends on besides the host (CompiledModule.library). ~4 ms, once."""
-    digest = hashlib.sha256()
-    folder = pathlib.Path(__file__).parent.parent
-    for path in sorted(folder.rglob("*.py")):
-        name = path.relative_to(folder).as_posix()
-        digest.update(name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def host_fingerprint():
@@ -168,11 +153,12 @@ class CompiledModule:
     def library(cls, name, build, speed_level=3):
         """A module that jitflow generates the same way every time (a runtime library:
         `build()` returns its IR), cached under `name` and the code generator's source
-        rather than under its text, so that a process finding it cached never builds
+        rather than under its text (with jitflow's source: disk_cache.source_digest),
+        so that a process finding it cached never builds
         it: building the sgemm library's IR took 20-30 ms of each process's first
         matrix product."""
         compilation = Compilation(speed_level)
-        compilation.add(lambda: str(build()), f"library {name}\n{_generator_digest()}",
+        compilation.add(lambda: str(build()), f"library {name}\n{disk_cache.source_digest()}",
                         in_background=False)
         return cls.from_compilation(compilation)
 
@@ -183,14 +169,26 @@ class CompiledModule:
         compiled._link(compilation)
         return compiled
 
+    @classmethod
+    def from_object_code(cls, objects, sources, speed_levels, speed_level=3):
+        """Modules compiled before (runtime/graph_cache.py): their object code, and
+        `sources()`, which gives their texts when asked for (optimized_ir, assembly)."""
+        compiled = cls.__new__(cls)
+        compiled._attach(objects, sources, speed_levels, speed_level, from_cache=True)
+        return compiled
+
     def _link(self, compilation):
-        _initialize()
         objects = compilation.finish()
-        self.from_cache = compilation.from_cache
-        self._sources, self._speed_levels = compilation.sources, compilation.speed_levels
+        self._attach(objects, compilation.sources, compilation.speed_levels,
+                     compilation.speed_level, compilation.from_cache)
+
+    def _attach(self, objects, sources, speed_levels, speed_level, from_cache):
+        _initialize()
+        self.from_cache = from_cache
+        self._sources, self._speed_levels = sources, speed_levels
         self._optimized_ir = None
         self._engine = llvm.create_mcjit_compiler(  # owns its TargetMachine
-            llvm.parse_assembly(""), target_machine(compilation.speed_level))
+            llvm.parse_assembly(""), target_machine(speed_level))
         for code in objects:
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         self._engine.finalize_object()
@@ -282,6 +280,11 @@ class Compilation:
             self._ready.notify()
         if in_background and len(self._helpers) < thread_count() - 1:
             self._start_helper()
+
+    @property
+    def objects(self):
+        """Each module's object code, once finish() returned."""
+        return self._objects
 
     def sources(self):
         """The modules' texts (built now for a module added as a function)."""

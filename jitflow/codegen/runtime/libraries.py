@@ -73,6 +73,7 @@ def _build_quietly():
     try:
         with quick_thread_switches():  # it runs beside the import, Python code
             ensure_built()
+            disk_cache.source_digest()  # for the first compile's cache keys
     except Exception:
         pass
 
