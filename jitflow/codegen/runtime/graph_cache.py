@@ -95,12 +95,16 @@ def load(entry_key):
 def _symbols_known(names):
     """Whether the linker will find every one of `names`, once the libraries that
     register them (jitflow's own; OpenBLAS, which lowering loads on first use) are."""
-    libraries.ensure_built()
-    missing = [name for name in names if not llvm.address_of_symbol(name)]
-    if any(name in BLAS_SYMBOLS for name in missing) and blas.wanted():
+    missing = _unknown(names)
+    if missing and not missing <= BLAS_SYMBOLS:
+        libraries.ensure_built()  # usually built by the import's thread already
+    if missing & BLAS_SYMBOLS and blas.wanted():
         blas.library()
-        missing = [name for name in missing if not llvm.address_of_symbol(name)]
-    return not missing
+    return not _unknown(missing)
+
+
+def _unknown(names):
+    return {name for name in names if not llvm.address_of_symbol(name)}
 
 
 def store(entry_key, objects, modules, speed_levels, workspace_size, timed_nodes):
