@@ -7,12 +7,17 @@
     def f(x, w):
         return np.tanh(x @ w).sum(axis=1)
 """
-from . import numpy
+from .config import config
+from .codegen.runtime import libraries as _libraries
+
+if config.backend == "native" and not config.run_eagerly:
+    _libraries.start_building()  # on a thread, while the rest of jitflow is imported
+
+from . import numpy  # noqa: E402
 from . import array_methods  # noqa: F401  (gives the Tracer its operators and methods)
 from .autodiff import (custom_jvp, custom_vjp, grad, hessian, jacfwd, jacobian, jacrev, jvp, jvp_graph,
                        value_and_grad, vjp, vjp_graph)
 from .batching import vmap
-from .config import config
 from .control_flow import cond, fori_loop, scan, switch, while_loop
 from .errors import (BooleanIndexError, CacheWarning, CompileWarning,
                      ConcretizationError, RetraceWarning, TracerLeakError)

@@ -6,14 +6,18 @@ The `backend` fixture runs a test once per backend jitflow.function can run grap
 import os
 import tempfile
 
-import pytest
-from hypothesis import HealthCheck, settings
-
-import jitflow
-from fidelity import BACKENDS
-
-# Compiled code goes to a cache of this run's own, never to the user's.
+# Compiled code goes to a cache of this run's own, never to the user's: set before
+# jitflow is imported, which starts building its native libraries into the cache.
 os.environ["JITFLOW_CACHE_DIR"] = tempfile.mkdtemp(prefix="jitflow-test-cache-")
+# Tests patch lowering's knobs, which no key of a whole graph sees: graphs are looked up
+# by their modules' text (tests/codegen/runtime/test_graph_cache.py turns it on).
+os.environ.setdefault("JITFLOW_GRAPH_CACHE", "0")
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+import jitflow  # noqa: E402
+from fidelity import BACKENDS  # noqa: E402
 # Native code is built before the first call returns, so that tests of the native
 # backend run native code; tests/test_background_compile.py turns this back on.
 jitflow.config.background_compile = False

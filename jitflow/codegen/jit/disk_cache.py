@@ -6,10 +6,14 @@ the host CPU and its features, llvmlite's version and jitflow's. An entry is
 so a corrupt or truncated file is detected, removed and rebuilt (with a
 CacheWarning saying so), never loaded.
 JITFLOW_CACHE_DIR sets the directory (default: $XDG_CACHE_HOME/jitflow or
-~/.cache/jitflow); JITFLOW_CACHE=0 turns the cache off.
+~/.cache/jitflow); JITFLOW_CACHE=0 turns the cache off. Besides modules it holds
+whole compiled graphs (runtime/graph_cache.py) and jitflow's libraries (keyed by
+jitflow's source: source_digest).
 """
+import functools
 import hashlib
 import os
+import pathlib
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -47,6 +51,20 @@ def key(llvm_ir, host):
     """The entry's name: `host` describes the target (CPU, features, llvmlite)."""
     text = f"{host}|jitflow {__version__}\n{llvm_ir}"
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@functools.cache
+def source_digest():
+    """A hash of every jitflow module's source, for keys of code that jitflow builds
+    from more than the text keyed (its libraries, whole graphs): lowering rules live
+    beside the primitives, the libraries' generators in codegen. ~20 ms, once per
+    process (the import's library thread computes it ahead: runtime/libraries.py)."""
+    digest = hashlib.sha256()
+    package = pathlib.Path(__file__).resolve().parents[2]
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" +
+                      path.read_bytes())
+    return digest.hexdigest()
 
 
 def _path(entry_key):

@@ -8,9 +8,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import functools
-import hashlib
 import os
-import pathlib
 import sys
 import threading
 
@@ -33,13 +31,25 @@ CODEGEN_OPTIONS = ("-disable-lsr", "-enable-misched=false", "-enable-post-mische
                    "-post-RA-scheduler=false")
 
 
-@functools.cache
+_INITIALIZING = threading.Lock()
+_initialized = False
+
+
 def _initialize():
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    for option in CODEGEN_OPTIONS:
-        llvm.set_option("", option)
-    libmvec()
+    """Once per process, under a lock: the libraries may be built on a thread of their
+    own (runtime/libraries.py) while the first compile starts, and LLVM's options must
+    be set once."""
+    global _initialized
+    if _initialized:
+        return
+    with _INITIALIZING:
+        if not _initialized:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            for option in CODEGEN_OPTIONS:
+                llvm.set_option("", option)
+            libmvec()
+            _initialized = True
 
 
 @functools.cache
@@ -63,17 +73,6 @@ def host():
     code only), or the level JITFLOW_CPU names (target.py)."""
     _initialize()
     return target.selected()
-
-
-@functools.cache
-def _generator_digest():
-    """A hash of the code generator's source: what a library's machine code depends on
-    besides the host (CompiledModule.library)."""
-    digest = hashlib.sha256()
-    folder = pathlib.Path(__file__).parent
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def host_fingerprint():
@@ -154,11 +153,12 @@ class CompiledModule:
     def library(cls, name, build, speed_level=3):
         """A module that jitflow generates the same way every time (a runtime library:
         `build()` returns its IR), cached under `name` and the code generator's source
-        rather than under its text, so that a process finding it cached never builds
+        rather than under its text (with jitflow's source: disk_cache.source_digest),
+        so that a process finding it cached never builds
         it: building the sgemm library's IR took 20-30 ms of each process's first
         matrix product."""
         compilation = Compilation(speed_level)
-        compilation.add(lambda: str(build()), f"library {name}\n{_generator_digest()}",
+        compilation.add(lambda: str(build()), f"library {name}\n{disk_cache.source_digest()}",
                         in_background=False)
         return cls.from_compilation(compilation)
 
@@ -169,14 +169,26 @@ class CompiledModule:
         compiled._link(compilation)
         return compiled
 
+    @classmethod
+    def from_object_code(cls, objects, sources, speed_levels, speed_level=3):
+        """Modules compiled before (runtime/graph_cache.py): their object code, and
+        `sources()`, which gives their texts when asked for (optimized_ir, assembly)."""
+        compiled = cls.__new__(cls)
+        compiled._attach(objects, sources, speed_levels, speed_level, from_cache=True)
+        return compiled
+
     def _link(self, compilation):
-        _initialize()
         objects = compilation.finish()
-        self.from_cache = compilation.from_cache
-        self._sources, self._speed_levels = compilation.sources, compilation.speed_levels
+        self._attach(objects, compilation.sources, compilation.speed_levels,
+                     compilation.speed_level, compilation.from_cache)
+
+    def _attach(self, objects, sources, speed_levels, speed_level, from_cache):
+        _initialize()
+        self.from_cache = from_cache
+        self._sources, self._speed_levels = sources, speed_levels
         self._optimized_ir = None
         self._engine = llvm.create_mcjit_compiler(  # owns its TargetMachine
-            llvm.parse_assembly(""), target_machine(compilation.speed_level))
+            llvm.parse_assembly(""), target_machine(speed_level))
         for code in objects:
             self._engine.add_object_file(llvm.ObjectFileRef.from_data(code))
         self._engine.finalize_object()
@@ -269,6 +281,11 @@ class Compilation:
         if in_background and len(self._helpers) < thread_count() - 1:
             self._start_helper()
 
+    @property
+    def objects(self):
+        """Each module's object code, once finish() returned."""
+        return self._objects
+
     def sources(self):
         """The modules' texts (built now for a module added as a function)."""
         return [text() if callable(text) else text for text in self._texts]
@@ -322,18 +339,32 @@ class Compilation:
             disk_cache.store(self._keys[index], code)
 
 
+_switches_lock = threading.Lock()
+_quick_switch_users = 0
+_switch_interval_before = None
+
+
 @contextlib.contextmanager
 def quick_thread_switches():
     """While lowering (Python) runs beside helper threads compiling (LLVM): a helper
     needs the GIL back after each of its ~25 calls into LLVM, and with Python's default
     5 ms switch interval it waits for most of it each time. Measured on one module's
-    compile beside a thread running Python: 66 ms at 5 ms, 15 ms at 0.2 ms (11 alone)."""
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(min(previous, 0.0002))
+    compile beside a thread running Python: 66 ms at 5 ms, 15 ms at 0.2 ms (11 alone).
+    Threads may build at once (a background compile beside the libraries' build): the
+    first in sets the quick interval, the last out restores the one before."""
+    global _quick_switch_users, _switch_interval_before
+    with _switches_lock:
+        if _quick_switch_users == 0:
+            _switch_interval_before = sys.getswitchinterval()
+            sys.setswitchinterval(min(_switch_interval_before, 0.0002))
+        _quick_switch_users += 1
     try:
         yield
     finally:
-        sys.setswitchinterval(previous)
+        with _switches_lock:
+            _quick_switch_users -= 1
+            if _quick_switch_users == 0:
+                sys.setswitchinterval(_switch_interval_before)
 
 
 def _object_code(text, speed_level):
@@ -363,9 +394,9 @@ _spare_lock = threading.Lock()
 
 
 def _forget_spares_in_forked_children():
-    """A child forked while another thread held the lock would wait for it forever."""
-    global _spare_lock
-    _spare_lock = threading.Lock()
+    """A child forked while another thread held a lock would wait for it forever."""
+    global _spare_lock, _switches_lock
+    _spare_lock, _switches_lock = threading.Lock(), threading.Lock()
     _spare_machines.clear()
 
 

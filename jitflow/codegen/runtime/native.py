@@ -15,9 +15,11 @@ from ...ir.passes.fuse import fuse
 from ...ir.passes.schedule import schedule
 from ..errors import FALLBACK, OK, raise_for
 from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
+from ..jit.threads import thread_count
 from ..lowering.lower import ENTRY, Lowering
 from ..lowering.node_clock import counter_name
 from ..memory import aligned_bytes
+from . import graph_cache
 from .in_place import in_place_outputs
 from .output_pool import POOLED_BYTES, pooled_empty
 from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
@@ -76,37 +78,76 @@ class NativeGraph:
         self._spare_workspaces = []
 
     def _compile(self, direct):
-        """Lower the graph, compiling each segment's module while the next is lowered;
-        the module with the entry points (PYTHON_ENTRY if `direct`) comes last."""
+        """The graph's code: from the graph cache (graph_cache.py), or lowered, each
+        segment's module compiled while the next is lowered; the module with the entry
+        points (PYTHON_ENTRY if `direct`) comes last."""
+        self._direct = direct
+        key = graph_cache.key(self.graph, {
+            "name": self.name, "threads": self.threads or thread_count(),
+            "direct": bool(direct), "profile": bool(self._profile),
+            "nan_checks": sorted(self._nan_checks)})
+        cached = graph_cache.load(key)
+        if cached is not None:
+            return self._from_graph_cache(*cached)
         with quick_thread_switches():
-            return self._lower_and_compile(direct)
+            compiled, compilation, lowering = self._lower_and_compile(direct)
+        if not self.callees:  # their code is this process's: see graph_cache.py
+            graph_cache.store(key, compilation.objects, lowering.modules,
+                              compilation.speed_levels, self.workspace_size,
+                              self.timed_nodes)
+        return compiled
 
     def _lower_and_compile(self, direct):
         compilation = Compilation(speed_level=3)
         try:
-            lowering = Lowering(self.graph, self.name,
-                                on_segment=lambda module, level: compilation.add(
-                                    str(module), speed_level=level), threads=self.threads,
-                                compile_graph=self._compile_callee,
-                                backward_step=self._backward_step, profile=self._profile,
-                                nan_checks=self._nan_checks)
-            self.workspace_size = lowering.memory.size
-            self.timed_nodes = lowering.timed_nodes
-            self.callees = lowering.callees  # kept alive: this code calls theirs
-            self.callee_nodes = lowering.callee_nodes  # the node calling each
-            entry = lowering.entry_module
-            if direct:
-                add_python_entry(entry, lowering.entry_function(), self._in_types,
-                                 self._out_types, self.workspace_size)
-            compilation.add(str(entry), in_background=False,
+            lowering = self._lower(lambda module, level: compilation.add(
+                str(module), speed_level=level), direct)
+            compilation.add(str(lowering.entry_module), in_background=False,
                             speed_level=lowering.speed_levels[-1])
         except BaseException:
             compilation.abandon()
             raise
         compiled = CompiledModule.from_compilation(compilation)
-        self.llvm_irs = compilation.sources()  # the segments in the order they run
-        self.llvm_ir = "\n".join(self.llvm_irs)
-        return compiled
+        self._llvm_irs = compilation.sources()  # the segments in the order they run
+        return compiled, compilation, lowering
+
+    def _lower(self, on_segment, direct):
+        """The graph lowered, each segment's module handed to on_segment(module, speed
+        level) but the last (entry_module), which gets the Python entry if `direct`."""
+        lowering = Lowering(self.graph, self.name, on_segment=on_segment,
+                            threads=self.threads, compile_graph=self._compile_callee,
+                            backward_step=self._backward_step, profile=self._profile,
+                            nan_checks=self._nan_checks)
+        self.workspace_size = lowering.memory.size
+        self.timed_nodes = lowering.timed_nodes
+        self.callees = lowering.callees  # kept alive: this code calls theirs
+        self.callee_nodes = lowering.callee_nodes  # the node calling each
+        if direct:
+            add_python_entry(lowering.entry_module, lowering.entry_function(),
+                             self._in_types, self._out_types, self.workspace_size)
+        return lowering
+
+    def _from_graph_cache(self, objects, workspace_size, timed_nodes, speed_levels):
+        self.workspace_size, self.timed_nodes = workspace_size, timed_nodes
+        self.callees, self.callee_nodes = [], []
+        self._llvm_irs = None  # lowered again if asked for
+        return CompiledModule.from_object_code(objects, lambda: self.llvm_irs,
+                                               speed_levels)
+
+    @property
+    def llvm_irs(self):
+        """Each module's LLVM IR as jitflow wrote it, in the order the segments run
+        (code from the graph cache is lowered again for it, without compiling)."""
+        if self._llvm_irs is None:
+            texts = []
+            lowering = self._lower(lambda module, level: texts.append(str(module)),
+                                   self._direct)
+            self._llvm_irs = texts + [str(lowering.entry_module)]
+        return self._llvm_irs
+
+    @property
+    def llvm_ir(self):
+        return "\n".join(self.llvm_irs)
 
     def _compile_callee(self, graph, name, **options):
         """A subgraph the generated code calls (control/callees.py), compiled alike."""

@@ -7,12 +7,16 @@ import pytest
 import jitflow
 from jitflow.codegen import NativeGraph
 from jitflow.codegen.jit import disk_cache
+from jitflow.codegen.runtime import graph_cache
 
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
+    """The cache of modules alone: whole graphs, which would be found before their
+    modules are looked up, are tested in tests/codegen/runtime/test_graph_cache.py."""
     monkeypatch.setenv("JITFLOW_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("JITFLOW_CACHE", raising=False)
+    monkeypatch.setenv(graph_cache.SWITCH, "0")
     return tmp_path
 
 
