@@ -78,6 +78,16 @@ def test_medians(data):
                       rtol=4 * float(np.finfo(np.float32).eps) if a.dtype == np.float32 else 0)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float64], ids=str)
+@pytest.mark.parametrize("shape", [(0, 0, 0), (0, 0, 3), (2, 0, 3)])
+def test_nanmedian_of_an_empty_array_of_any_dtype(backend, dtype, shape):
+    # NumPy takes nanmean for every empty array, also where median raises (found by the
+    # program fuzzer)
+    x = np.zeros(shape, dtype)
+    check_program(lambda xp, x: xp.nanmedian(x, axis=(0, 1)), x)
+    check_program(lambda xp, x: xp.nanmedian(x, axis=(0, 1), keepdims=True), x)
+
+
 @pytest.mark.parametrize("call", [
     lambda xp, a: xp.quantile(a, 1.5),
     lambda xp, a: xp.percentile(a, [10, -1]),

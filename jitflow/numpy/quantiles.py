@@ -311,10 +311,10 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     two; NaN where a slice has none."""
     _no_out("nanmedian", out)
     a = asarray(a)
+    if _np.prod(_shape(a)) == 0:  # before the dtype: NumPy's nanmean of any empty array
+        return _numpy_on_empty(_np.nanmedian, a, axis=axis, keepdims=keepdims)
     if _dtype_of(a).kind != "f":
         return median(a, axis=axis, keepdims=keepdims)
-    if _np.prod(_shape(a)) == 0:
-        return _numpy_on_empty(_np.nanmedian, a, axis=axis, keepdims=keepdims)
     data = _Sorted(a, axis, keepdims)
     count = sum(logical_not(isnan(data.values)), axis=0)
     upper = count // 2
