@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import given_per_backend
+from fidelity import assert_same, error_kinds, given_per_backend, numpy_outcome, run_traced
 from jitflow.numpy.quantiles import METHODS
 from jitflow.testing import check_grads
 from numpy_programs import check_program
@@ -101,9 +101,45 @@ def test_errors_are_numpys(call):
     check_program(call, np.arange(6.0).reshape(2, 3), what="a bad call")
 
 
-def test_q_must_be_known_when_traced(backend):
-    with pytest.raises(NotImplementedError, match="q must be known"):
-        jitflow.function(lambda a, q: jnp.quantile(a, q))(np.arange(4.0), 0.5)
+@given_per_backend(data=st.data())
+def test_a_traced_q_gives_numpys_quantiles(data):
+    a = data_array(data)
+    axis = axis_for(data, a.ndim)
+    q = data.draw(Q, label="q")
+    q = np.array(q) if isinstance(q, list) else q  # a Python float stays weak
+    method = data.draw(st.sampled_from(METHODS), label="method")
+    name = data.draw(st.sampled_from(["quantile", "nanquantile", "percentile",
+                                      "nanpercentile"]), label="function")
+    if "percentile" in name:
+        q = np.multiply(q, 100) if not isinstance(q, (int, float)) else q * 100
+
+    def program(a, q):
+        return getattr(np, name)(a, q, axis=axis, method=method)
+    expected, error = numpy_outcome(program, a, q)
+    if error is not None:  # (NumPy's boolean subtraction, for one)
+        with pytest.raises(error_kinds(error)):
+            run_traced(program, a, q)
+        return
+    rtol = 4 * float(np.finfo(np.float32).eps) if a.dtype == np.float32 else 1e-15
+    # zero_sign: which of -0.0 and 0.0 NumPy picks among equal values depends on where
+    # its partition (and its moving of NaN to the end) happened to leave them
+    assert_same(run_traced(program, a, q), expected, rtol=rtol, zero_sign=False,
+                what=f"{name}({a.dtype}{a.shape}, traced {q!r}, {axis}, {method})")
+
+
+def test_a_traced_q_outside_its_range_raises_numpys_error_at_its_line(backend):
+    quantile = jitflow.function(lambda a, q: np.quantile(a, q))
+    percentile = jitflow.function(lambda a, q: np.nanpercentile(a, q))
+    a = np.arange(4.0)
+    for _ in range(2):  # the first call and native code
+        assert_same(quantile(a, np.array([0.0, 1.0])), np.quantile(a, [0.0, 1.0]))
+        for bad in (np.array([0.5, 1.5]), -0.1, np.nan):
+            with pytest.raises(ValueError, match=r"Quantiles must be in the range \[0, 1\]"
+                               r"(.|\n)*test_numpy_quantiles.py"):
+                quantile(a, bad)
+        with pytest.raises(ValueError, match=r"Percentiles must be in the range"):
+            percentile(a, 101.0)
+        quantile.wait(), percentile.wait()
 
 
 @pytest.mark.parametrize("name, method", [

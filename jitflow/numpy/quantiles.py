@@ -4,9 +4,11 @@ The reduced axes are moved to the front and flattened, the values sorted along t
 (NaN last), and each quantile taken at NumPy's positions with NumPy's arithmetic: the
 virtual index of every `method` NumPy 2 offers, and the same interpolation between
 its neighbours (its lerp, which counts from the nearer side), so values and dtypes
-are NumPy's (a Python float q is weakly typed, an array q is not). q must be known
-when the function is traced. A slice holding NaN gives NaN; the nan- forms skip NaN
-instead, their positions computed from each slice's count of numbers at run time.
+are NumPy's (a Python float q is weakly typed, an array q is not). A q known when the
+function is traced picks its positions then; a traced q picks them at run time, where
+a check raises NumPy's ValueError for a q outside [0, 1]. A slice holding NaN gives
+NaN; the nan- forms skip NaN instead, their positions computed from each slice's count
+of numbers at run time.
 Their derivatives are those of the sort and the interpolation.
 """
 import warnings
@@ -15,7 +17,8 @@ from types import SimpleNamespace
 import numpy as _np
 
 from .. import ops
-from ..errors import at_user_line
+from ..errors import LOCATION_MARK, at_user_line, user_location
+from ..ops.debug import PythonCallback, debug_callback
 from ..ir.types import normalize_axes
 from ..trace import Tracer
 from . import arithmetic as _arithmetic
@@ -161,20 +164,43 @@ def _numpy_on_empty(function, a, *args, **kwargs):
 
 
 def _check_q(name, q, percent):
+    """(q as a fraction, whether it is weakly typed), checked as NumPy checks it."""
     if isinstance(q, Tracer):
-        raise NotImplementedError(at_user_line(
-            f"{name}: q must be known when the function is traced (a number, list or "
-            f"NumPy array), got a traced value {q.type}"))
+        return _checked_at_run_time(name, q, percent), q.type.weak
     weak = type(q) in (int, float)
     q = _np.true_divide(q, 100) if percent else _np.asanyarray(q)
     if _np.asarray(q).dtype.kind not in "biuf":
         raise TypeError(at_user_line(f"{name}: q must be real numbers, got {q.dtype}"))
-    if q.size and not (_np.all(q >= 0) and _np.all(q <= 1)):
-        raise ValueError(at_user_line("Percentiles must be in the range [0, 100]" if percent
-                                      else "Quantiles must be in the range [0, 1]"))
+    if q.size and not _in_range(q):
+        raise ValueError(at_user_line(_range_message(percent)))
     if q.ndim > 2:
         raise ValueError(at_user_line("q must be a scalar or 1d"))
     return _np.asarray(q), weak
+
+
+def _in_range(q):
+    return _np.all(q >= 0) and _np.all(q <= 1)
+
+
+def _range_message(percent):
+    return ("Percentiles must be in the range [0, 100]" if percent
+            else "Quantiles must be in the range [0, 1]")
+
+
+def _checked_at_run_time(name, q, percent):
+    """A traced q, as a fraction, checked at every call (a callback into Python)."""
+    if q.dtype.kind not in "biuf":
+        raise TypeError(at_user_line(f"{name}: q must be real numbers, got {q.type}"))
+    if q.ndim > 2:
+        raise ValueError(at_user_line("q must be a scalar or 1d"))
+    q = _elementwise.true_divide(q, 100) if percent else q
+    location, message = user_location(), _range_message(percent)
+
+    def check(values):
+        if _np.size(values) and not _in_range(_np.asarray(values)):
+            raise ValueError(f"{message}{LOCATION_MARK}{location}" if location else message)
+    debug_callback(PythonCallback(check, f"{name}: q in range"), q)
+    return q
 
 
 def _check_call(name, a, out, method, weights):
@@ -192,8 +218,10 @@ def _check_call(name, a, out, method, weights):
 
 def _empty(name, a, q, axis, method, keepdims):
     """NumPy's result for an empty `a`, or None."""
-    if isinstance(q, Tracer) or _np.prod(_shape(asarray(a))) != 0:
+    if _np.prod(_shape(asarray(a))) != 0:
         return None
+    if isinstance(q, Tracer):  # NumPy's NaNs (or error) depend on q's shape and dtype
+        q = _np.zeros(q.shape, q.dtype) if not q.type.weak else 0.0
     return _numpy_on_empty(getattr(_np, name), a, q, axis=axis, method=method,
                            keepdims=keepdims)
 
@@ -206,6 +234,18 @@ def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=Fa
         return empty
     q, weak = _check_q(name, q, percent)
     data = _Sorted(a, axis, keepdims)
+    if isinstance(q, Tracer):
+        result = _at_run_time(data, method, q, data.n, weak, _dtype_of(a),
+                              lambda positions: where(positions < 0, data.n - 1, positions))
+    else:
+        result = _known_now(data, method, q, weak)
+    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
+        result = where(isnan(data.last()), data.last(), result)
+    return data.shaped(_as_applied(result, data, q) if nan else result)
+
+
+def _known_now(data, method, q, weak):
+    """The quantiles at positions NumPy computes now, for a q known while tracing."""
     virtual = _np.asanyarray(_virtual_index(_np, method, data.n, q))
     if method in DISCRETE or (method == "linear" and virtual.dtype.kind in "iu"):
         result = data.at(virtual)
@@ -217,9 +257,29 @@ def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=Fa
         else:
             t = gamma.reshape(gamma.shape + (1,) * len(data.kept_shape))
         result = _lerp(data.at(previous), data.at(following), t, 1 - t, t >= 0.5)
-    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
-        result = where(isnan(data.last()), data.last(), result)
-    return data.shaped(_as_applied(result, data, q) if nan else result)
+    return result
+
+
+def _at_run_time(data, method, q, count, weak, dtype, last_for):
+    """The quantiles at positions computed at run time: for a traced q, or for the
+    nan- forms (count: each slice's numbers). last_for(positions) puts the position
+    of each slice's last value where a position says -1."""
+    qs = reshape(q, _shape(q) + (1,) * len(data.kept_shape))
+    virtual = _virtual_index(_TRACED, method, count, qs)
+    shape = _shape(q) + data.kept_shape
+
+    def at(positions):
+        return data.along(broadcast_to(last_for(positions), shape), _shape(q))
+    if method in DISCRETE or (method == "linear" and _dtype_of(virtual).kind in "iu"):
+        return at(astype(virtual, _np.int64))
+    previous, following = _neighbours(_TRACED, virtual, count)
+    gamma = _gamma(_TRACED, method, virtual, previous)
+    t, rest = gamma, 1 - gamma
+    if weak:  # a Python float q: weights rounded to the values' dtype, as NumPy's
+        weights = _np.result_type(dtype, 1.0)
+        t, rest = astype(t, weights), astype(rest, weights)
+    return _lerp(at(astype(previous, _np.int64)), at(astype(following, _np.int64)),
+                 t, rest, gamma >= 0.5)
 
 
 def _as_applied(result, data, q):
@@ -247,26 +307,12 @@ def _nan_quantiles(name, a, q, axis, out, method, keepdims, weights, percent):
     count = sum(logical_not(isnan(data.values)), axis=0)  # NaN sort last: numbers first
     if q.dtype.kind == "f":  # as NumPy's Python int count times q
         count = astype(count, q.dtype)
-    qs = q.reshape(q.shape + (1,) * len(data.kept_shape))
-    virtual = _virtual_index(_TRACED, method, count, qs)
     last = astype(count, _np.int64) - 1
-    shape = q.shape + data.kept_shape
 
-    def at(positions):
-        positions = where(positions < 0, last, positions)  # -1: the last number
-        positions = where(positions < 0, 0, positions)  # (none: any place will do)
-        return data.along(broadcast_to(positions, shape), q.shape)
-    if method in DISCRETE or (method == "linear" and _dtype_of(virtual).kind in "iu"):
-        result = at(astype(virtual, _np.int64))
-    else:
-        previous, following = _neighbours(_TRACED, virtual, count)
-        gamma = _gamma(_TRACED, method, virtual, previous)
-        t, rest = gamma, 1 - gamma
-        if weak:  # a Python float q: weights rounded to the values' dtype, as NumPy's
-            dtype = _np.result_type(_dtype_of(a), 1.0)
-            t, rest = astype(t, dtype), astype(rest, dtype)
-        result = _lerp(at(astype(previous, _np.int64)), at(astype(following, _np.int64)),
-                       t, rest, gamma >= 0.5)
+    def last_number(positions):  # -1 is each slice's last number (none: any place)
+        positions = where(positions < 0, last, positions)
+        return where(positions < 0, 0, positions)
+    result = _at_run_time(data, method, q, count, weak, _dtype_of(a), last_number)
     result = where(last < 0, _np.nan, result)  # a slice of NaN only
     return data.shaped(_as_applied(result, data, q))
 
