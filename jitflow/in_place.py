@@ -219,8 +219,12 @@ def _same_error(error):
 # --- values ---------------------------------------------------------------------------------
 
 def _cast(value, dtype):
-    """value in `dtype` (NumPy checked the cast): traced, or a NumPy array."""
+    """value in `dtype` (NumPy checked the cast): traced, or a NumPy array. A Python int
+    passed in (weakly typed) goes into an integer dtype through an addition, which
+    checks at run time that it fits (OverflowError, as NumPy raises; a cast wraps)."""
     if isinstance(value, Tracer):
+        if value.type.weak and value.dtype.kind in "iu" and dtype.kind in "iu":
+            return ops.add(value, np.zeros((), dtype))
         return value if value.dtype == dtype else ops.cast(value, dtype)
     value = np.asarray(value)
     return value.astype(dtype) if value.dtype != dtype else value

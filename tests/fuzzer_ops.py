@@ -382,6 +382,14 @@ def _gram(xp, x):
     return xp.expand_dims(v, -1) * xp.expand_dims(v, -2) + 3.0 * xp.eye(v.shape[-1])
 
 
+def _positive_diagonal(xp, r):
+    """R of a QR with its rows signed so that its diagonal is positive: the one smooth
+    choice. LAPACK's own signs jump where a column's part below the diagonal is exactly
+    0 (it reflects nothing there), as at a diagonal gram matrix."""
+    signs = xp.sign(xp.diagonal(r, axis1=-2, axis2=-1))
+    return r * xp.expand_dims(signs, -1)
+
+
 def _solve_gram(xp, x):
     v = x if x.ndim else xp.reshape(x, (1,))
     return xp.linalg.solve(_gram(xp, x), xp.expand_dims(v, -1))[..., 0]
@@ -413,7 +421,7 @@ SMOOTH_UNARY = {
     "det_gram": lambda xp, x: xp.linalg.det(_gram(xp, x)),
     "slogdet_gram": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[1],
     "cholesky_gram": lambda xp, x: xp.linalg.cholesky(_gram(xp, x)),
-    "qr_r_gram": lambda xp, x: xp.linalg.qr(_gram(xp, x), mode="r"),
+    "qr_r_gram": lambda xp, x: _positive_diagonal(xp, xp.linalg.qr(_gram(xp, x), mode="r")),
     "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
     "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
     "add_reduceat": _reduceat(np.add),

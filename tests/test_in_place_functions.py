@@ -290,3 +290,34 @@ def test_writes_at_traced_positions_match_numpy(backend, case):
                 compiled(a, indices, mask, values)
             continue
         assert_same(compiled(a, indices, mask, values), expected)
+
+
+PYTHON_INT_WRITES = {
+    "put": lambda a, v: np.put(a, [0], v),
+    "putmask": lambda a, v: np.putmask(a, a >= 0, v),
+    "place": lambda a, v: np.place(a, a >= 0, v),
+    "fill_diagonal": lambda a, v: np.fill_diagonal(a.reshape(2, 2), v),
+    "put_along_axis": lambda a, v: np.put_along_axis(a, np.array([0]), v, axis=0),
+    "copyto": lambda a, v: np.copyto(a, v),
+    "copyto_where": lambda a, v: np.copyto(a, v, where=a > 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_INT_WRITES))
+def test_a_python_int_passed_in_that_does_not_fit_raises_as_numpy_does(name):
+    # it was cast, wrapping 2**31 to -2**31 (found by the program fuzzer)
+    write = PYTHON_INT_WRITES[name]
+
+    def fn(x, value):
+        a = jnp.zeros(4, np.int32) + x
+        write(a, value)
+        return a
+    compiled = jitflow.function(fn)
+    for _ in range(2):  # the first call and native code
+        for value in (2 ** 31, -2 ** 31 - 1):
+            with pytest.raises(OverflowError, match="int32"):
+                compiled(np.int32(0), value)
+        expected = np.zeros(4, np.int32)
+        write(expected, 5)
+        assert_same(compiled(np.int32(0), 5), expected)
+        compiled.wait()

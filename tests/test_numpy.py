@@ -657,6 +657,16 @@ def test_clip_ignores_a_python_int_bound_that_a_wider_other_bound_would_pass(bou
                 what="a lower bound passed in")
 
 
+@pytest.mark.parametrize("low, high", [(2**31, -0.0), (-2**31 - 1, 3.5), (-0.5, 2**31),
+                                       (-0.5, 4), (np.float32(-0.5), 2**40)])
+def test_clip_of_ints_by_a_python_int_passed_in_and_a_float(low, high, backend):
+    # the clip is computed in floats: an ignored int bound becomes an infinite one (it
+    # failed to trace, looking for the end of a float dtype; found by the program fuzzer)
+    a = np.array([0, 7, -9], np.int32)
+    compiled = jitflow.function(lambda a, low, high: np.clip(a, low, high))
+    assert_same(compiled(a, low, high), np.clip(a, low, high))
+
+
 @pytest.mark.parametrize("value, error", [(np.inf, OverflowError), (np.nan, ValueError)])
 def test_pad_values_that_do_not_fit_the_dtype_raise_at_trace_time(value, error):
     with pytest.raises(error, match="test_numpy.py"):

@@ -164,13 +164,18 @@ def _ignored_at_run_time(bound, a, other, upper):
     if upper and _np.iinfo(dtype).max > _np.iinfo(bound.dtype).max:
         return bound  # every Python int jitflow takes (an int64) is below uint64's end
     strong = [constant_type(v) for v in (a, other) if v is not None]
-    wide = _np.iinfo(result_dtype(*strong)[0])
+    computed_in = _np.dtype(result_dtype(*strong)[0])
+    info = _np.iinfo(dtype)
+    if computed_in.kind == "f":  # a float other bound: the clip is computed in floats
+        if upper:
+            return ops.where(ops.greater_equal(bound, int(info.max)), _np.inf, bound)
+        return ops.where(ops.less_equal(bound, int(info.min)), -_np.inf, bound)
+    wide = _np.iinfo(computed_in)
     if upper and wide.max > _np.iinfo(bound.dtype).max:
         raise TypeError(at_user_line(
             f"numpy.clip of {dtype} with a uint64 bound and a Python int upper bound "
             f"passed in: jitflow cannot tell at trace time whether NumPy would ignore "
             f"it; make the upper bound a uint64 array or a constant"))
-    info = _np.iinfo(dtype)
     if upper:
         return ops.where(ops.greater_equal(bound, int(info.max)), int(wide.max), bound)
     return ops.where(ops.less_equal(bound, int(info.min)), int(wide.min), bound)
