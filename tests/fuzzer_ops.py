@@ -156,6 +156,27 @@ def _unique_sized(xp, x):
                                                values.dtype)])
 
 
+def _set_sized(name, size=3):
+    """jitflow's set function `name`(x, y, size=) and NumPy's result cut to `size` or
+    filled past its count with its first value (0 if empty), as jitflow's is."""
+    def call(xp, *arrays):
+        if xp is not np:
+            return getattr(xp, name)(*arrays, size=size)
+        result = getattr(np, name)(*arrays)
+        fill = result[0] if result.size else np.zeros((), result.dtype)
+        return np.concatenate([result[:size], np.full(max(0, size - result.size), fill,
+                                                      result.dtype)])
+    return call
+
+
+def _unique_counts_sized(xp, x):
+    """The counts of unique_counts(x, size=4): 0 past the count of values."""
+    if xp is not np:
+        return xp.unique_counts(x, size=4).counts
+    counts = np.unique_counts(x).counts
+    return np.concatenate([counts[:4], np.zeros(max(0, 4 - counts.size), counts.dtype)])
+
+
 def _small_counts(xp, x):
     """bincount of small non-negative integers made from x (length known: 5)."""
     v = xp.ravel(x)
@@ -188,6 +209,7 @@ UNARY.update({
     "argwhere_sized": lambda xp, x: _sized(xp, "argwhere", x, 3, 0),
     "extract_sized": lambda xp, x: _sized(xp, "extract", x, 3, 0, arr=x),
     "unique_sized": _unique_sized,
+    "unique_counts_sized": _unique_counts_sized,
     "bincount_length": _small_counts,
     "digitize": lambda xp, x: xp.digitize(x, [-1.0, 0.0, 2.5]),
     "histogram_range": lambda xp, x: xp.histogram(x, 3, range=(-2, 2))[0],
@@ -198,6 +220,10 @@ UNARY.update({
 })
 BINARY.update({
     "isin": lambda xp, x, y: xp.isin(x, y),
+    "intersect1d_sized": _set_sized("intersect1d"),
+    "union1d_sized": _set_sized("union1d", 4),
+    "setdiff1d_sized": _set_sized("setdiff1d"),
+    "setxor1d_sized": _set_sized("setxor1d"),
     "gcd": lambda xp, x, y: xp.gcd(x, y),
     "lcm": lambda xp, x, y: xp.lcm(x, y),
 })
@@ -361,8 +387,10 @@ TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "ar
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
+# (the sorted ones, unique and the set functions: which zero NumPy's sort keeps)
 OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp",
-                  "maximum_reduceat", "unique_sized"}  # (which zero NumPy's sort keeps)
+                  "maximum_reduceat", "unique_sized", "intersect1d_sized",
+                  "union1d_sized", "setdiff1d_sized", "setxor1d_sized"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
         "average", "trace", "vecdot", "norm", "add_at", "add_reduceat", "cumulative_sum",
         "trapezoid", "vdot"}

@@ -10,8 +10,9 @@ exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), mat
 searching (searchsorted), sorting (sort, argsort, partition, lexsort), quantiles (median,
 percentile, quantile and their nan- forms), selecting (nonzero, argwhere, extract,
 compress: a static size= when traced), membership (isin), binning (bincount, digitize,
-histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by
-comparing every pair), scans (cumprod and the NaN-ignoring scans), editing (delete,
+histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique and its
+array-API forms, by comparing every pair), set_operations (intersect1d, union1d,
+setdiff1d, setxor1d), scans (cumprod and the NaN-ignoring scans), editing (delete,
 insert, block, choose, piecewise, apply_along_axis, ...), summing (cumulative_sum,
 trapezoid, vdot), special (sinc, i0, kaiser, unwrap, geomspace), polynomials (polyfit,
 polyder, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), the
@@ -45,6 +46,7 @@ from .membership import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .integer_ufuncs import *  # noqa: F401,F403
 from .uniques import *  # noqa: F401,F403
+from .set_operations import *  # noqa: F401,F403
 from .editing import *  # noqa: F401,F403
 from .summing import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
@@ -71,7 +73,8 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "rearranging", "arithmetic", "transcendental",
                         "matrices", "statistics", "searching", "sorting", "quantiles",
                         "scans", "decompositions", "assorted", "selecting", "membership",
-                        "binning", "integer_ufuncs", "uniques", "editing", "summing",
+                        "binning", "integer_ufuncs", "uniques", "set_operations",
+                        "editing", "summing",
                         "special", "polynomials", "conversions")]
 
 

@@ -1,0 +1,110 @@
+"""The set functions of NumPy's 1-d arrays: intersect1d, union1d, setdiff1d, setxor1d.
+
+Built on unique's way (uniques.py): every element is compared with every other and
+with every element of the other array, which decides which elements are kept (each
+value's first occurrence, in one array or both) and each one's place in NumPy's sorted
+order (NaN last); one scatter puts them in place. The arrays are flattened and compared
+in their common dtype, as NumPy's concatenation does (setdiff1d keeps the first array's
+dtype, as NumPy's does). assume_unique=True skips nothing here: the results agree with
+NumPy's wherever the arrays are unique, as NumPy asks, and setdiff1d then keeps the
+first array's order, as NumPy's does.
+
+How many values a result holds is known only at run time, so traced arrays take a
+static `size=` as unique's do: the first `size` values, and past the count
+`fill_value` (by default the result's first value: the smallest; 0 for an empty
+result) and, for intersect1d's return_indices, the first value's indices.
+"""
+import numpy as _np
+
+from .. import ops
+from ._common import _dtype_of, _shape
+from .creation import asarray
+from .membership import isin
+from .reductions import argmax
+from .selecting import _fills, _first_positions, _static_size
+from .shapes import concatenate, ravel, reshape
+from .uniques import _first_occurrences, _placed, _sorted_kept, _sorted_slots, _unique
+
+_COUNTED = "values the result holds"
+_FILL = "the smallest value"
+
+
+def _flat_in_common_dtype(ar1, ar2):
+    a, b = ravel(asarray(ar1)), ravel(asarray(ar2))
+    common = _np.result_type(_dtype_of(a), _dtype_of(b))
+    return ops.cast(a, common), ops.cast(b, common)
+
+
+def _sorted_values(name, x, keep, size, fill_value, equal_nan=True):
+    """(the kept elements of the 1-d `x` in sorted order in `size` slots, their
+    indices in x, the slots, whether each slot is filled)."""
+    size = _static_size(name, keep, size, _COUNTED, _FILL)
+    _, slot, filled = _sorted_slots(x, keep, size, equal_nan)
+    values, indices = _sorted_kept(name, x, slot, filled, size, fill_value)
+    return values, indices, slot, filled
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+    """The sorted values in both arrays; with return_indices, the index of each one's
+    first occurrence in each array."""
+    a, b = _flat_in_common_dtype(ar1, ar2)
+    _, first = _first_occurrences("intersect1d", a)
+    keep = ops.logical_and(first, isin(a, b))
+    values, index1, slot, filled = _sorted_values("intersect1d", a, keep, size,
+                                                  fill_value)
+    if not return_indices:
+        return values
+    return values, index1, _first_in_other(a, b, slot, filled)
+
+
+def _first_in_other(a, b, slot, filled):
+    """The index in b of the first element equal to each placed element of a."""
+    n, m = _shape(a)[0], _shape(b)[0]
+    size = _shape(filled)[0]
+    if n == 0 or m == 0 or size == 0:
+        return ops.broadcast_to(_np.int64(0), (size,))
+    equal = ops.equal(reshape(a, (n, 1)), reshape(b, (1, m)))
+    index = _placed(ops.cast(argmax(equal, axis=1), _np.int64), slot, size)
+    return ops.where(filled, index, index[0])
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """The sorted values in either array."""
+    both = concatenate([ravel(asarray(ar1)), ravel(asarray(ar2))])
+    return _unique("union1d", both, size=size, fill_value=fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted values of ar1 not in ar2 (with assume_unique, in ar1's order)."""
+    a = ravel(asarray(ar1))
+    absent = isin(a, ar2, invert=True)
+    if not assume_unique:
+        keep = ops.logical_and(_first_occurrences("setdiff1d", a)[1], absent)
+        return _sorted_values("setdiff1d", a, keep, size, fill_value)[0]
+    size = _static_size("setdiff1d", absent, size, _COUNTED, _FILL)
+    positions, filled = _first_positions(absent, size)
+    if _shape(a)[0] == 0 or size == 0:
+        return ops.broadcast_to(_fills("setdiff1d", fill_value, 1, _dtype_of(a))[0],
+                                (size,))
+    taken = ops.gather(a, positions, axis=0)
+    if fill_value is None:
+        fill = ops.where(filled[0], taken[0], _np.zeros((), _dtype_of(a)))
+    else:
+        (fill,) = _fills("setdiff1d", fill_value, 1, _dtype_of(a))
+    return ops.where(filled, taken, fill)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """The sorted values in exactly one of the arrays. As in NumPy, a NaN in each
+    array gives two NaNs (NaN is not equal to NaN)."""
+    a, b = _flat_in_common_dtype(ar1, ar2)
+    only_a = ops.logical_and(_first_occurrences("setxor1d", a)[1], isin(a, b, invert=True))
+    only_b = ops.logical_and(_first_occurrences("setxor1d", b)[1], isin(b, a, invert=True))
+    both = concatenate([a, b])
+    keep = concatenate([only_a, only_b])
+    # the NaNs of the two arrays are two values, placed in the order they come
+    return _sorted_values("setxor1d", both, keep, size, fill_value, equal_nan=False)[0]
+
+
+__all__ = ["intersect1d", "setdiff1d", "setxor1d", "union1d"]
