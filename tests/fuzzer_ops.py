@@ -177,6 +177,14 @@ def _unique_counts_sized(xp, x):
     return np.concatenate([counts[:4], np.zeros(max(0, 4 - counts.size), counts.dtype)])
 
 
+def _small_indices(xp, x, n):
+    """Integers in [0, n) made from x (floats by comparisons, as their casts of NaN and
+    infinities are not NumPy's to define)."""
+    if x.dtype.kind == "f":
+        return (x > 0).astype(np.int64) + (x > 1)
+    return x.astype(np.int64) % n
+
+
 def _small_counts(xp, x):
     """bincount of small non-negative integers made from x (length known: 5)."""
     v = xp.ravel(x)
@@ -210,6 +218,13 @@ UNARY.update({
     "extract_sized": lambda xp, x: _sized(xp, "extract", x, 3, 0, arr=x),
     "unique_sized": _unique_sized,
     "unique_counts_sized": _unique_counts_sized,
+    # jitflow/numpy/flat_indices.py, index_grids.py (out of range: ValueError at run time)
+    "unravel_index": lambda xp, x: xp.unravel_index(x, (2, 3))[0],
+    "unravel_index_in_range": lambda xp, x: xp.unravel_index(_small_indices(xp, x, 24),
+                                                             (2, 3, 4), order="F")[1],
+    "add_indices": lambda xp, x: x + xp.sum(xp.indices(x.shape, np.int8), axis=0),
+    "fromfunction": lambda xp, x: xp.fromfunction(lambda *i: sum(i, 0 * x), x.shape,
+                                                  dtype=np.int16),
     "bincount_length": _small_counts,
     "digitize": lambda xp, x: xp.digitize(x, [-1.0, 0.0, 2.5]),
     "histogram_range": lambda xp, x: xp.histogram(x, 3, range=(-2, 2))[0],
@@ -224,6 +239,9 @@ BINARY.update({
     "union1d_sized": _set_sized("union1d", 4),
     "setdiff1d_sized": _set_sized("setdiff1d"),
     "setxor1d_sized": _set_sized("setxor1d"),
+    "ravel_multi_index": lambda xp, x, y: xp.ravel_multi_index((x, y), (3, 4)),
+    "ravel_multi_index_wrap": lambda xp, x, y: xp.ravel_multi_index(
+        (x, y), (3, 4), mode=("wrap", "clip"), order="F"),
     "gcd": lambda xp, x, y: xp.gcd(x, y),
     "lcm": lambda xp, x, y: xp.lcm(x, y),
 })

@@ -12,7 +12,8 @@ percentile, quantile and their nan- forms), selecting (nonzero, argwhere, extrac
 compress: a static size= when traced), membership (isin), binning (bincount, digitize,
 histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique and its
 array-API forms, by comparing every pair), set_operations (intersect1d, union1d,
-setdiff1d, setxor1d), scans (cumprod and the NaN-ignoring scans), editing (delete,
+setdiff1d, setxor1d), flat_indices (ravel_multi_index, unravel_index),
+index_grids (indices, ix_, mask_indices, fromfunction), scans (cumprod and the NaN-ignoring scans), editing (delete,
 insert, block, choose, piecewise, apply_along_axis, ...), summing (cumulative_sum,
 trapezoid, vdot), special (sinc, i0, kaiser, unwrap, geomspace), polynomials (polyfit,
 polyder, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), the
@@ -47,6 +48,8 @@ from .binning import *  # noqa: F401,F403
 from .integer_ufuncs import *  # noqa: F401,F403
 from .uniques import *  # noqa: F401,F403
 from .set_operations import *  # noqa: F401,F403
+from .flat_indices import *  # noqa: F401,F403
+from .index_grids import *  # noqa: F401,F403
 from .editing import *  # noqa: F401,F403
 from .summing import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
@@ -74,6 +77,7 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "matrices", "statistics", "searching", "sorting", "quantiles",
                         "scans", "decompositions", "assorted", "selecting", "membership",
                         "binning", "integer_ufuncs", "uniques", "set_operations",
+                        "flat_indices", "index_grids",
                         "editing", "summing",
                         "special", "polynomials", "conversions")]
 
