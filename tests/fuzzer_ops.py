@@ -185,6 +185,27 @@ def _small_indices(xp, x, n):
     return x.astype(np.int64) % n
 
 
+def _trimmed_sized(xp, x):
+    """trim_zeros of x flattened, held to 4 elements (filled with 0) as jitflow's
+    size=4 is when traced."""
+    if xp is not np:
+        return xp.trim_zeros(xp.ravel(x), size=4)
+    kept = np.trim_zeros(np.ravel(x))[:4]
+    return np.concatenate([kept, np.zeros(4 - kept.size, kept.dtype)])
+
+
+def _quotient(xp, x, y):
+    """polydiv's quotient of x and y flattened (traced: the remainder untrimmed)."""
+    u, v = xp.ravel(x), xp.ravel(y)
+    return np.polydiv(u, v)[0] if xp is np else xp.polydiv(u, v,
+                                                           trim_leading_zeros=False)[0]
+
+
+def _histogram2d(xp, x, y):
+    x, y = (xp.ravel(v) for v in xp.broadcast_arrays(x, y))
+    return xp.histogram2d(x, y, 3, [(-2, 2), (-1, 3)])[0]
+
+
 def _small_counts(xp, x):
     """bincount of small non-negative integers made from x (length known: 5)."""
     v = xp.ravel(x)
@@ -218,6 +239,13 @@ UNARY.update({
     "extract_sized": lambda xp, x: _sized(xp, "extract", x, 3, 0, arr=x),
     "unique_sized": _unique_sized,
     "unique_counts_sized": _unique_counts_sized,
+    # jitflow/numpy/bits.py, selecting.py, special.py (windows), binning.py
+    "packbits": lambda xp, x: xp.packbits(x > 0, axis=-1, bitorder="little"),
+    "unpackbits": lambda xp, x: xp.unpackbits(xp.packbits(x > 0, axis=-1), axis=-1,
+                                              count=-3),
+    "trim_zeros_sized": _trimmed_sized,
+    "times_hanning": lambda xp, x: x * xp.hanning(x.shape[-1] if x.ndim else 1),
+    "histogram_bin_edges": lambda xp, x: xp.histogram_bin_edges(x, 3, range=(-1, 2)),
     # jitflow/numpy/flat_indices.py, index_grids.py (out of range: ValueError at run time)
     "unravel_index": lambda xp, x: xp.unravel_index(x, (2, 3))[0],
     "unravel_index_in_range": lambda xp, x: xp.unravel_index(_small_indices(xp, x, 24),
@@ -240,6 +268,8 @@ BINARY.update({
     "setdiff1d_sized": _set_sized("setdiff1d"),
     "setxor1d_sized": _set_sized("setxor1d"),
     "ravel_multi_index": lambda xp, x, y: xp.ravel_multi_index((x, y), (3, 4)),
+    "polydiv_quotient": _quotient,
+    "histogram2d": _histogram2d,
     "ravel_multi_index_wrap": lambda xp, x, y: xp.ravel_multi_index(
         (x, y), (3, 4), mode=("wrap", "clip"), order="F"),
     "gcd": lambda xp, x, y: xp.gcd(x, y),
