@@ -246,6 +246,10 @@ UNARY.update({
     "trim_zeros_sized": _trimmed_sized,
     "times_hanning": lambda xp, x: x * xp.hanning(x.shape[-1] if x.ndim else 1),
     "histogram_bin_edges": lambda xp, x: xp.histogram_bin_edges(x, 3, range=(-1, 2)),
+    # jitflow/numpy/dtype_queries.py: NumPy's answers about what a traced value stands for
+    "cast_if_safe": lambda xp, x: x.astype(np.float32) if xp.can_cast(x, np.float32)
+    else x,
+    "astype_common_type": lambda xp, x: x.astype(xp.common_type(x)),
     # jitflow/numpy/flat_indices.py, index_grids.py (out of range: ValueError at run time)
     "unravel_index": lambda xp, x: xp.unravel_index(x, (2, 3))[0],
     "unravel_index_in_range": lambda xp, x: xp.unravel_index(_small_indices(xp, x, 24),

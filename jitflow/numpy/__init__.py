@@ -18,7 +18,8 @@ unravel_index), index_grids (indices, ix_, mask_indices, fromfunction), scans (c
 and the NaN-ignoring scans), editing (delete, insert, block, choose, piecewise,
 apply_along_axis, ...), summing (cumulative_sum, trapezoid, vdot), special (sinc, i0,
 kaiser and the other windows, unwrap, geomspace), polynomials (polyfit, polyder,
-polydiv, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), the
+polydiv, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), dtype_queries
+(can_cast, promote_types, issubdtype, ...: NumPy's, of what a traced value stands for), the
 linalg namespace (norms, solvers and factorizations) and the fft namespace (its real
 functions).
 """
@@ -59,6 +60,7 @@ from .summing import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .polynomials import *  # noqa: F401,F403
 from .conversions import *  # noqa: F401,F403
+from .dtype_queries import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -82,6 +84,7 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "scans", "decompositions", "assorted", "selecting", "membership",
                         "binning", "integer_ufuncs", "uniques", "set_operations",
                         "flat_indices", "index_grids", "histograms", "bits",
+                        "dtype_queries",
                         "editing", "summing",
                         "special", "polynomials", "conversions")]
 
