@@ -17,6 +17,7 @@ result) and, for intersect1d's return_indices, the first value's indices.
 import numpy as _np
 
 from .. import ops
+from ..trace import Tracer
 from ._common import _dtype_of, _shape
 from .creation import asarray
 from .membership import isin
@@ -70,9 +71,22 @@ def _first_in_other(a, b, slot, filled):
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
-    """The sorted values in either array."""
-    both = concatenate([ravel(asarray(ar1)), ravel(asarray(ar2))])
+    """The sorted values in either array (in the dtype NumPy's concatenation of the two
+    gives, where a Python number is weakly typed)."""
+    dtype = _np.concatenate([_dtype_probe(ar1), _dtype_probe(ar2)], axis=None).dtype
+    both = concatenate([ops.cast(ravel(asarray(a)), dtype) for a in (ar1, ar2)])
     return _unique("union1d", both, size=size, fill_value=fill_value)
+
+
+def _dtype_probe(a):
+    """What stands for `a` when NumPy decides the dtype of a concatenation: a Python
+    number as it is (a weakly typed traced one as a number of its kind), an array as
+    an empty one of its dtype."""
+    if isinstance(a, (int, float, bool)):
+        return a
+    if isinstance(a, Tracer) and a.type.weak:
+        return _dtype_of(a).type(0).item()
+    return _np.empty(0, _dtype_of(asarray(a)))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
