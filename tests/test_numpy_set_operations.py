@@ -180,3 +180,13 @@ def test_derivatives_reach_the_values_kept():
     grad = jitflow.function(jitflow.grad(
         lambda a: jnp.sum(jnp.intersect1d(a, a[::-1], size=3) ** 2)))(a)
     assert_same(grad, np.array([1.0, -2.0, 4.0, 0.0]))  # each value's first occurrence
+
+
+@pytest.mark.parametrize("name", ["unique_values", "intersect1d", "setdiff1d", "setxor1d",
+                                  "union1d"])
+def test_vmap_over_rows(name):
+    rows, other = np.array([[3, 1, 3, 0], [2, 2, 5, 0], [7, 7, 7, 7]]), np.array([1, 5, 0])
+    call = {"unique_values": lambda r: jnp.unique_values(r, size=3)}.get(
+        name, lambda r: getattr(jnp, name)(r, other, size=3))
+    got = jitflow.function(jitflow.vmap(call))(rows)
+    assert_same(got, np.stack([call(r) for r in rows]))

@@ -204,3 +204,17 @@ def test_einsum_path_is_numpys_on_shapes():
     assert_same(run_traced(contract, a, b, c), contract(a, b, c))
     assert jnp.einsum_path(a, [0, 1], b, [1, 2])[0] == np.einsum_path(a, [0, 1], b,
                                                                        [1, 2])[0]
+
+
+@pytest.mark.parametrize("name", ["packbits", "unpackbits", "trim_zeros", "histogram2d",
+                                  "polydiv"])
+def test_vmap_over_rows(name):
+    rows = np.array([[3, 1, 3, 0], [0, 2, 5, 0], [0, 0, 0, 0]])
+    call = {"packbits": lambda r: jnp.packbits(r, bitorder="little"),
+            "unpackbits": lambda r: jnp.unpackbits(r.astype(np.uint8), count=5),
+            "trim_zeros": lambda r: jnp.trim_zeros(r, size=3, fill_value=-1),
+            "histogram2d": lambda r: jnp.histogram2d(r, r[::-1], 2, [(0, 4), (0, 4)])[0],
+            "polydiv": lambda r: jnp.polydiv(r, np.array([2.0, 1.0]),
+                                             trim_leading_zeros=False)[0]}[name]
+    got = jitflow.function(jitflow.vmap(call))(rows)
+    assert_same(got, np.stack([call(r) for r in rows]))
