@@ -102,13 +102,26 @@ def _first_occurrences(name, x, equal_nan=True):
     return same, ops.equal(_count(ops.logical_and(same, earlier), 1), 0)
 
 
-def _sorted_slots(x, keep, size, equal_nan=True):
+def _comes_before_stably(x):
+    """[i, j]: whether x[j] comes before x[i] in NumPy's stable sorted order: values
+    that sort alike (NaNs, 0.0 and -0.0, equal ones) in the order they occur."""
+    n = _shape(x)[0]
+    x_i, x_j = reshape(x, (n, 1)), reshape(x, (1, n))
+    alike = ops.logical_not(ops.logical_or(_sorts_before(x_j, x_i), _sorts_before(x_i, x_j)))
+    earlier = ops.less(ops.iota((1, n), _np.int64, axis=1),
+                       ops.iota((n, 1), _np.int64, axis=0))
+    return ops.logical_or(_sorts_before(x_j, x_i), ops.logical_and(alike, earlier))
+
+
+def _sorted_slots(x, keep, size, equal_nan=True, stable=False):
     """Where each kept element of the 1-d `x` goes among `size` slots in NumPy's sorted
     order: (its place, its slot: `size` for one not kept or past the size, whether each
     slot is filled). Kept elements must be distinct values (NaNs distinct only with
-    equal_nan=False, which orders them as they occur)."""
+    equal_nan=False, which orders them as they occur), unless `stable`: then kept
+    elements that sort alike go in the order they occur."""
     n = _shape(x)[0]
-    place = _count(ops.logical_and(_comes_before(x, equal_nan), reshape(keep, (1, n))), 1)
+    before = _comes_before_stably(x) if stable else _comes_before(x, equal_nan)
+    place = _count(ops.logical_and(before, reshape(keep, (1, n))), 1)
     slot = ops.where(ops.logical_and(keep, ops.less(place, _np.int64(size))), place,
                      _np.int64(size))
     filled = ops.less(ops.iota((size,), _np.int64), _count(keep, 0))
