@@ -4,10 +4,10 @@ Built on unique's way (uniques.py): every element is compared with every other, 
 decides which elements are kept and each one's place in NumPy's sorted order (NaN
 last); one scatter puts them in place. As NumPy does, intersect1d and setxor1d take
 each array's distinct values in its own dtype, then compare them in the common dtype:
-intersect1d keeps a value met twice there (the first of the two), setxor1d one met once (two of one array's
-values that the cast makes equal count as a meeting, as in NumPy). union1d is unique
-of the concatenation; setdiff1d keeps the first array's distinct values (its dtype)
-that the second does not hold. assume_unique=True skips nothing: the results agree
+intersect1d keeps a value met twice there (the first of the two), setxor1d one met
+once (two of one array's values that the cast makes equal count as a meeting, as in
+NumPy). union1d is unique of the concatenation; setdiff1d keeps the first array's
+distinct values (its dtype) that the second does not hold. assume_unique=True skips nothing: the results agree
 with NumPy's wherever the arrays are unique, as NumPy asks, and setdiff1d then keeps
 the first array's order, as NumPy's does.
 
