@@ -12,6 +12,7 @@ import numpy as np
 from . import ops
 from .contract import as_array
 from .errors import at_user_line
+from .trace import Tracer
 
 
 def einsum(subscripts, *operands, optimize=False):
@@ -32,6 +33,15 @@ def einsum(subscripts, *operands, optimize=False):
         x = ops.transpose(x, [spec.index(letter) for letter in output])
     dtype = np.result_type(*(x_.dtype for x_ in operands))
     return x if x.dtype == dtype else ops.cast(x, dtype)
+
+
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    """NumPy's own einsum_path: the order of contractions it would choose, which
+    depends on the operands' shapes alone (a traced value stands in as an array of its
+    shape and dtype that takes no memory)."""
+    return np.einsum_path(*(np.broadcast_to(np.zeros((), x.dtype), x.shape)
+                            if isinstance(x, Tracer) else x for x in operands),
+                          optimize=optimize, einsum_call=einsum_call)
 
 
 def _parse(subscripts, operands):

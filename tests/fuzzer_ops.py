@@ -156,6 +156,56 @@ def _unique_sized(xp, x):
                                                values.dtype)])
 
 
+def _set_sized(name, size=3):
+    """jitflow's set function `name`(x, y, size=) and NumPy's result cut to `size` or
+    filled past its count with its first value (0 if empty), as jitflow's is."""
+    def call(xp, *arrays):
+        if xp is not np:
+            return getattr(xp, name)(*arrays, size=size)
+        result = getattr(np, name)(*arrays)
+        fill = result[0] if result.size else np.zeros((), result.dtype)
+        return np.concatenate([result[:size], np.full(max(0, size - result.size), fill,
+                                                      result.dtype)])
+    return call
+
+
+def _unique_counts_sized(xp, x):
+    """The counts of unique_counts(x, size=4): 0 past the count of values."""
+    if xp is not np:
+        return xp.unique_counts(x, size=4).counts
+    counts = np.unique_counts(x).counts
+    return np.concatenate([counts[:4], np.zeros(max(0, 4 - counts.size), counts.dtype)])
+
+
+def _small_indices(xp, x, n):
+    """Integers in [0, n) made from x (floats by comparisons, as their casts of NaN and
+    infinities are not NumPy's to define)."""
+    if x.dtype.kind == "f":
+        return (x > 0).astype(np.int64) + (x > 1)
+    return x.astype(np.int64) % n
+
+
+def _trimmed_sized(xp, x):
+    """trim_zeros of x flattened, held to 4 elements (filled with 0) as jitflow's
+    size=4 is when traced."""
+    if xp is not np:
+        return xp.trim_zeros(xp.ravel(x), size=4)
+    kept = np.trim_zeros(np.ravel(x))[:4]
+    return np.concatenate([kept, np.zeros(4 - kept.size, kept.dtype)])
+
+
+def _quotient(xp, x, y):
+    """polydiv's quotient of x and y flattened (traced: the remainder untrimmed)."""
+    u, v = xp.ravel(x), xp.ravel(y)
+    return np.polydiv(u, v)[0] if xp is np else xp.polydiv(u, v,
+                                                           trim_leading_zeros=False)[0]
+
+
+def _histogram2d(xp, x, y):
+    x, y = (xp.ravel(v) for v in xp.broadcast_arrays(x, y))
+    return xp.histogram2d(x, y, 3, [(-2, 2), (-1, 3)])[0]
+
+
 def _small_counts(xp, x):
     """bincount of small non-negative integers made from x (length known: 5)."""
     v = xp.ravel(x)
@@ -188,6 +238,25 @@ UNARY.update({
     "argwhere_sized": lambda xp, x: _sized(xp, "argwhere", x, 3, 0),
     "extract_sized": lambda xp, x: _sized(xp, "extract", x, 3, 0, arr=x),
     "unique_sized": _unique_sized,
+    "unique_counts_sized": _unique_counts_sized,
+    # jitflow/numpy/bits.py, selecting.py, special.py (windows), binning.py
+    "packbits": lambda xp, x: xp.packbits(x > 0, axis=-1, bitorder="little"),
+    "unpackbits": lambda xp, x: xp.unpackbits(xp.packbits(x > 0, axis=-1), axis=-1,
+                                              count=-3),
+    "trim_zeros_sized": _trimmed_sized,
+    "times_hanning": lambda xp, x: x * xp.hanning(x.shape[-1] if x.ndim else 1),
+    "histogram_bin_edges": lambda xp, x: xp.histogram_bin_edges(x, 3, range=(-1, 2)),
+    # jitflow/numpy/dtype_queries.py: NumPy's answers about what a traced value stands for
+    "cast_if_safe": lambda xp, x: x.astype(np.float32) if xp.can_cast(x, np.float32)
+    else x,
+    "astype_common_type": lambda xp, x: x.astype(xp.common_type(x)),
+    # jitflow/numpy/flat_indices.py, index_grids.py (out of range: ValueError at run time)
+    "unravel_index": lambda xp, x: xp.unravel_index(x, (2, 3))[0],
+    "unravel_index_in_range": lambda xp, x: xp.unravel_index(_small_indices(xp, x, 24),
+                                                             (2, 3, 4), order="F")[1],
+    "add_indices": lambda xp, x: x + xp.sum(xp.indices(x.shape, np.int8), axis=0),
+    "fromfunction": lambda xp, x: xp.fromfunction(lambda *i: sum(i, 0 * x), x.shape,
+                                                  dtype=np.int16),
     "bincount_length": _small_counts,
     "digitize": lambda xp, x: xp.digitize(x, [-1.0, 0.0, 2.5]),
     "histogram_range": lambda xp, x: xp.histogram(x, 3, range=(-2, 2))[0],
@@ -201,6 +270,15 @@ UNARY.update({
 })
 BINARY.update({
     "isin": lambda xp, x, y: xp.isin(x, y),
+    "intersect1d_sized": _set_sized("intersect1d"),
+    "union1d_sized": _set_sized("union1d", 4),
+    "setdiff1d_sized": _set_sized("setdiff1d"),
+    "setxor1d_sized": _set_sized("setxor1d"),
+    "ravel_multi_index": lambda xp, x, y: xp.ravel_multi_index((x, y), (3, 4)),
+    "polydiv_quotient": _quotient,
+    "histogram2d": _histogram2d,
+    "ravel_multi_index_wrap": lambda xp, x, y: xp.ravel_multi_index(
+        (x, y), (3, 4), mode=("wrap", "clip"), order="F"),
     "gcd": lambda xp, x, y: xp.gcd(x, y),
     "lcm": lambda xp, x, y: xp.lcm(x, y),
 })
@@ -364,8 +442,10 @@ TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "ar
                   "arccosh", "arctanh", "logaddexp", "logaddexp2", "hypot", "float_power"}
 # NumPy's fmax and fmin keep the first of 0.0 and -0.0 on one element, the second on
 # arrays (its vector loop); jitflow keeps the second.
+# (the sorted ones, unique and the set functions: which zero NumPy's sort keeps)
 OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp",
-                  "maximum_reduceat", "unique_sized"}  # (which zero NumPy's sort keeps)
+                  "maximum_reduceat", "unique_sized", "intersect1d_sized",
+                  "union1d_sized", "setdiff1d_sized", "setxor1d_sized"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
         "average", "trace", "vecdot", "norm", "add_at", "add_reduceat", "cumulative_sum",
         "trapezoid", "vdot"}

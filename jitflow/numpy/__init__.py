@@ -9,12 +9,17 @@ exact compositions: fmax, rint, ...), transcendental (sinh, logaddexp, ...), mat
 (diagonals, triangles, vector products), statistics (nan-reductions, cov, isclose, ...),
 searching (searchsorted), sorting (sort, argsort, partition, lexsort), quantiles (median,
 percentile, quantile and their nan- forms), selecting (nonzero, argwhere, extract,
-compress: a static size= when traced), membership (isin), binning (bincount, digitize,
-histogram, interp), integer_ufuncs (gcd, lcm, bitwise_count), uniques (unique, by
-comparing every pair), scans (cumprod and the NaN-ignoring scans), editing (delete,
-insert, block, choose, piecewise, apply_along_axis, ...), summing (cumulative_sum,
-trapezoid, vdot), special (sinc, i0, kaiser, unwrap, geomspace), polynomials (polyfit,
-polyder, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), the
+compress, trim_zeros: a static size= when traced), membership (isin), binning
+(bincount, digitize, histogram, histogram_bin_edges, interp), histograms (histogram2d,
+histogramdd), integer_ufuncs (gcd, lcm, bitwise_count), bits (packbits, unpackbits),
+uniques (unique and its array-API forms, by comparing every pair), set_operations
+(intersect1d, union1d, setdiff1d, setxor1d), flat_indices (ravel_multi_index,
+unravel_index), index_grids (indices, ix_, mask_indices, fromfunction), scans (cumprod
+and the NaN-ignoring scans), editing (delete, insert, block, choose, piecewise,
+apply_along_axis, ...), summing (cumulative_sum, trapezoid, vdot), special (sinc, i0,
+kaiser and the other windows, unwrap, geomspace), polynomials (polyfit, polyder,
+polydiv, ...), conversions (ascontiguousarray, iscomplex, tril_indices_from, ...), dtype_queries
+(can_cast, promote_types, issubdtype, ...: NumPy's, of what a traced value stands for), the
 linalg namespace (norms, solvers and factorizations) and the fft namespace (its real
 functions).
 """
@@ -24,7 +29,7 @@ import inspect as _inspect
 import numpy as _np
 
 from ..contract import dot, inner, matmul, outer, tensordot  # noqa: F401
-from ..einsum import einsum  # noqa: F401
+from ..einsum import einsum, einsum_path  # noqa: F401
 from .creation import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
@@ -43,13 +48,19 @@ from .assorted import *  # noqa: F401,F403
 from .selecting import *  # noqa: F401,F403
 from .membership import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
+from .histograms import *  # noqa: F401,F403
 from .integer_ufuncs import *  # noqa: F401,F403
+from .bits import *  # noqa: F401,F403
 from .uniques import *  # noqa: F401,F403
+from .set_operations import *  # noqa: F401,F403
+from .flat_indices import *  # noqa: F401,F403
+from .index_grids import *  # noqa: F401,F403
 from .editing import *  # noqa: F401,F403
 from .summing import *  # noqa: F401,F403
 from .special import *  # noqa: F401,F403
 from .polynomials import *  # noqa: F401,F403
 from .conversions import *  # noqa: F401,F403
+from .dtype_queries import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
 
 # NumPy 2's names for the same functions
@@ -71,7 +82,10 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "rearranging", "arithmetic", "transcendental",
                         "matrices", "statistics", "searching", "sorting", "quantiles",
                         "scans", "decompositions", "assorted", "selecting", "membership",
-                        "binning", "integer_ufuncs", "uniques", "editing", "summing",
+                        "binning", "integer_ufuncs", "uniques", "set_operations",
+                        "flat_indices", "index_grids", "histograms", "bits",
+                        "dtype_queries",
+                        "editing", "summing",
                         "special", "polynomials", "conversions")]
 
 

@@ -136,16 +136,24 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     return ops.divide(ops.divide(counts, widths), total), edges
 
 
-def _edges(a, bins, range):
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges histogram(a, bins, range) counts into."""
+    a = ravel(asarray(a))
+    if weights is not None and _shape(weights) != _shape(a):
+        raise ValueError(at_user_line("weights should have the same shape as a."))
+    return _edges(a, bins, range, "histogram_bin_edges")
+
+
+def _edges(a, bins, range, name="histogram"):
     """NumPy's bin edges: an array given, or `bins` equal bins over `range` (or over
     the values' own range, when they are known)."""
     if isinstance(bins, str):
         raise NotImplementedError(at_user_line(
-            f"jitflow.numpy.histogram: bins={bins!r} (an estimator of the bin width) is "
+            f"jitflow.numpy.{name}: bins={bins!r} (an estimator of the bin width) is "
             f"not supported; give a number of bins and range=, or the edges"))
     if _ndim(bins) == 1:
         edges = asarray(bins)
-        known = _concrete(edges, "histogram", "the bin edges", "")
+        known = _concrete(edges, name, "the bin edges", "")
         if known is not None and _np.any(known[:-1] > known[1:]):
             raise ValueError(at_user_line("`bins` must increase monotonically, when an "
                                           "array"))
@@ -153,16 +161,16 @@ def _edges(a, bins, range):
             raise ValueError(at_user_line("`bins` must have at least one edge"))
         return edges
     if isinstance(bins, Tracer):
-        raise TypeError(at_user_line("jitflow.numpy.histogram: a number of bins must be "
+        raise TypeError(at_user_line(f"jitflow.numpy.{name}: a number of bins must be "
                                      "a Python int known when the function is traced"))
     if range is not None:
         # the dtype decides the edges' dtype (NumPy reads bools as uint8)
         values = _np.zeros(0, _np.uint8 if _dtype_of(a) == _np.bool_ else _dtype_of(a))
     else:
-        values = _concrete(a, "histogram", "the range of the values", "")
+        values = _concrete(a, name, "the range of the values", "")
         if values is None:
             raise ConcretizationError(at_user_line(
-                "jitflow.numpy.histogram of a traced value with a number of bins: the "
+                f"jitflow.numpy.{name} of a traced value with a number of bins: the "
                 "bins span the values' minimum to maximum, known only at run time; pass "
                 "range=(low, high) (Python numbers), or the bin edges as an array"))
     return _np.histogram_bin_edges(values, bins, range)
@@ -207,4 +215,4 @@ def _between_points(x, xp, fp, j):
     return ops.where(ops.equal(x, x0), y0, value)
 
 
-__all__ = ["bincount", "digitize", "histogram", "interp"]
+__all__ = ["bincount", "digitize", "histogram", "histogram_bin_edges", "interp"]

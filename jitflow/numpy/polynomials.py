@@ -1,5 +1,6 @@
 """NumPy's polynomial functions on coefficient arrays, highest power first: polyadd,
-polysub, polymul, polyder, polyint, polyfit, vander and poly (polyval is in assorted).
+polysub, polymul, polydiv, polyder, polyint, polyfit, vander and poly (polyval is in
+assorted).
 
 NumPy's polymul first trims leading zero coefficients (poly1d does), which makes the
 length of its result depend on values; traced coefficients are taken as they are (the
@@ -20,7 +21,7 @@ from .decompositions import inv, lstsq
 from .elementwise import add, astype, divide, multiply, negative, sqrt, subtract
 from .reductions import sum
 from .scans import cumprod
-from .shapes import broadcast_to, concatenate, expand_dims
+from .shapes import broadcast_to, concatenate, expand_dims, stack
 from .stacking import atleast_1d
 
 
@@ -186,5 +187,44 @@ def _check_fit_arguments(x, y, deg):
         raise TypeError(at_user_line("expected x and y to have same length"))
 
 
-__all__ = ["poly", "polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub",
+def polydiv(u, v, *, trim_leading_zeros=True):
+    """(quotient, remainder) of u divided by v, by NumPy's long division (the same
+    roundings). NumPy then drops the remainder's leading coefficients while they are
+    within 1e-8 of 0, which makes its length depend on values: traced coefficients
+    whose values are not known need trim_leading_zeros=False (as JAX's), which keeps
+    all len(u) of them (the first ones what the division left: 0 or a rounding)."""
+    if isinstance(u, _np.poly1d) or isinstance(v, _np.poly1d):
+        return _np.polydiv(u, v)  # constants: NumPy's own, as poly1d objects
+    u, v = add(atleast_1d(u), 0.0), add(atleast_1d(v), 0.0)
+    if 0 in (_shape(u)[0], _shape(v)[0]):  # NumPy reads both leading coefficients
+        raise IndexError(at_user_line("index 0 is out of bounds for axis 0 with size 0"))
+    dtype = _np.result_type(_dtype_of(u), _dtype_of(v))
+    m, n = _shape(u)[0] - 1, _shape(v)[0] - 1
+    scale = divide(1.0, v[0])
+    r, quotient = astype(u, dtype), []
+    for k in range(m - n + 1):
+        d = multiply(scale, r[k])
+        quotient.append(astype(d, dtype))
+        r = concatenate([r[:k], subtract(r[k:k + n + 1], multiply(d, v)), r[k + n + 1:]])
+    q = stack(quotient) if quotient else zeros((1,), dtype)
+    return q, (_trimmed_remainder(r) if trim_leading_zeros else r)
+
+
+def _trimmed_remainder(r):
+    """r without its leading coefficients within 1e-8 of 0 (NumPy's allclose), one
+    kept at least."""
+    known = r
+    if isinstance(r, Tracer):
+        known = r._value("jitflow.numpy.polydiv's remainder, whose leading coefficients "
+                         "near 0 are dropped,",
+                         "pass trim_leading_zeros=False to jitflow.numpy.polydiv: the "
+                         "remainder then keeps all len(u) coefficients, as JAX's does")
+    known = _np.asarray(known)
+    start = 0
+    while start < known.shape[0] - 1 and _np.allclose(known[start], 0, rtol=1e-14):
+        start += 1
+    return r[start:]
+
+
+__all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub",
            "vander"]

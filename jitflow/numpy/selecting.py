@@ -226,4 +226,81 @@ def compress(condition, a, axis=None, out=None, *, size=None, fill_value=None):
     return moveaxis(taken, 0, axis)
 
 
-__all__ = ["argwhere", "compress", "extract", "flatnonzero", "nonzero", "where"]
+def trim_zeros(filt, trim="fb", axis=None, *, size=None, fill_value=None):
+    """filt without its leading ('f') and trailing ('b') zeros along the axes (all
+    without axis=). Where the values are known, NumPy's slice of filt (a traced one
+    too, so derivatives reach it); a traced 1-d filt whose values are not takes size=:
+    the first `size` elements kept, fill_value (0 unless given) past them."""
+    if not isinstance(trim, str) or trim.lower() not in ("fb", "bf", "f", "b"):
+        raise ValueError(at_user_line(f"unexpected character(s) in `trim`: {trim!r}"))
+    trim = trim.lower()
+    a = asarray(filt)
+    known = a
+    if isinstance(a, Tracer):
+        try:
+            known = a._value("jitflow.numpy.trim_zeros")
+        except ConcretizationError:
+            return _trimmed_traced(a, trim, axis, size, fill_value)
+    return _trimmed_known(a, _np.asarray(known), trim, axis, size, fill_value)
+
+
+def _trimmed_known(a, known, trim, axis, size, fill_value):
+    """NumPy's slice of `a`, its values `known`: from the first to the last nonzero
+    index along each axis trimmed (nothing where all are zero)."""
+    axes = tuple(range(known.ndim)) if axis is None else \
+        _np.lib.array_utils.normalize_axis_tuple(axis, known.ndim, argname="axis")
+    if not axes:  # nothing to trim (a 0-d filt too)
+        return a if size is None else _sized(a, size, fill_value)
+    nonzero_at = _np.nonzero(known)
+    slices = []
+    for ax in range(known.ndim):
+        if ax not in axes:
+            slices.append(slice(None))
+        elif nonzero_at[ax].size == 0:
+            slices.append(slice(0, 0))
+        else:
+            slices.append(slice(int(nonzero_at[ax].min()) if "f" in trim else None,
+                                int(nonzero_at[ax].max()) + 1 if "b" in trim else None))
+    result = a[tuple(slices)]
+    return result if size is None else _sized(result, size, fill_value)
+
+
+def _sized(values, size, fill_value):
+    """The 1-d `values` cut to `size` elements or filled past them."""
+    size = _static_size("trim_zeros", None, size)
+    (fill,) = _fills("trim_zeros", fill_value, 1, _dtype_of(values))
+    count = _shape(values)[0]
+    if count >= size:
+        return values[:size]
+    return elementwise.where(ops.less(ops.iota((size,), _np.int64), _np.int64(count)),
+                             ops.gather(values, _np.minimum(_np.arange(size), count - 1),
+                                        axis=0) if count else fill, fill)
+
+
+def _trimmed_traced(a, trim, axis, size, fill_value):
+    """A traced 1-d filt trimmed into `size` slots (the shape is known only at run
+    time)."""
+    if size is None or _ndim(a) != 1:
+        a._value("jitflow.numpy.trim_zeros's result, whose shape depends on how many "
+                 "zeros filt starts and ends with,",
+                 "for a 1-d filt pass a static size= (a Python int) to "
+                 "jitflow.numpy.trim_zeros: the result then holds the first `size` "
+                 "elements kept, and fill_value= (default 0) past them")
+    size = _static_size("trim_zeros", None, size)
+    (fill,) = _fills("trim_zeros", fill_value, 1, _dtype_of(a))
+    n = _shape(a)[0]
+    if n == 0:
+        return ops.broadcast_to(fill, (size,))
+    nonzero = ops.cast(_selected(a), _np.int8)
+    found = ops.greater(ops.reduce_max(nonzero, axes=(0,)), _np.int8(0))
+    start = ops.argmax(nonzero, axis=0) if "f" in trim else _np.int64(0)
+    stop = ops.subtract(_np.int64(n), ops.argmax(nonzero[::-1], axis=0)) if "b" in trim \
+        else _np.int64(n)
+    count = ops.where(found, ops.subtract(stop, start), _np.int64(0))
+    slots = ops.iota((size,), _np.int64)
+    positions = ops.minimum(ops.add(start, slots), _np.int64(n - 1))
+    return ops.where(ops.less(slots, count), ops.gather(a, positions, axis=0), fill)
+
+
+__all__ = ["argwhere", "compress", "extract", "flatnonzero", "nonzero", "trim_zeros",
+           "where"]

@@ -1,6 +1,7 @@
 """Special functions, windows and sequences written with the others, each by NumPy's
 own recipe so values agree to rounding: sinc, i0 (the Chebyshev series of the modified
-Bessel function of order 0), kaiser (with a traced beta), unwrap, geomspace (with traced
+Bessel function of order 0), kaiser (with a traced beta), the windows of a static
+length (bartlett, blackman, hamming, hanning: constants), unwrap, geomspace (with traced
 endpoints), isposinf and isneginf."""
 import numpy as _np
 from numpy.lib import _function_base_impl as _numpy_function_base
@@ -62,6 +63,28 @@ def kaiser(M, beta):
     n = _np.arange(0, M)
     alpha = (M - 1) / 2.0
     return divide(i0(multiply(beta, _np.sqrt(1 - ((n - alpha) / alpha) ** 2.0))), i0(beta))
+
+
+def _window(numpy_window, M):
+    """NumPy's window of M points. M must be known when a function is traced, so the
+    window is a constant of the graph: NumPy's own values."""
+    return numpy_window(_python_scalar(M, f"jitflow.numpy.{numpy_window.__name__}: M"))
+
+
+def bartlett(M):
+    return _window(_np.bartlett, M)
+
+
+def blackman(M):
+    return _window(_np.blackman, M)
+
+
+def hamming(M):
+    return _window(_np.hamming, M)
+
+
+def hanning(M):
+    return _window(_np.hanning, M)
 
 
 def unwrap(p, discont=None, axis=-1, *, period=2 * _np.pi):
@@ -133,4 +156,4 @@ def isneginf(x, out=None):
     return logical_and(isinf(x), signbit(x))
 
 
-__all__ = ["geomspace", "i0", "isneginf", "isposinf", "kaiser", "sinc", "unwrap"]
+__all__ = ["bartlett", "blackman", "geomspace", "hamming", "hanning", "i0", "isneginf", "isposinf", "kaiser", "sinc", "unwrap"]

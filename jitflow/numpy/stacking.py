@@ -12,7 +12,7 @@ import numpy as _np
 from ..errors import at_user_line
 from ..ir.types import normalize_axis
 from ..trace import Tracer
-from ._common import _ndim, _shape
+from ._common import _ndim, _shape, _static_shape
 from .creation import asarray
 from .shapes import broadcast_to, concatenate, ravel, reshape
 
@@ -171,6 +171,12 @@ def broadcast_arrays(*args):
     return tuple(a if _shape(a) == shape else broadcast_to(a, shape) for a in arrays)
 
 
+def broadcast_shapes(*args):
+    """The shape the shapes `args` broadcast to (static, as shapes are)."""
+    return _np.broadcast_shapes(*(_static_shape(shape, "jitflow.numpy.broadcast_shapes")
+                                  for shape in args))
+
+
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError(at_user_line("Valid values for `indexing` are 'xy' and 'ij'."))
@@ -189,4 +195,4 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return tuple(grids)
 
 
-__all__ = ["append", "broadcast_arrays", "meshgrid", "unstack", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit", "hstack", "split", "vsplit", "vstack"]
+__all__ = ["append", "broadcast_arrays", "broadcast_shapes", "meshgrid", "unstack", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "dsplit", "dstack", "hsplit", "hstack", "split", "vsplit", "vstack"]

@@ -14,6 +14,8 @@ past the count hold `fill_value` (by default the smallest value), the index of t
 smallest value's first occurrence, and counts of 0. Of values that compare equal
 (0.0 and -0.0) the first occurrence is the one kept.
 """
+from collections import namedtuple
+
 import numpy as _np
 
 from .. import ops
@@ -54,16 +56,41 @@ def _count(mask, axis):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False,
            axis=None, *, equal_nan=True, sorted=True, size=None, fill_value=None):
+    return _unique("unique", ar, return_index, return_inverse, return_counts, axis,
+                   equal_nan, size, fill_value)
+
+
+def _unique(name, ar, return_index=False, return_inverse=False, return_counts=False,
+            axis=None, equal_nan=True, size=None, fill_value=None):
     if axis is not None:
-        raise NotImplementedError(at_user_line("jitflow.numpy.unique: axis= is not "
+        raise NotImplementedError(at_user_line(f"jitflow.numpy.{name}: axis= is not "
                                                "supported (unique of the flattened array "
                                                "is)"))
     a = asarray(ar)
     x = ravel(a)
+    same, first = _first_occurrences(name, x, equal_nan)
+    size = _static_size(name, first, size, "distinct values there are",
+                        "the smallest value")
+    place, slot, filled = _sorted_slots(x, first, size, equal_nan)
+    values, first_index = _sorted_kept(name, x, slot, filled, size, fill_value)
+    results = [values]
+    if return_index:
+        results.append(first_index)
+    if return_inverse:
+        results.append(reshape(place, _shape(a)))
+    if return_counts:
+        counts = _placed(_count(same, 1), slot, size)
+        results.append(ops.where(filled, counts, _np.int64(0)))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _first_occurrences(name, x, equal_nan=True):
+    """([i, j]: whether x[i] and x[j] are the same value, whether each element of the
+    1-d `x` is its value's first occurrence)."""
     n = _shape(x)[0]
     if n > MAX_ELEMENTS:
         raise NotImplementedError(at_user_line(
-            f"jitflow.numpy.unique of {n} elements: without a sort it compares every "
+            f"jitflow.numpy.{name} of {n} elements: without a sort it compares every "
             f"pair, which jitflow does for at most {MAX_ELEMENTS} elements"))
     x_i, x_j = reshape(x, (n, 1)), reshape(x, (1, n))
     same = _same(x_i, x_j, equal_nan)
@@ -72,30 +99,48 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False,
                                               ops.iota((1, n), _np.int64, axis=1)))
     earlier = ops.less(ops.iota((1, n), _np.int64, axis=1),
                        ops.iota((n, 1), _np.int64, axis=0))
-    first = ops.equal(_count(ops.logical_and(same, earlier), 1), 0)
-    size = _static_size("unique", first, size, "distinct values there are",
-                        "the smallest value")
-    place = _count(ops.logical_and(_comes_before(x, equal_nan), reshape(first, (1, n))), 1)
-    slot = ops.where(ops.logical_and(first, ops.less(place, _np.int64(size))), place,
+    return same, ops.equal(_count(ops.logical_and(same, earlier), 1), 0)
+
+
+def _comes_before_stably(x):
+    """[i, j]: whether x[j] comes before x[i] in NumPy's stable sorted order: values
+    that sort alike (NaNs, 0.0 and -0.0, equal ones) in the order they occur."""
+    n = _shape(x)[0]
+    x_i, x_j = reshape(x, (n, 1)), reshape(x, (1, n))
+    alike = ops.logical_not(ops.logical_or(_sorts_before(x_j, x_i), _sorts_before(x_i, x_j)))
+    earlier = ops.less(ops.iota((1, n), _np.int64, axis=1),
+                       ops.iota((n, 1), _np.int64, axis=0))
+    return ops.logical_or(_sorts_before(x_j, x_i), ops.logical_and(alike, earlier))
+
+
+def _sorted_slots(x, keep, size, equal_nan=True, stable=False):
+    """Where each kept element of the 1-d `x` goes among `size` slots in NumPy's sorted
+    order: (its place, its slot: `size` for one not kept or past the size, whether each
+    slot is filled). Kept elements must be distinct values (NaNs distinct only with
+    equal_nan=False, which orders them as they occur), unless `stable`: then kept
+    elements that sort alike go in the order they occur."""
+    n = _shape(x)[0]
+    before = _comes_before_stably(x) if stable else _comes_before(x, equal_nan)
+    place = _count(ops.logical_and(before, reshape(keep, (1, n))), 1)
+    slot = ops.where(ops.logical_and(keep, ops.less(place, _np.int64(size))), place,
                      _np.int64(size))
-    found = _count(first, 0)
-    filled = ops.less(ops.iota((size,), _np.int64), found)
-    first_index = _placed(ops.iota((n,), _np.int64), slot, size)
+    filled = ops.less(ops.iota((size,), _np.int64), _count(keep, 0))
+    return place, slot, filled
+
+
+def _sorted_kept(name, x, slot, filled, size, fill_value):
+    """(the kept values of the 1-d `x` in their slots, their indices in `x`); the slots
+    past the count hold `fill_value` (by default the smallest value kept) and the
+    smallest value's index."""
+    n = _shape(x)[0]
     values = _placed(x, slot, size)
+    indices = _placed(ops.iota((n,), _np.int64), slot, size)
     if fill_value is None:
         fill = values[0] if n and size else _np.zeros((), _dtype_of(x))
     else:
-        (fill,) = _fills("unique", fill_value, 1, _dtype_of(x))
-    results = [ops.where(filled, values, fill)]
-    if return_index:
-        results.append(ops.where(filled, first_index,
-                                 first_index[0] if n and size else _np.int64(0)))
-    if return_inverse:
-        results.append(reshape(place, _shape(a)))
-    if return_counts:
-        counts = _placed(_count(same, 1), slot, size)
-        results.append(ops.where(filled, counts, _np.int64(0)))
-    return results[0] if len(results) == 1 else tuple(results)
+        (fill,) = _fills(name, fill_value, 1, _dtype_of(x))
+    index_fill = indices[0] if n and size else _np.int64(0)
+    return ops.where(filled, values, fill), ops.where(filled, indices, index_fill)
 
 
 def _placed(values, slot, size):
@@ -109,4 +154,31 @@ def _placed(values, slot, size):
     return ops.slice_array(placed, starts=(0,), steps=(1,), sizes=(size,))
 
 
-__all__ = ["unique"]
+# NumPy 2's array-API forms: unique with equal_nan=False (each NaN a value of its own),
+# their results as NumPy's named tuples. NumPy's unique_values leaves the order
+# unspecified; here it is sorted, as unique's.
+UniqueAllResult = namedtuple("UniqueAllResult", "values indices inverse_indices counts")
+UniqueCountsResult = namedtuple("UniqueCountsResult", "values counts")
+UniqueInverseResult = namedtuple("UniqueInverseResult", "values inverse_indices")
+
+
+def unique_values(x, *, size=None, fill_value=None):
+    return _unique("unique_values", x, equal_nan=False, size=size, fill_value=fill_value)
+
+
+def unique_counts(x, *, size=None, fill_value=None):
+    return UniqueCountsResult(*_unique("unique_counts", x, return_counts=True,
+                                       equal_nan=False, size=size, fill_value=fill_value))
+
+
+def unique_inverse(x, *, size=None, fill_value=None):
+    return UniqueInverseResult(*_unique("unique_inverse", x, return_inverse=True,
+                                        equal_nan=False, size=size, fill_value=fill_value))
+
+
+def unique_all(x, *, size=None, fill_value=None):
+    return UniqueAllResult(*_unique("unique_all", x, True, True, True, equal_nan=False,
+                                    size=size, fill_value=fill_value))
+
+
+__all__ = ["unique", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
