@@ -155,6 +155,14 @@ def test_tile(data):
     check_program(lambda xp, x: xp.tile(x, reps), x, what="tile")
 
 
+@pytest.mark.parametrize("shape, reps", [((0,), -1), ((0, 2), -1), ((0, 2), (-1, 1)),
+                                         ((2,), -1), ((0, 2), (3, 0, -1))])
+def test_tile_of_an_empty_array_by_a_negative_count(backend, shape, reps):
+    # NumPy reshapes an empty array to the product shape: a negative count raises only
+    # where it meets an axis longer than 0 (found by hypothesis)
+    check_program(lambda xp, x: xp.tile(x, reps), np.zeros(shape, np.int32), what="tile")
+
+
 @given_per_backend(data=st.data())
 def test_repeat(data):
     x = draw_array(data)

@@ -4,6 +4,7 @@ flip and rot90 are views in NumPy (reversed slices and transposes), and are buil
 them here, so writes through them reach the array. The others make new arrays from
 slices, broadcasts and concatenations, whose derivatives the primitives give.
 """
+import math
 import operator
 
 import numpy as _np
@@ -100,12 +101,17 @@ def tile(A, reps):
     reps = tuple(_static_int(r, "tile: reps") for r in
                  (reps if isinstance(reps, (list, tuple)) or _ndim(reps) else [reps]))
     A = asarray(A)
-    if any(r < 0 for r in reps):
-        raise ValueError(at_user_line(f"tile: negative dimensions are not allowed, got "
-                                      f"reps {reps}"))
     ndim = max(len(reps), _ndim(A))
     reps = (1,) * (ndim - len(reps)) + reps
     shape = (1,) * (ndim - _ndim(A)) + tuple(_shape(A))
+    # NumPy repeats only a non-empty array (where a negative count raises); an empty one
+    # is reshaped to the product shape, which a negative count leaves empty only
+    # along an axis of length 0
+    if any(r < 0 for r in reps) and (math.prod(shape) > 0 or
+                                     any(r * s < 0 for r, s in zip(reps, shape))):
+        raise ValueError(at_user_line(f"tile: negative dimensions are not allowed, got "
+                                      f"reps {reps}"))
+    reps = tuple(max(r, 0) for r in reps)  # (left: axes of length 0, which stay so)
     # each axis of length s repeated r times: (1, s) broadcast to (r, s), then joined
     spread = ops.broadcast_to(ops.reshape(A, [d for s in shape for d in (1, s)]),
                               [d for r, s in zip(reps, shape) for d in (r, s)])
