@@ -114,8 +114,6 @@ def read_inputs(path):
 # --- jitflow: fit ----------------------------------------------------------------------------
 
 def jitflow_run(task, path):
-    from jitflow import nn
-
     x, y, vocabulary, weights = read_inputs(path)
     model = jitflow_model(task, vocabulary)
     model.set_weights(weights)
@@ -125,16 +123,7 @@ def jitflow_run(task, path):
     first = time.perf_counter() - started
     losses.append(float(model.train_on_batch(x[:BATCH], y[:BATCH])[0]))
 
-    class EpochTimes(nn.callbacks.Callback):
-        def __init__(self):
-            super().__init__()
-            self.seconds = []
-
-        def on_epoch_begin(self, epoch, logs=None):
-            self.start = time.perf_counter()
-
-        def on_epoch_end(self, epoch, logs=None):
-            self.seconds.append(time.perf_counter() - self.start)
+    from bench_fit import EpochTimes  # (it turns the disk cache off, as here)
 
     model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0)  # warm up
     timer = EpochTimes()
