@@ -54,6 +54,10 @@ def test_fuzzer_programs_come_back_the_same(program, tmp_path_factory):
     except Exception:  # a program NumPy refuses: nothing to save
         return
     path = tmp_path_factory.mktemp("graphs") / "program.jitflow"
+    if holds_python_callbacks(graph):
+        with pytest.raises(NotSerializableError, match="callback"):
+            round_trip(graph, path)
+        return  # (run-time checks of nanargmax, ravel_multi_index, a traced q: refused)
     loaded = round_trip(graph, path)
     assert_same_graph(loaded, graph)
     assert str(loaded) == str(graph)
@@ -74,8 +78,18 @@ def test_fuzzer_programs_saved_and_loaded_compile_to_the_same_results(program,
             expected = original(*program.inputs)
         except Exception:  # a program NumPy refuses: nothing to save
             return
+        if holds_python_callbacks(original.trace(*program.inputs)):
+            return  # (refused by name: test_fuzzer_programs_come_back_the_same)
         loaded = jitflow.load(jitflow.save(original, path, *program.inputs))
         assert_same_values(loaded(*program.inputs), expected)
+
+
+def holds_python_callbacks(graph):
+    """Whether a node of the graph, or of its subgraphs, calls back into Python: the
+    format holds no code, so such graphs are refused."""
+    return any(node.op in ("debug_callback", "pure_callback") or
+               any(holds_python_callbacks(sub) for sub in node.subgraphs)
+               for node in graph.nodes)
 
 
 # --- control flow, derivatives, custom derivatives ---------------------------------------
