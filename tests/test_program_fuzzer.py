@@ -76,8 +76,8 @@ def is_inexact(step, values):
         exponent = step.args[1]
         return floats and not (isinstance(exponent, tuple) and exponent[0] == "lit" and
                                exponent[1] in EXACT_EXPONENTS)
-    if step.op in ("mean", "nanmean", "average", "norm"):
-        return True  # an integer mean (and norm) sums in float64 too
+    if step.op in ("mean", "nanmean", "average", "norm", "trapezoid"):
+        return True  # an integer mean (norm, trapezoid) sums in float64 too
     if step.op == "clip":  # see inexact_tolerance
         return floats and _open_zero_sign(args)
     if step.op in ("fmax", "fmin"):
