@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import numpy as _np
 
 from .. import ops
-from ..errors import LOCATION_MARK, at_user_line, user_location
-from ..ops.debug import PythonCallback, debug_callback
+from ..errors import at_user_line
+from ..ops.debug import raise_at_run_time
 from ..ir.types import normalize_axes
 from ..trace import Tracer
 from . import arithmetic as _arithmetic
@@ -194,12 +194,8 @@ def _checked_at_run_time(name, q, percent):
     if q.ndim > 2:
         raise ValueError(at_user_line("q must be a scalar or 1d"))
     q = _elementwise.true_divide(q, 100) if percent else q
-    location, message = user_location(), _range_message(percent)
-
-    def check(values):
-        if _np.size(values) and not _in_range(_np.asarray(values)):
-            raise ValueError(f"{message}{LOCATION_MARK}{location}" if location else message)
-    debug_callback(PythonCallback(check, f"{name}: q in range"), q)
+    raise_at_run_time(lambda values: _np.size(values) and not _in_range(values),
+                      _range_message(percent), f"{name}: q in range", q)
     return q
 
 

@@ -9,8 +9,8 @@ into Python once per call, as jitflow.debug.callback does).
 import numpy as _np
 
 from .. import ops
-from ..errors import LOCATION_MARK, at_user_line, user_location
-from ..ops.debug import PythonCallback, debug_callback
+from ..errors import at_user_line
+from ..ops.debug import raise_at_run_time
 from ..ir.types import normalize_axis
 from ..trace import Tracer
 from ._common import _dtype_of, _ndim, _no_out
@@ -52,7 +52,8 @@ def _nan_arg_extremum(name, arg_extremum, fill):
         missing = isnan(a)
         everywhere = all(missing, axis=axis, keepdims=keepdims)
         if isinstance(everywhere, Tracer):
-            debug_callback(_all_nan_check(name), everywhere)
+            raise_at_run_time(_np.any, f"{_ALL_NAN} ({name})", f"{name}: no all-NaN slice",
+                              everywhere)
         elif _np.any(everywhere):
             raise ValueError(at_user_line(_ALL_NAN))
         return arg_extremum(where(missing, fill, a), axis=axis, keepdims=keepdims)
@@ -61,18 +62,6 @@ def _nan_arg_extremum(name, arg_extremum, fill):
 
 
 _ALL_NAN = "All-NaN slice encountered"
-
-
-def _all_nan_check(name):
-    """The run-time check that no slice is all NaN, raising NumPy's error at the line
-    that called `name`."""
-    location = user_location()
-
-    def check(everywhere):
-        if _np.any(everywhere):
-            raise ValueError(f"{_ALL_NAN} ({name}){LOCATION_MARK}{location}" if location
-                             else _ALL_NAN)
-    return PythonCallback(check, f"{name}: no all-NaN slice")
 
 
 nanargmax = _nan_arg_extremum("nanargmax", argmax, -_np.inf)

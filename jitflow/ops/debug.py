@@ -7,6 +7,7 @@ The function is a static parameter, hashable by identity, so two callbacks are n
 one. Eagerly and in the interpreter it is called on NumPy values (Python scalars for
 Python numbers); native code calls back into Python (codegen/control/python_callbacks.py).
 """
+from ..errors import LOCATION_MARK, user_location
 from ..ir.primitive import Primitive, register
 from ..trace import bind
 
@@ -44,4 +45,15 @@ def debug_callback(callback, *values):
     bind(debug_callback_p, *values, callback=callback)
 
 
-__all__ = ["PythonCallback", "debug_callback"]
+def raise_at_run_time(fails, message, name, *values):
+    """NumPy's ValueError(message) at the user's line of this call, raised at every run
+    where fails(*values) (NumPy values) is true: a check of what is known only then."""
+    location = user_location()
+
+    def check(*arrays):
+        if fails(*arrays):
+            raise ValueError(f"{message}{LOCATION_MARK}{location}" if location else message)
+    debug_callback(PythonCallback(check, name), *values)
+
+
+__all__ = ["PythonCallback", "debug_callback", "raise_at_run_time"]
