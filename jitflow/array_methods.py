@@ -10,6 +10,7 @@ from types import FunctionType
 
 import numpy as np
 
+from . import complex_values  # (before jnp's functions are taken: they route complex calls)
 from . import numpy as jnp
 from . import in_place, masked_selection, ops, writes
 from .errors import at_user_line
@@ -22,8 +23,12 @@ from .trace.binding import convert_sequences_with
 
 def _binary(name, reflected=False):
     fn = getattr(ops, name)
+    ufunc = {"divide": "true_divide"}.get(name, name)
 
     def method(self, other):
+        if complex_values.is_complex(other):
+            operands = (other, self) if reflected else (self, other)
+            return complex_values.call(ufunc, *operands)
         return fn(other, self) if reflected else fn(self, other)
     method.__name__ = name
     return method
@@ -211,6 +216,8 @@ class ArrayMethods:
         return writes.copy(jnp.ravel(self))
 
     def astype(self, dtype):
+        if np.dtype(dtype).kind == "c":
+            return complex_values.call("astype", self, dtype)
         return ops.cast(self, as_dtype(dtype, what="astype"))
 
     # --- NumPy's protocols ---------------------------------------------------------

@@ -32,7 +32,8 @@ LAYERS = [
     ("numpy", ["jitflow.numpy", "jitflow.contract", "jitflow.einsum", "jitflow.indexing",
                "jitflow.writes", "jitflow.numpy_dispatch", "jitflow.array_methods",
                "jitflow.masked_selection", "jitflow.ufunc_at",
-               "jitflow.in_place", "jitflow.array_references"]),
+               "jitflow.in_place", "jitflow.array_references",
+               "jitflow.complex_values"]),
     # Graph -> graph transforms and the structured primitives they meet.
     ("transforms", ["jitflow.autodiff", "jitflow.batching", "jitflow.control_flow"]),
     # @function, its executables and signature cache, state (Variables, closed-over

@@ -122,13 +122,6 @@ def test_pad_modes_that_compute_are_refused_by_name(backend):
         jitflow.function(lambda x: np.pad(x, 1, mode="mean"))(np.ones(3))
 
 
-@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2",
-                                  "rfftn", "irfftn"])
-def test_the_complex_transforms_are_refused_by_name(name, backend):
-    with pytest.raises(NotImplementedError, match=f"fft.{name}: .* no complex dtype"):
-        jitflow.function(lambda x: getattr(np.fft, name)(x))(np.ones(4))
-
-
 def test_derivatives(backend):
     x = np.array([[0.7, -1.2, 2.0], [0.3, 1.1, -0.4]])
     order = 2 if backend == "interpreter" else 1

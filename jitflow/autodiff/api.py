@@ -48,10 +48,15 @@ def _require_float_inputs(lin, what):
                 f".astype(np.float64), or leave it out of argnums)"))
 
 
-def _in_derivatives(lin, cts):
-    """Cotangents (or tangents) of the argument leaves, zeros where None, as pytrees."""
+def _in_derivatives(lin, cts, reverse=True):
+    """Cotangents (or tangents) of the argument leaves, zeros where None, as pytrees.
+
+    A complex argument's derivative is made from those of its real and imaginary parts
+    x and y. In reverse mode that is JAX's (and autograd's) convention: the gradient of
+    a real L is dL/dx - i dL/dy, the conjugate of the steepest-ascent direction (so a
+    descent step is z - lr * conj(grad)); tangents are dx + i dy."""
     leaves = [zeros_of(t) if ct is None else result(ct) for t, ct in zip(lin.arg_types, cts)]
-    return pytree.unflatten(lin.arg_structure, leaves)
+    return pytree.unflatten(lin.arg_structure, leaves, conjugate=reverse)
 
 
 # --- reverse mode -----------------------------------------------------------------------
@@ -78,6 +83,10 @@ def value_and_grad(fn, argnums=0, has_aux=False):
 
 def _scalar_output(lin, what):
     types = lin.out_types
+    if pytree.has_complex(lin.out_structure):
+        raise TypeError(at_user_line(
+            f"{what}: the function returns a complex value; a gradient needs a real "
+            f"float scalar (take its .real, or abs()), or use jitflow.vjp"))
     if len(types) != 1 or types[0].shape != () or not differentiable(types[0]):
         got = ", ".join(f"{t.dtype}{list(t.shape)}" for t in types) or "nothing"
         raise TypeError(at_user_line(
@@ -104,7 +113,7 @@ def vjp(fn, *primals, has_aux=False):
     lin = Linearized(fn, primals, name=what, has_aux=has_aux)
 
     def vjp_fn(cotangent):
-        cts = _check_like(cotangent, lin.out_structure, lin.out_types, lin.out_paths,
+        cts = _check_like(pytree.conjugated(cotangent), lin.out_structure, lin.out_types, lin.out_paths,
                           f"{what}: the cotangent")
         return tuple(_in_derivatives(lin, lin.pullback(cts)))
     out = lin.outputs()
@@ -193,6 +202,9 @@ def hessian(fn, argnums=0):
 
 def _linearize_for_jacobian(fn, args, kwargs, argnums, what):
     lin = _linearize_args(fn, args, kwargs, _argnums(argnums, args, what), what)
+    if pytree.has_complex(lin.arg_structure) or pytree.has_complex(lin.out_structure):
+        raise TypeError(at_user_line(f"{what}: Jacobians of complex inputs or outputs are "
+                                     f"not supported; use jitflow.vjp or jitflow.jvp"))
     _require_float_inputs(lin, what)
     for type in lin.out_types:
         if not differentiable(type):

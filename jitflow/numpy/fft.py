@@ -1,9 +1,9 @@
-"""jitflow.numpy.fft: the functions of numpy.fft whose values are real: fftshift and
-ifftshift (rolls by half of each axis), fftfreq and rfftfreq (the sample frequencies).
+"""jitflow.numpy.fft: fftshift and ifftshift (rolls by half of each axis), fftfreq and
+rfftfreq (the sample frequencies).
 
 The transforms themselves (fft, ifft, rfft, irfft, hfft, ihfft and their 2-D and n-D
-forms) take or give complex arrays, and jitflow has no complex dtype: they raise
-NotImplementedError naming that, rather than compute something else.
+forms) take or give complex arrays: jitflow/complex_values/fft.py defines them and
+installs them here.
 """
 import numpy as _np
 
@@ -64,18 +64,5 @@ def _size(n, name):
         raise ValueError(at_user_line(f"{name}: n should be an integer"))
     return int(n)
 
-
-def _complex(name):
-    def refused(*args, **kwargs):
-        raise NotImplementedError(at_user_line(
-            f"jitflow.numpy.fft.{name}: the transform gives or takes complex numbers, and "
-            f"jitflow has no complex dtype"))
-    refused.__name__ = refused.__qualname__ = name
-    return refused
-
-
-for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
-              "irfft2", "fftn", "ifftn", "rfftn", "irfftn"):
-    globals()[_name] = _complex(_name)
 
 __all__ = ["fftfreq", "fftshift", "ifftshift", "rfftfreq"]

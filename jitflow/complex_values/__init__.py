@@ -1,0 +1,41 @@
+"""Complex numbers in traced code: complex64 and complex128 values held as pairs of
+real arrays (tracer.py), the NumPy functions computed on them (functions.py, with the
+formulas of NumPy's complex loops in formulas.py), and the routing that sends
+jitflow.numpy's functions and the Tracer's operators to them (routing.py). Arguments
+and results of compiled functions are split into and joined from their parts by
+jitflow.pytree, so the graph, its passes, native code and derivatives see real arrays
+only."""
+import numpy as np
+
+from .. import pytree
+from ..trace import Tracer
+from . import functions, routing
+from .functions import as_complex, call
+from .parts import cast, is_complex, part_dtype
+from .tracer import ComplexTracer
+
+
+def _from_parts(real, imag, dtype):
+    """A traced complex value from traced parts (pytree.unflatten's)."""
+    if not all(isinstance(p, (Tracer, np.ndarray, np.generic, float, int))
+               for p in (real, imag)):
+        raise TypeError(f"complex values are not supported here (got parts "
+                        f"{type(real).__name__}, {type(imag).__name__})")
+    real_dtype = part_dtype(np.dtype(dtype))
+    return ComplexTracer(cast(real, real_dtype), cast(imag, real_dtype), dtype)
+
+
+def _install_transforms():
+    """numpy.fft's transforms into jitflow.numpy.fft, in place of its refusals."""
+    from .. import numpy as jnp
+    from . import fft
+    for name in fft.TRANSFORMS:
+        setattr(jnp.fft, name, getattr(fft, name))
+        functions.IMPLEMENTATIONS[f"fft.{name}"] = getattr(fft, name)
+
+
+pytree.complex_from_parts = _from_parts
+_install_transforms()
+routing.install()
+
+__all__ = ["ComplexTracer", "as_complex", "call", "is_complex"]

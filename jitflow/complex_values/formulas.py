@@ -1,0 +1,118 @@
+"""Complex arithmetic on (real, imaginary) parts, as NumPy's complex loops compute it.
+
+Each function takes and returns parts (real Tracers or arrays of one float dtype) and
+computes with jitflow.numpy's real functions, so it is traced, fused, compiled and
+differentiated like any real code. Where a formula divides in one of two ways, both are
+computed and one is chosen, with the other's divisor made harmless, so that the
+derivative of the branch not taken is never inf * 0.
+"""
+import numpy as np
+
+from .. import numpy as jnp
+
+_EXP_LIMIT = {4: 88.0, 8: 709.0}  # below these e^x is finite in float32, float64
+
+
+def _dtype(part):
+    return getattr(part, "dtype", None) or np.result_type(part)
+
+
+def add(ar, ai, br, bi):
+    return jnp.add(ar, br), jnp.add(ai, bi)
+
+
+def subtract(ar, ai, br, bi):
+    return jnp.subtract(ar, br), jnp.subtract(ai, bi)
+
+
+def multiply(ar, ai, br, bi):
+    """(ar br - ai bi) + (ar bi + ai br) i: NumPy's product, no special cases."""
+    return (jnp.subtract(jnp.multiply(ar, br), jnp.multiply(ai, bi)),
+            jnp.add(jnp.multiply(ar, bi), jnp.multiply(ai, br)))
+
+
+def divide(ar, ai, br, bi):
+    """NumPy's quotient: Smith's method, scaled by the larger part of the divisor; a
+    zero divisor gives ar / 0 and ai / 0."""
+    by_real = jnp.greater_equal(jnp.abs(br), jnp.abs(bi))  # (False when a part is NaN)
+    zero = jnp.logical_and(jnp.equal(br, 0), jnp.equal(bi, 0))
+    real_first = jnp.logical_and(by_real, jnp.logical_not(zero))
+    # |br| >= |bi|, divisor not 0: rat = bi / br
+    br_safe = jnp.where(real_first, br, 1)
+    rat = jnp.divide(bi, br_safe)
+    scale = jnp.divide(1, jnp.add(br_safe, jnp.multiply(bi, rat)))
+    real_first_r = jnp.multiply(jnp.add(ar, jnp.multiply(ai, rat)), scale)
+    real_first_i = jnp.multiply(jnp.subtract(ai, jnp.multiply(ar, rat)), scale)
+    # |br| < |bi| (or NaN): rat = br / bi
+    bi_safe = jnp.where(by_real, 1, bi)
+    rat2 = jnp.divide(br, bi_safe)
+    scale2 = jnp.divide(1, jnp.add(bi_safe, jnp.multiply(br, rat2)))
+    imag_first_r = jnp.multiply(jnp.add(jnp.multiply(ar, rat2), ai), scale2)
+    imag_first_i = jnp.multiply(jnp.subtract(jnp.multiply(ai, rat2), ar), scale2)
+    # a zero divisor
+    zero_divisor = jnp.abs(jnp.where(zero, br, 1))
+    real = jnp.where(by_real, jnp.where(zero, jnp.divide(ar, zero_divisor), real_first_r),
+                     imag_first_r)
+    imag = jnp.where(by_real, jnp.where(zero, jnp.divide(ai, zero_divisor), real_first_i),
+                     imag_first_i)
+    return real, imag
+
+
+def negative(ar, ai):
+    return jnp.negative(ar), jnp.negative(ai)
+
+
+def conjugate(ar, ai):
+    return ar, jnp.negative(ai)
+
+
+def absolute(ar, ai):
+    return jnp.hypot(ar, ai)
+
+
+def angle(ar, ai):
+    return jnp.arctan2(ai, ar)
+
+
+def equal(ar, ai, br, bi):
+    return jnp.logical_and(jnp.equal(ar, br), jnp.equal(ai, bi))
+
+
+def not_equal(ar, ai, br, bi):
+    return jnp.logical_or(jnp.not_equal(ar, br), jnp.not_equal(ai, bi))
+
+
+def isnan(ar, ai):
+    return jnp.logical_or(jnp.isnan(ar), jnp.isnan(ai))
+
+
+def isinf(ar, ai):
+    return jnp.logical_or(jnp.isinf(ar), jnp.isinf(ai))
+
+
+def isfinite(ar, ai):
+    return jnp.logical_and(jnp.isfinite(ar), jnp.isfinite(ai))
+
+
+def exp(ar, ai):
+    """e^ar (cos ai + i sin ai), with C99's special values as glibc's cexp gives them:
+    an imaginary part of zero is kept exactly (e^x + 0i), e^-inf times anything
+    not finite is 0, and e^+inf times it is inf + nan i. Where e^ar overflows it is
+    taken in two halves, so that a product that fits does not overflow on the way."""
+    cos, sin = jnp.cos(ai), jnp.sin(ai)
+    fits = jnp.less(ar, _EXP_LIMIT[np.dtype(_dtype(ar)).itemsize])
+    whole = jnp.exp(jnp.where(fits, ar, 0))
+    half = jnp.exp(jnp.multiply(jnp.where(fits, 0, ar), 0.5))
+    real = jnp.where(fits, jnp.multiply(whole, cos),
+                     jnp.multiply(jnp.multiply(half, cos), half))
+    imag = jnp.where(fits, jnp.multiply(whole, sin),
+                     jnp.multiply(jnp.multiply(half, sin), half))
+    zero_imag = jnp.logical_and(jnp.equal(ai, 0), jnp.logical_not(jnp.isnan(ar)))
+    real = jnp.where(zero_imag, jnp.exp(ar), real)
+    imag = jnp.where(zero_imag, ai, imag)
+    unbounded = jnp.logical_and(jnp.isinf(ar), jnp.logical_not(jnp.isfinite(ai)))
+    minus_inf = jnp.less(ar, 0)
+    real = jnp.where(unbounded, jnp.where(minus_inf, 0.0, ar), real)
+    imag = jnp.where(unbounded, jnp.where(minus_inf, jnp.copysign(0.0, ai),
+                                          jnp.subtract(ai, ai)), imag)
+    return real, imag

@@ -1,0 +1,286 @@
+"""The NumPy functions jitflow computes on complex values, by name.
+
+call(name, *args) runs one of them; a name not listed here raises TypeError naming
+the function, so that no function made for real numbers is ever applied to complex
+ones by accident (var, sort or max would give other answers than NumPy's).
+"""
+import warnings
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..errors import at_user_line
+from . import formulas
+from . import tracer
+from .parts import is_complex, part_dtype, parts_of, result_dtype
+from .tracer import ComplexTracer
+
+IMPLEMENTATIONS = {}
+
+
+def call(name, *args, **kwargs):
+    implementation = IMPLEMENTATIONS.get(name)
+    if implementation is None:
+        raise TypeError(at_user_line(
+            f"jitflow.numpy.{name} of complex values is not supported; on complex values "
+            f"jitflow computes {', '.join(sorted(IMPLEMENTATIONS))}"))
+    return implementation(*args, **kwargs)
+
+
+def _named(*names):
+    def register(fn):
+        for name in names:
+            IMPLEMENTATIONS[name] = fn
+        return fn
+    return register
+
+
+def _complex(real, imag, dtype, weak=False):
+    return ComplexTracer(real, imag, dtype, weak and np.ndim(real) == 0)
+
+
+def as_complex(value, dtype=None):
+    """`value` as a ComplexTracer (of `dtype`, or its own complex dtype)."""
+    if dtype is None:
+        dtype, weak = result_dtype(value)
+    else:
+        weak = False
+    if getattr(value, "_complex_parts", None) is not None and value.dtype == dtype:
+        return value
+    return _complex(*parts_of(value, dtype), dtype, weak)
+
+
+# --- elementwise --------------------------------------------------------------------------
+
+def _unary(formula, names, real_result=False):
+    def apply(z, out=None, where=True, **kwargs):
+        _no_out(names[0], out, where, kwargs)
+        z = as_complex(z)
+        result = formula(z.real, z.imag)
+        return result if real_result else _complex(*result, z.dtype, z.weak)
+    _named(*names)(apply)
+
+
+def _binary(formula, names, real_result=False):
+    def apply(a, b, out=None, where=True, **kwargs):
+        _no_out(names[0], out, where, kwargs)
+        dtype, weak = result_dtype(a, b)
+        result = formula(*parts_of(a, dtype), *parts_of(b, dtype))
+        return result if real_result else _complex(*result, dtype, weak)
+    _named(*names)(apply)
+
+
+def _no_out(name, out, where, kwargs):
+    if out is not None or where is not True or kwargs.get("dtype") is not None:
+        raise TypeError(at_user_line(f"jitflow.numpy.{name} of complex values: out=, "
+                                     f"where= and dtype= are not supported"))
+
+
+_unary(formulas.negative, ("negative",))
+_unary(lambda r, i: (r, i), ("positive",))
+_unary(formulas.conjugate, ("conjugate", "conj"))
+_unary(formulas.exp, ("exp",))
+_unary(lambda r, i: formulas.multiply(r, i, r, i), ("square",))
+_unary(formulas.absolute, ("absolute", "abs"), real_result=True)
+_unary(formulas.isnan, ("isnan",), real_result=True)
+_unary(formulas.isinf, ("isinf",), real_result=True)
+_unary(formulas.isfinite, ("isfinite",), real_result=True)
+_binary(formulas.add, ("add",))
+_binary(formulas.subtract, ("subtract",))
+_binary(formulas.multiply, ("multiply",))
+_binary(formulas.divide, ("divide", "true_divide"))
+_binary(formulas.equal, ("equal",), real_result=True)
+_binary(formulas.not_equal, ("not_equal",), real_result=True)
+
+
+@_named("real")
+def real(z):
+    return as_complex(z).real
+
+
+@_named("imag")
+def imag(z):
+    return as_complex(z).imag
+
+
+@_named("angle")
+def angle(z, deg=False):
+    z = as_complex(z)
+    radians = formulas.angle(z.real, z.imag)
+    return jnp.multiply(radians, 180 / np.pi) if deg else radians
+
+
+@_named("iscomplexobj")
+def iscomplexobj(z):
+    return True
+
+
+@_named("isrealobj")
+def isrealobj(z):
+    return False
+
+
+@_named("power")
+def power(a, b, out=None, where=True):
+    """a ** n for a Python integer n, |n| < 100, by NumPy's own sequence of products
+    (binary powering; 1 / that for negative n); other exponents are not supported."""
+    _no_out("power", out, where, {})
+    n = b if isinstance(b, (int, np.integer)) and not isinstance(b, bool) else None
+    if n is None or not is_complex(a) or not -100 < n < 100:
+        raise TypeError(at_user_line(
+            "jitflow.numpy.power of complex values takes a complex base and a Python "
+            "integer exponent between -99 and 99"))
+    z = as_complex(a)
+    if n == 0:
+        one = jnp.ones_like(z.real)
+        return _complex(one, jnp.zeros_like(z.real), z.dtype, z.weak)
+    if n == 1:
+        return _complex(z.real, z.imag, z.dtype, z.weak)
+    result = _binary_power(z.real, z.imag, abs(int(n)))
+    if n < 0:
+        result = formulas.divide(jnp.ones_like(z.real), jnp.zeros_like(z.real), *result)
+    return _complex(*result, z.dtype, z.weak)
+
+
+def _binary_power(zr, zi, n):
+    if n == 2:
+        return formulas.multiply(zr, zi, zr, zi)
+    if n == 3:
+        return formulas.multiply(*formulas.multiply(zr, zi, zr, zi), zr, zi)
+    result, power_of_z, mask = (jnp.ones_like(zr), jnp.zeros_like(zr)), (zr, zi), 1
+    while n >= mask:
+        if n & mask:
+            result = formulas.multiply(*result, *power_of_z)
+        mask <<= 1
+        power_of_z = formulas.multiply(*power_of_z, *power_of_z)
+    return result
+
+
+# --- conversions --------------------------------------------------------------------------
+
+@_named("astype")
+def astype(z, dtype, copy=True):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return as_complex(z, dtype)
+    z = as_complex(z)
+    if dtype == np.bool_:
+        return formulas.not_equal(z.real, z.imag, 0, 0)
+    warnings.warn("Casting complex values to real discards the imaginary part",
+                  np.exceptions.ComplexWarning, stacklevel=3)
+    return jnp.astype(z.real, dtype)
+
+
+@_named("asarray", "array", "asanyarray")
+def asarray(z, dtype=None, copy=None, **kwargs):
+    return as_complex(z) if dtype is None else astype(z, dtype)
+
+
+# --- partwise: shapes, indexing, sums -----------------------------------------------------
+
+def _partwise(function, names):
+    def apply(z, *args, **kwargs):
+        z = as_complex(z)
+        return _complex(function(z.real, *args, **kwargs),
+                        function(z.imag, *args, **kwargs), z.dtype, z.weak)
+    _named(*names)(apply)
+
+
+for _name in ("reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
+              "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "roll", "copy",
+              "diagonal", "take", "repeat", "tile", "matrix_transpose", "triu", "tril",
+              "atleast_1d", "atleast_2d", "atleast_3d", "trace", "cumsum", "rot90",
+              "diag", "pad"):
+    _partwise(getattr(jnp, _name), (_name,))
+_partwise(lambda part, index: part[index], ("getitem",))
+_partwise(jnp.fft.fftshift, ("fft.fftshift",))
+_partwise(jnp.fft.ifftshift, ("fft.ifftshift",))
+
+
+def _summed(function, name):
+    def apply(z, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        _no_out(name, out, kwargs.pop("where", True), {})
+        if kwargs:
+            raise TypeError(at_user_line(f"jitflow.numpy.{name} of complex values: "
+                                         f"{', '.join(kwargs)} not supported"))
+        if dtype is not None and np.dtype(dtype).kind != "c":
+            raise TypeError(at_user_line(f"jitflow.numpy.{name} of complex values with "
+                                         f"the real dtype {np.dtype(dtype)}"))
+        z = as_complex(z, None if dtype is None else np.dtype(dtype))
+        return _complex(function(z.real, axis=axis, keepdims=keepdims),
+                        function(z.imag, axis=axis, keepdims=keepdims), z.dtype)
+    _named(name)(apply)
+
+
+_summed(jnp.sum, "sum")
+_summed(jnp.mean, "mean")
+
+
+def _joined(function, name):
+    """concatenate, stack and their kind: every array in the complex dtype of all."""
+    def apply(arrays, *args, **kwargs):
+        arrays = list(arrays)
+        dtype, _ = result_dtype(*arrays)
+        parts = [parts_of(a, dtype) for a in arrays]
+        return _complex(function([p[0] for p in parts], *args, **kwargs),
+                        function([p[1] for p in parts], *args, **kwargs), dtype)
+    _named(name)(apply)
+
+
+for _name in ("concatenate", "stack", "hstack", "vstack", "column_stack", "dstack"):
+    _joined(getattr(jnp, _name), _name)
+
+
+@_named("where")
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise TypeError(at_user_line("jitflow.numpy.where of a complex condition"))
+    dtype, weak = result_dtype(x, y)
+    (xr, xi), (yr, yi) = parts_of(x, dtype), parts_of(y, dtype)
+    return _complex(jnp.where(condition, xr, yr), jnp.where(condition, xi, yi), dtype, weak)
+
+
+# --- products -----------------------------------------------------------------------------
+
+def _bilinear(function, name):
+    """A product linear in each operand (matmul, dot, outer, ...): four real products, or
+    two when an operand is real."""
+    def apply(a, b, *args, **kwargs):
+        dtype, _ = result_dtype(a, b)
+        real = part_dtype(dtype)
+        if not is_complex(a):
+            (br, bi), a = parts_of(b, dtype), jnp.astype(a, real)
+            return _complex(function(a, br, *args, **kwargs),
+                            function(a, bi, *args, **kwargs), dtype)
+        if not is_complex(b):
+            (ar, ai), b = parts_of(a, dtype), jnp.astype(b, real)
+            return _complex(function(ar, b, *args, **kwargs),
+                            function(ai, b, *args, **kwargs), dtype)
+        (ar, ai), (br, bi) = parts_of(a, dtype), parts_of(b, dtype)
+        product = lambda x, y: function(x, y, *args, **kwargs)  # noqa: E731
+        return _complex(jnp.subtract(product(ar, br), product(ai, bi)),
+                        jnp.add(product(ar, bi), product(ai, br)), dtype)
+    _named(name)(apply)
+
+
+for _name in ("matmul", "dot", "outer", "inner", "tensordot", "kron"):
+    _bilinear(getattr(jnp, _name), _name)
+
+
+@_named("vdot")
+def vdot(a, b):
+    """The dot product of the flattened arrays, the first one conjugated."""
+    dtype, _ = result_dtype(a, b)
+    return IMPLEMENTATIONS["dot"](conjugate_of(jnp_ravel(a, dtype)), jnp_ravel(b, dtype))
+
+
+def conjugate_of(z):
+    return _complex(z.real, jnp.negative(z.imag), z.dtype)
+
+
+def jnp_ravel(value, dtype):
+    z = as_complex(value, dtype)
+    return _complex(jnp.ravel(z.real), jnp.ravel(z.imag), dtype)
+
+
+tracer.functions.call = call

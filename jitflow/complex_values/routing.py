@@ -1,0 +1,67 @@
+"""Where complex values meet jitflow.numpy: its functions, and the real Tracer's
+operators and astype, send a call that involves a traced complex value (or a complex
+constant inside a trace) to functions.call. Eager calls on NumPy arrays are NumPy's
+own and stay as they are."""
+import functools
+from types import FunctionType
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..trace import Tracer, innermost_builder
+from . import functions
+from .parts import is_complex
+
+_CONVERSIONS = ("astype", "asarray", "array", "asanyarray")
+
+
+def _traced(values):
+    return any(isinstance(v, Tracer) for v in values) or innermost_builder() is not None
+
+
+def _flat(args, kwargs):
+    values = list(args) + list(kwargs.values())
+    return values + [v for value in values if isinstance(value, (list, tuple))
+                     for v in value]
+
+
+def involves_complex(args, kwargs):
+    values = _flat(args, kwargs)
+    if any(getattr(v, "_complex_parts", None) is not None for v in values):
+        return True
+    return any(is_complex(v) for v in values) and _traced(values)
+
+
+def _complex_target(args, kwargs):
+    dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+    try:
+        return dtype is not None and np.dtype(dtype).kind == "c"
+    except TypeError:
+        return False
+
+
+def _routed(name, function):
+    conversion = name in _CONVERSIONS
+
+    @functools.wraps(function)
+    def routed(*args, **kwargs):
+        if involves_complex(args, kwargs) or (conversion and _complex_target(args, kwargs)
+                                               and _traced(_flat(args, kwargs))):
+            return functions.call(name, *args, **kwargs)
+        return function(*args, **kwargs)
+    routed.__wrapped_for_complex__ = function
+    return routed
+
+
+def install_into(namespace, prefix=""):
+    """Route every public function of `namespace` (jitflow.numpy, its fft and linalg)."""
+    for name, value in list(vars(namespace).items()):
+        if isinstance(value, FunctionType) and not name.startswith("_") and \
+                not hasattr(value, "__wrapped_for_complex__"):
+            setattr(namespace, name, _routed(prefix + name, value))
+
+
+def install():
+    install_into(jnp)
+    install_into(jnp.fft, "fft.")
+    install_into(jnp.linalg, "linalg.")
