@@ -39,11 +39,12 @@ def complex_parts(tree):
 
 
 def _joined(real, imag, dtype):
-    if dtype is None:
-        return complex(real, imag)
+    """The complex value of these parts (dtype None: a Python complex's)."""
     if not isinstance(real, (np.ndarray, np.generic, float, int)) or \
             not isinstance(imag, (np.ndarray, np.generic, float, int)):
         return complex_from_parts(real, imag, dtype)
+    if dtype is None:
+        return complex(real, imag)
     joined = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), dtype)
     joined.real, joined.imag = real, imag
     return joined if joined.ndim or isinstance(real, np.ndarray) else joined[()]

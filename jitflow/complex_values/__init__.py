@@ -16,13 +16,16 @@ from .tracer import ComplexTracer
 
 
 def _from_parts(real, imag, dtype):
-    """A traced complex value from traced parts (pytree.unflatten's)."""
+    """A traced complex value from traced parts (pytree.unflatten's); dtype None: a
+    Python complex's, weakly typed complex128."""
     if not all(isinstance(p, (Tracer, np.ndarray, np.generic, float, int))
                for p in (real, imag)):
         raise TypeError(f"complex values are not supported here (got parts "
                         f"{type(real).__name__}, {type(imag).__name__})")
-    real_dtype = part_dtype(np.dtype(dtype))
-    return ComplexTracer(cast(real, real_dtype), cast(imag, real_dtype), dtype)
+    weak = dtype is None
+    dtype = np.dtype(np.complex128 if weak else dtype)
+    real_dtype = part_dtype(dtype)
+    return ComplexTracer(cast(real, real_dtype), cast(imag, real_dtype), dtype, weak)
 
 
 def _install_transforms():

@@ -25,7 +25,7 @@ def _scale(norm, n, inverse, name):
                                       f"use 'backward', 'ortho' or 'forward'"))
     norm = norm or "backward"
     if norm == "ortho":
-        return 1 / np.sqrt(n)
+        return float(1 / np.sqrt(n))
     return 1 / n if (norm == "forward") != inverse else None
 
 
@@ -72,8 +72,9 @@ def _real_input(a, name):
 def _axis(a, axis, name):
     ndim = jnp.ndim(a)
     if ndim == 0 or not -ndim <= axis < ndim:
-        raise ValueError(at_user_line(f"jitflow.numpy.fft.{name}: axis {axis} is out of "
-                                      f"bounds for an array of dimension {ndim}"))
+        raise np.exceptions.AxisError(at_user_line(
+            f"jitflow.numpy.fft.{name}: axis {axis} is out of bounds for an array of "
+            f"dimension {ndim}"))
     return axis % ndim
 
 

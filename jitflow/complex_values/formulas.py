@@ -107,7 +107,7 @@ def exp(ar, ai):
                      jnp.multiply(jnp.multiply(half, cos), half))
     imag = jnp.where(fits, jnp.multiply(whole, sin),
                      jnp.multiply(jnp.multiply(half, sin), half))
-    zero_imag = jnp.logical_and(jnp.equal(ai, 0), jnp.logical_not(jnp.isnan(ar)))
+    zero_imag = jnp.equal(ai, 0)
     real = jnp.where(zero_imag, jnp.exp(ar), real)
     imag = jnp.where(zero_imag, ai, imag)
     unbounded = jnp.logical_and(jnp.isinf(ar), jnp.logical_not(jnp.isfinite(ai)))

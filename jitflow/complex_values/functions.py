@@ -110,6 +110,22 @@ def angle(z, deg=False):
     return jnp.multiply(radians, 180 / np.pi) if deg else radians
 
 
+@_named("ndim")
+def ndim(z):
+    return as_complex(z).ndim
+
+
+@_named("shape")
+def shape(z):
+    return as_complex(z).shape
+
+
+@_named("size")
+def size(z, axis=None):
+    z = as_complex(z)
+    return z.size if axis is None else z.shape[axis]
+
+
 @_named("iscomplexobj")
 def iscomplexobj(z):
     return True

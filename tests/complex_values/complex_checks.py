@@ -1,0 +1,28 @@
+"""Comparing complex results with NumPy's, part by part."""
+import numpy as np
+
+from fidelity import assert_same
+
+
+def assert_complex_same(actual, expected, *, scale=None, eps=0, what=""):
+    """Same dtype and shape; each part NumPy's, exactly (eps=0) or within
+    eps * scale (the magnitude the part was computed from, elementwise) where NumPy's
+    part is finite. Non-finite parts must match exactly."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype}, NumPy gives " \
+                                           f"{expected.dtype}"
+    if expected.dtype.kind != "c":
+        tolerance = {} if not eps else {"atol": _bound(expected, scale, eps)}
+        assert_same(actual, expected, what=what, **tolerance)
+        return
+    for part in ("real", "imag"):
+        got, wanted = getattr(actual, part), getattr(expected, part)
+        tolerance = {} if not eps else {"atol": _bound(wanted, scale, eps)}
+        assert_same(got, wanted, what=f"{what} ({part} part)", **tolerance)
+
+
+def _bound(expected, scale, eps):
+    scale = np.abs(expected) if scale is None else scale
+    with np.errstate(all="ignore"):
+        bound = eps * np.nan_to_num(np.broadcast_to(scale, np.shape(expected)), posinf=0)
+    return np.where(np.isfinite(bound), bound, 0) + np.finfo(np.float64).tiny

@@ -1,0 +1,100 @@
+"""NumPy's shape, indexing, sum and product functions on traced complex values against
+NumPy, and the clear errors for what jitflow does not compute on complex values."""
+import numpy as np
+import pytest
+
+import jitflow
+import jitflow.numpy as jnp
+from complex_checks import assert_complex_same
+
+pytestmark = pytest.mark.usefixtures("backend")
+
+rng = np.random.default_rng(7)
+Z = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)))
+W = Z.T[::-1].astype(np.complex64)  # a reversed, transposed view
+X = rng.standard_normal((4, 3)).astype(np.float32)
+
+EXACT = {
+    "reshape": lambda z, w, x: z.reshape(2, 6), "T": lambda z, w, x: w.T,
+    "transpose": lambda z, w, x: np.transpose(z, (1, 0)), "ravel": lambda z, w, x: z.ravel(),
+    "flip": lambda z, w, x: np.flip(w, 0), "roll": lambda z, w, x: np.roll(z, 2, axis=1),
+    "slice": lambda z, w, x: z[1:, ::-2], "take": lambda z, w, x: z[[2, 0, -1], 1:],
+    "mask": lambda z, w, x: w[:, np.array([True, False, True])],
+    "concatenate": lambda z, w, x: np.concatenate([z, w.T, x.T]),
+    "stack": lambda z, w, x: np.stack([z, x.T], axis=-1), "vstack": lambda z, w, x: np.vstack([w, x]),
+    "where": lambda z, w, x: np.where(x > 0, w, 2 + 0j), "diagonal": lambda z, w, x: z.diagonal(),
+    "expand_dims": lambda z, w, x: np.expand_dims(z, 1), "squeeze": lambda z, w, x: z[:1].squeeze(),
+    "broadcast_to": lambda z, w, x: np.broadcast_to(z[0], (2, 4)),
+    "swapaxes": lambda z, w, x: w.swapaxes(0, 1), "tril": lambda z, w, x: np.tril(z),
+    "pad": lambda z, w, x: np.pad(z, 1), "real and imag": lambda z, w, x: (z.real, w.imag),
+    "astype": lambda z, w, x: (z.astype(np.complex64), w.astype(np.complex128)),
+    "fftshift": lambda z, w, x: np.fft.fftshift(z),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+def test_shapes_and_indexing_are_exact(name):
+    fn = EXACT[name]
+    got, expected = jitflow.function(fn)(Z, W, X), fn(Z, W, X)
+    for g, e in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, expected))):
+        assert_complex_same(g, e, what=name)
+
+
+SUMS = {
+    "sum": (lambda z, w, x: z.sum(axis=1), lambda z, w, x: np.abs(z).sum(axis=1)),
+    "sum all": (lambda z, w, x: np.sum(w), lambda z, w, x: np.abs(w).sum()),
+    "mean": (lambda z, w, x: np.mean(z, axis=0, keepdims=True),
+             lambda z, w, x: np.abs(z).mean(axis=0, keepdims=True)),
+    "cumsum": (lambda z, w, x: np.cumsum(w, axis=0), lambda z, w, x: np.abs(w).cumsum(0)),
+    "trace": (lambda z, w, x: np.trace(z), lambda z, w, x: np.abs(z).sum()),
+    "matmul": (lambda z, w, x: z @ w, lambda z, w, x: np.abs(z) @ np.abs(w)),
+    "matmul with real": (lambda z, w, x: z @ x, lambda z, w, x: np.abs(z) @ np.abs(x)),
+    "real matmul": (lambda z, w, x: x @ z, lambda z, w, x: np.abs(x) @ np.abs(z)),
+    "dot": (lambda z, w, x: np.dot(w, z), lambda z, w, x: np.abs(w) @ np.abs(z)),
+    "vdot": (lambda z, w, x: np.vdot(z, w.T), lambda z, w, x: np.abs(z).ravel() @ np.abs(w.T).ravel()),
+    "outer": (lambda z, w, x: np.outer(z[0], w[0]), lambda z, w, x: np.outer(np.abs(z[0]), np.abs(w[0]))),
+    "tensordot": (lambda z, w, x: np.tensordot(z, w, 1), lambda z, w, x: np.abs(z) @ np.abs(w)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SUMS))
+def test_sums_and_products_within_rounding(name):
+    fn, magnitude = SUMS[name]
+    got, expected = jitflow.function(fn)(Z, W, X), fn(Z, W, X)
+    assert_complex_same(got, expected, scale=magnitude(Z, W, X),
+                        eps=8 * np.finfo(np.asarray(expected).dtype).eps, what=name)
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda z: np.sort(z), "jitflow.numpy.sort"), (lambda z: z.max(), "jitflow.numpy.max"),
+    (lambda z: np.var(z), "jitflow.numpy.var"), (lambda z: np.log(z), "jitflow.numpy.log"),
+    (lambda z: z < 1, "jitflow.numpy.less"), (lambda z: np.linalg.norm(z), "linalg.norm"),
+    (lambda z: z ** 0.5, "power"), (lambda z: jnp.std(z), "jitflow.numpy.std")])
+def test_what_is_not_computed_on_complex_values_raises_naming_it(fn, name):
+    with pytest.raises(TypeError, match=name.replace(".", r"\.")):
+        jitflow.function(fn)(Z)
+
+
+def test_writes_into_a_complex_array_raise():
+    def write(z):
+        z[0] = 1
+        return z
+    with pytest.raises(TypeError, match="writing into a traced complex array"):
+        jitflow.function(write)(Z)
+
+
+def test_complex_results_in_containers_and_python_complex_arguments():
+    def fn(z, c, scale):
+        return {"z": z * c, "parts": [np.abs(z), z.conj() * scale]}
+    compiled = jitflow.function(fn)
+    for c, scale in [(2 - 1j, 0.5), (3j, -1.0)]:  # a new Python number: no new trace
+        got, expected = compiled(Z, c, scale), fn(Z, c, scale)
+        assert_complex_same(got["z"], expected["z"], scale=np.abs(expected["z"]), eps=4e-16)
+        for g, e in zip(got["parts"], expected["parts"]):
+            assert_complex_same(g, e, scale=np.abs(e), eps=4e-16)
+    assert compiled.cache_info().traces == 1
+
+
+def test_eager_calls_stay_numpys():
+    np.testing.assert_array_equal(jnp.exp(Z), np.exp(Z))
+    np.testing.assert_array_equal(jnp.fft.fft(Z), np.fft.fft(Z))
