@@ -24,8 +24,7 @@ def complex_arrays(dtype, shape):
     floats = st.floats(width=np.dtype(part).itemsize * 8)
     return st.tuples(hnp.arrays(part, shape, elements=floats),
                      hnp.arrays(part, shape, elements=floats)).map(
-        lambda p: (p[0] + np.asarray(1j, dtype) * p[1]).astype(dtype)
-        if False else _joined(*p, dtype))
+        lambda p: _joined(*p, dtype))
 
 
 def _joined(real, imag, dtype):
