@@ -116,3 +116,74 @@ def exp(ar, ai):
     imag = jnp.where(unbounded, jnp.where(minus_inf, jnp.copysign(0.0, ai),
                                           jnp.subtract(ai, ai)), imag)
     return real, imag
+
+
+def reciprocal(ar, ai):
+    """NumPy's 1 / z: scaled by the larger part, as its division."""
+    by_real = jnp.less_equal(jnp.abs(ai), jnp.abs(ar))
+    ar_safe = jnp.where(by_real, ar, 1)
+    ratio = jnp.divide(ai, ar_safe)
+    den = jnp.add(ar_safe, jnp.multiply(ai, ratio))
+    ai_safe = jnp.where(by_real, 1, ai)
+    ratio2 = jnp.divide(ar, ai_safe)
+    den2 = jnp.add(jnp.multiply(ar, ratio2), ai_safe)
+    real = jnp.where(by_real, jnp.divide(1, den), jnp.divide(ratio2, den2))
+    imag = jnp.where(by_real, jnp.negative(jnp.divide(ratio, den)),
+                     jnp.negative(jnp.divide(1, den2)))
+    return real, imag
+
+
+def sign(ar, ai):
+    """NumPy 2's z / |z|: 0 for 0; for one infinite part, the unit in its direction
+    (whatever the other part); NaN for two infinite parts, or a NaN and no infinity."""
+    magnitude = jnp.hypot(ar, ai)
+    zero = jnp.logical_and(jnp.equal(ar, 0), jnp.equal(ai, 0))
+    safe = jnp.where(zero, 1, magnitude)
+    real, imag = jnp.divide(ar, safe), jnp.divide(ai, safe)
+    real_inf, imag_inf = jnp.isinf(ar), jnp.isinf(ai)
+    real = jnp.where(real_inf, jnp.copysign(1.0, ar), jnp.where(imag_inf, 0.0, real))
+    imag = jnp.where(imag_inf, jnp.copysign(1.0, ai), jnp.where(real_inf, 0.0, imag))
+    some_inf = jnp.logical_or(real_inf, imag_inf)
+    undefined = jnp.logical_or(jnp.logical_and(real_inf, imag_inf), jnp.logical_and(
+        jnp.logical_not(some_inf), jnp.logical_or(jnp.isnan(ar), jnp.isnan(ai))))
+    real = jnp.where(zero, 0.0, jnp.where(undefined, np.nan, real))
+    imag = jnp.where(zero, 0.0, jnp.where(undefined, np.nan, imag))
+    return real, imag
+
+
+def c_multiply(ar, ai, br, bi):
+    """The product as C's complex `*` gives it (C99 Annex G, GCC's __muldc3): the
+    formula, and where both its parts are NaN but an operand or a partial product is
+    infinite, the infinity it stands for is recovered."""
+    ac, bd = jnp.multiply(ar, br), jnp.multiply(ai, bi)
+    ad, bc = jnp.multiply(ar, bi), jnp.multiply(ai, br)
+    real, imag = jnp.subtract(ac, bd), jnp.add(ad, bc)
+    both_nan = jnp.logical_and(jnp.isnan(real), jnp.isnan(imag))
+    first_inf = jnp.logical_or(jnp.isinf(ar), jnp.isinf(ai))
+    second_inf = jnp.logical_or(jnp.isinf(br), jnp.isinf(bi))
+    partial_inf = jnp.logical_or(jnp.logical_or(jnp.isinf(ac), jnp.isinf(bd)),
+                                 jnp.logical_or(jnp.isinf(ad), jnp.isinf(bc)))
+    partial_inf = jnp.logical_and(partial_inf, jnp.logical_not(
+        jnp.logical_or(first_inf, second_inf)))
+    a, b = _boxed(ar, first_inf), _boxed(ai, first_inf)
+    c, d = _boxed(br, second_inf), _boxed(bi, second_inf)
+    a, b = _nan_to_zero(a, jnp.logical_or(second_inf, partial_inf)), \
+        _nan_to_zero(b, jnp.logical_or(second_inf, partial_inf))
+    c, d = _nan_to_zero(c, jnp.logical_or(first_inf, partial_inf)), \
+        _nan_to_zero(d, jnp.logical_or(first_inf, partial_inf))
+    recover = jnp.logical_and(both_nan, jnp.logical_or(jnp.logical_or(first_inf, second_inf),
+                                                       partial_inf))
+    infinity = jnp.where(recover, np.inf, jnp.ones_like(real))  # (1 elsewhere: no inf * 0)
+    recovered_real = jnp.multiply(infinity, jnp.subtract(jnp.multiply(a, c), jnp.multiply(b, d)))
+    recovered_imag = jnp.multiply(infinity, jnp.add(jnp.multiply(a, d), jnp.multiply(b, c)))
+    return jnp.where(recover, recovered_real, real), jnp.where(recover, recovered_imag, imag)
+
+
+def _boxed(part, infinite_operand):
+    """An infinite operand's part as copysign(1 or 0, part), NaN as a signed 0."""
+    unit = jnp.copysign(jnp.where(jnp.isinf(part), 1.0, jnp.zeros_like(part)), part)
+    return jnp.where(infinite_operand, unit, part)
+
+
+def _nan_to_zero(part, where):
+    return jnp.where(jnp.logical_and(where, jnp.isnan(part)), jnp.copysign(0.0, part), part)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
-from . import formulas
+from . import elementary, formulas, powers
 from . import tracer
 from .parts import is_complex, part_dtype, parts_of, result_dtype
 from .tracer import ComplexTracer
@@ -77,10 +77,15 @@ def _no_out(name, out, where, kwargs):
 
 
 _unary(formulas.negative, ("negative",))
+_unary(formulas.reciprocal, ("reciprocal",))
+_unary(formulas.sign, ("sign",))
 _unary(lambda r, i: (r, i), ("positive",))
 _unary(formulas.conjugate, ("conjugate", "conj"))
 _unary(formulas.exp, ("exp",))
 _unary(lambda r, i: formulas.multiply(r, i, r, i), ("square",))
+for _name in ("sqrt", "log", "log10", "log2", "log1p", "expm1", "exp2", "sinh", "cosh",
+              "tanh", "sin", "cos", "tan"):
+    _unary(getattr(elementary, _name), (_name,))
 _unary(formulas.absolute, ("absolute", "abs"), real_result=True)
 _unary(formulas.isnan, ("isnan",), real_result=True)
 _unary(formulas.isinf, ("isinf",), real_result=True)
@@ -136,40 +141,27 @@ def isrealobj(z):
     return False
 
 
+_FAST_POWERS = {2: "square", -1: "reciprocal", 0.5: "sqrt"}
+
+
+def operator_power(a, b):
+    """a ** b: for the exponents 2, -1 and 0.5, NumPy's operator calls square,
+    reciprocal and sqrt instead of power."""
+    if isinstance(b, (int, float, np.integer, np.floating)) and not isinstance(b, bool) \
+            and b in _FAST_POWERS and is_complex(a):
+        return call(_FAST_POWERS[b], a)
+    return call("power", a, b)
+
+
 @_named("power")
 def power(a, b, out=None, where=True):
-    """a ** n for a Python integer n, |n| < 100, by NumPy's own sequence of products
-    (binary powering; 1 / that for negative n); other exponents are not supported."""
+    """NumPy's complex power: 1 for a zero exponent; for a zero base, 0 (a positive real
+    exponent) or NaN; for a real integer exponent n, |n| < 100, NumPy's products
+    (binary powering, 1/that for negative n); otherwise e^(b log a), as glibc's cpow."""
     _no_out("power", out, where, {})
-    n = b if isinstance(b, (int, np.integer)) and not isinstance(b, bool) else None
-    if n is None or not is_complex(a) or not -100 < n < 100:
-        raise TypeError(at_user_line(
-            "jitflow.numpy.power of complex values takes a complex base and a Python "
-            "integer exponent between -99 and 99"))
-    z = as_complex(a)
-    if n == 0:
-        one = jnp.ones_like(z.real)
-        return _complex(one, jnp.zeros_like(z.real), z.dtype, z.weak)
-    if n == 1:
-        return _complex(z.real, z.imag, z.dtype, z.weak)
-    result = _binary_power(z.real, z.imag, abs(int(n)))
-    if n < 0:
-        result = formulas.divide(jnp.ones_like(z.real), jnp.zeros_like(z.real), *result)
-    return _complex(*result, z.dtype, z.weak)
-
-
-def _binary_power(zr, zi, n):
-    if n == 2:
-        return formulas.multiply(zr, zi, zr, zi)
-    if n == 3:
-        return formulas.multiply(*formulas.multiply(zr, zi, zr, zi), zr, zi)
-    result, power_of_z, mask = (jnp.ones_like(zr), jnp.zeros_like(zr)), (zr, zi), 1
-    while n >= mask:
-        if n & mask:
-            result = formulas.multiply(*result, *power_of_z)
-        mask <<= 1
-        power_of_z = formulas.multiply(*power_of_z, *power_of_z)
-    return result
+    dtype, weak = result_dtype(a, b)
+    (ar, ai), (br, bi) = parts_of(a, dtype), parts_of(b, dtype)
+    return _complex(*powers.power(ar, ai, br, bi), dtype, weak)
 
 
 # --- conversions --------------------------------------------------------------------------
@@ -230,6 +222,46 @@ def _summed(function, name):
 
 _summed(jnp.sum, "sum")
 _summed(jnp.mean, "mean")
+
+
+@_named("prod")
+def prod(z, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    """The product over `axis`, multiplied pairwise (halves, then halves of those): the
+    same products as NumPy's up to the order of rounding."""
+    _no_out("prod", out, kwargs.pop("where", True), {})
+    if kwargs or (dtype is not None and np.dtype(dtype).kind != "c"):
+        raise TypeError(at_user_line("jitflow.numpy.prod of complex values: only axis=, "
+                                     "keepdims= and a complex dtype= are supported"))
+    z = as_complex(z, None if dtype is None else np.dtype(dtype))
+    axes = tuple(range(z.ndim)) if axis is None else \
+        tuple(a % z.ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    kept = [a for a in range(z.ndim) if a not in axes]
+    moved = [jnp.transpose(p, kept + list(axes)) for p in (z.real, z.imag)]
+    shape = tuple(z.shape[a] for a in kept)
+    length = int(np.prod([z.shape[a] for a in axes], dtype=np.int64))
+    real, imag = (jnp.reshape(p, shape + (length,)) for p in moved)
+    real, imag = _product_of_last_axis(real, imag)
+    if keepdims:
+        full = tuple(1 if a in axes else z.shape[a] for a in range(z.ndim))
+        real, imag = jnp.reshape(real, full), jnp.reshape(imag, full)
+    return _complex(real, imag, z.dtype)
+
+
+def _product_of_last_axis(real, imag):
+    length = real.shape[-1]
+    if length == 0:
+        return (jnp.ones(real.shape[:-1], real.dtype),
+                jnp.zeros(real.shape[:-1], real.dtype))
+    if length == 1:
+        return real[..., 0], imag[..., 0]
+    even = length - length % 2
+    half = even // 2
+    paired = formulas.multiply(real[..., :half], imag[..., :half],
+                               real[..., half:even], imag[..., half:even])
+    result = _product_of_last_axis(*paired)
+    if length % 2:
+        result = formulas.multiply(*result, real[..., -1], imag[..., -1])
+    return result
 
 
 def _joined(function, name):
@@ -300,3 +332,4 @@ def jnp_ravel(value, dtype):
 
 
 tracer.functions.call = call
+tracer.functions.operator_power = operator_power

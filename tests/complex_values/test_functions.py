@@ -67,9 +67,9 @@ def test_sums_and_products_within_rounding(name):
 
 @pytest.mark.parametrize("fn, name", [
     (lambda z: np.sort(z), "jitflow.numpy.sort"), (lambda z: z.max(), "jitflow.numpy.max"),
-    (lambda z: np.var(z), "jitflow.numpy.var"), (lambda z: np.log(z), "jitflow.numpy.log"),
+    (lambda z: np.var(z), "jitflow.numpy.var"), (lambda z: np.arcsin(z), "jitflow.numpy.arcsin"),
     (lambda z: z < 1, "jitflow.numpy.less"), (lambda z: np.linalg.norm(z), "linalg.norm"),
-    (lambda z: z ** 0.5, "power"), (lambda z: jnp.std(z), "jitflow.numpy.std")])
+    (lambda z: np.maximum(z, 1), "jitflow.numpy.maximum"), (lambda z: jnp.std(z), "jitflow.numpy.std")])
 def test_what_is_not_computed_on_complex_values_raises_naming_it(fn, name):
     with pytest.raises(TypeError, match=name.replace(".", r"\.")):
         jitflow.function(fn)(Z)
