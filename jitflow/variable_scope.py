@@ -303,7 +303,7 @@ class VariableState:
                     f"{name}: {what} is written into but it is read-only (assignment "
                     f"destination is read-only)"))
             for index, (other, array) in enumerate(arrays):
-                if index != position and np.may_share_memory(target, array):
+                if index != position and _overlap(target, array):
                     raise ValueError(at_user_line(
                         f"{name}: {what} is written into and shares memory with "
                         f"{other}; jitflow cannot honour NumPy's aliasing there: pass "
@@ -326,3 +326,15 @@ class VariableState:
             leaves[index][...] = value
         for index, value in zip(self.closed_written, values[arguments:], strict=True):
             self.closed[index][...] = value
+
+
+def _overlap(a, b):
+    """Whether arrays a and b have an element in common (the real and imaginary parts
+    of one complex array share memory but no element); where telling is too much work,
+    assume they do."""
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return np.shares_memory(a, b, max_work=10_000)
+    except np.exceptions.TooHardError:
+        return True

@@ -197,7 +197,7 @@ def _nd(one_d, name, real_last=False, inverse_real=False):
         _no_out(out, name)
         s, axes = _shape_and_axes(a, s, axes, name)
         if not axes:
-            return as_complex(a)
+            return as_complex(a).copy()
         if inverse_real:  # complex transforms first, the real one last
             for size, axis in zip(s[:-1], axes[:-1]):
                 a = ifft(a, size, axis, norm)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .. import numpy as jnp
+from .. import writes
 from ..errors import at_user_line
 from . import elementary, formulas, powers
 from . import tracer
@@ -79,8 +80,8 @@ def _no_out(name, out, where, kwargs):
 _unary(formulas.negative, ("negative",))
 _unary(formulas.reciprocal, ("reciprocal",))
 _unary(formulas.sign, ("sign",))
-_unary(lambda r, i: (r, i), ("positive",))
-_unary(formulas.conjugate, ("conjugate", "conj"))
+_unary(lambda r, i: (writes.copy(r), writes.copy(i)), ("positive",))
+_unary(lambda r, i: formulas.conjugate(writes.copy(r), i), ("conjugate", "conj"))
 _unary(formulas.exp, ("exp",))
 _unary(lambda r, i: formulas.multiply(r, i, r, i), ("square",))
 for _name in ("sqrt", "log", "log10", "log2", "log1p", "expm1", "exp2", "sinh", "cosh",
@@ -164,13 +165,34 @@ def power(a, b, out=None, where=True):
     return _complex(*powers.power(ar, ai, br, bi), dtype, weak)
 
 
+# --- writes --------------------------------------------------------------------------------
+
+def setitem(z, index, value):
+    """z[index] = value, each part written as jitflow writes real arrays (views of z see
+    it); the value cast to z's dtype as NumPy's assignment casts it."""
+    real, imag = parts_of(value, z.dtype)
+    writes.setitem(z.real, index, real)
+    writes.setitem(z.imag, index, imag)
+
+
+def inplace(name, z, other):
+    """z <op>= other: the result written into z (NumPy's same-kind cast to z's dtype)."""
+    result = call(name, z, other)
+    if getattr(result, "_complex_parts", None) is None:
+        raise TypeError(at_user_line(f"in-place {name} of a traced complex value: the result "
+                                     f"is real, which cannot be written into it"))
+    setitem(z, Ellipsis, result)
+    return z
+
+
 # --- conversions --------------------------------------------------------------------------
 
 @_named("astype")
 def astype(z, dtype, copy=True):
     dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return as_complex(z, dtype)
+    if dtype.kind == "c":  # (a new array, as NumPy's astype makes: writes leave z alone)
+        z = as_complex(z, dtype)
+        return _complex(writes.copy(z.real), writes.copy(z.imag), dtype)
     z = as_complex(z)
     if dtype == np.bool_:
         return formulas.not_equal(z.real, z.imag, 0, 0)
@@ -252,8 +274,8 @@ def _product_of_last_axis(real, imag):
     if length == 0:
         return (jnp.ones(real.shape[:-1], real.dtype),
                 jnp.zeros(real.shape[:-1], real.dtype))
-    if length == 1:
-        return real[..., 0], imag[..., 0]
+    if length == 1:  # (a new array, not a view of the operand)
+        return writes.copy(real[..., 0]), writes.copy(imag[..., 0])
     even = length - length % 2
     half = even // 2
     paired = formulas.multiply(real[..., :half], imag[..., :half],
@@ -332,4 +354,6 @@ def jnp_ravel(value, dtype):
 
 
 tracer.functions.call = call
+tracer.functions.setitem = setitem
+tracer.functions.inplace = inplace
 tracer.functions.operator_power = operator_power

@@ -19,6 +19,8 @@ class _Functions:
     """functions.call, installed by functions.py (which builds ComplexTracers)."""
     call = None
     operator_power = None
+    setitem = None
+    inplace = None
 
 
 functions = _Functions()
@@ -93,9 +95,13 @@ class ComplexTracer:
         return functions.call("getitem", self, index)
 
     def __setitem__(self, index, value):
-        raise TypeError(at_user_line(
-            "writing into a traced complex array (z[i] = v) is not supported yet; build "
-            "the result with jitflow.numpy.where or concatenate"))
+        functions.setitem(self, index, value)
+
+    # in-place operators write into the array, as NumPy's do (its views see the write)
+    def __iadd__(self, other): return functions.inplace("add", self, other)
+    def __isub__(self, other): return functions.inplace("subtract", self, other)
+    def __imul__(self, other): return functions.inplace("multiply", self, other)
+    def __itruediv__(self, other): return functions.inplace("divide", self, other)
 
     # --- methods ------------------------------------------------------------------
     def conj(self): return functions.call("conjugate", self)

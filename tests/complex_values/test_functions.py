@@ -75,11 +75,30 @@ def test_what_is_not_computed_on_complex_values_raises_naming_it(fn, name):
         jitflow.function(fn)(Z)
 
 
-def test_writes_into_a_complex_array_raise():
+def test_writes_reach_views_and_the_callers_array_and_leave_new_arrays_alone():
     def write(z):
-        z[0] = 1
-        return z
-    with pytest.raises(TypeError, match="writing into a traced complex array"):
+        view = z[0]
+        fresh = [z.conj(), +z, z.astype(complex), z ** 1, z[:1].prod(axis=0), z.copy()]
+        z[0, 1] = 7 - 1j
+        view += 1j
+        for array in fresh:
+            array[...] = 0
+        z *= np.float32(2)
+        z[1] /= 1 + 1j
+        return z, view, fresh
+    ours, theirs = Z.copy(), Z.copy()
+    got, expected = jitflow.function(write)(ours), write(theirs)
+    for g, e in zip([got[0], got[1], *got[2]], [expected[0], expected[1], *expected[2]]):
+        assert_complex_same(g, e, scale=np.abs(e), eps=4e-16)
+    assert_complex_same(ours, theirs, scale=np.abs(theirs), eps=4e-16)
+
+
+def test_a_complex_write_into_a_numpy_array_raises():
+    def write(z):
+        c = np.zeros(4, complex)
+        c += z[0]
+        return c
+    with pytest.raises(TypeError, match="out="):
         jitflow.function(write)(Z)
 
 
