@@ -28,17 +28,23 @@ def _from_parts(real, imag, dtype):
     return ComplexTracer(cast(real, real_dtype), cast(imag, real_dtype), dtype, weak)
 
 
-def _install_transforms():
-    """numpy.fft's transforms into jitflow.numpy.fft, in place of its refusals."""
+def _install_functions():
+    """numpy.fft's transforms into jitflow.numpy.fft, numpy.linalg's eig and eigvals
+    into jitflow.numpy.linalg, and sort_complex into jitflow.numpy (they give complex
+    values from real ones)."""
     from .. import numpy as jnp
-    from . import fft
+    from . import fft, linalg
     for name in fft.TRANSFORMS:
         setattr(jnp.fft, name, getattr(fft, name))
         functions.IMPLEMENTATIONS[f"fft.{name}"] = getattr(fft, name)
+    for name in ("eig", "eigvals"):
+        setattr(jnp.linalg, name, getattr(linalg, name))
+        functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
+    jnp.sort_complex = functions.sort_complex
 
 
 pytree.complex_from_parts = _from_parts
-_install_transforms()
+_install_functions()
 routing.install()
 
 __all__ = ["ComplexTracer", "as_complex", "call", "is_complex"]

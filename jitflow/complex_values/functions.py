@@ -286,6 +286,44 @@ def _product_of_last_axis(real, imag):
     return result
 
 
+# --- sorting: NumPy's order of complex numbers -------------------------------------------
+
+def _lexicographic_order(z, axis):
+    """Positions that sort z by real part, ties by imaginary part, in NumPy's order of
+    the NaNs: every R + Rj first, then R + nanj, nan + Rj and nan + nanj."""
+    nans = jnp.add(jnp.multiply(jnp.astype(jnp.isnan(z.real), np.int8), 2),
+                   jnp.astype(jnp.isnan(z.imag), np.int8))
+    return jnp.lexsort((z.imag, z.real, nans), axis=axis)
+
+
+@_named("argsort")
+def argsort(z, axis=-1, kind=None, order=None, *, stable=None):
+    z = as_complex(z)
+    if axis is None:
+        z, axis = as_complex(jnp_ravel(z, z.dtype)), -1
+    return _lexicographic_order(z, axis)
+
+
+@_named("sort")
+def sort(z, axis=-1, kind=None, order=None, *, stable=None):
+    z = as_complex(z)
+    if axis is None:
+        z, axis = jnp_ravel(z, z.dtype), -1
+    positions = _lexicographic_order(z, axis)
+    return _complex(jnp.take_along_axis(z.real, positions, axis),
+                    jnp.take_along_axis(z.imag, positions, axis), z.dtype)
+
+
+@_named("sort_complex")
+def sort_complex(a):
+    """Sorted along the last axis, as complex numbers: a real input becomes complex128
+    (complex64 from 8- and 16-bit integers), as NumPy's does."""
+    if not is_complex(a):
+        small = np.dtype(jnp.asarray(a).dtype).char in "bhBH"
+        a = astype(a, np.complex64 if small else np.complex128)
+    return sort(a)
+
+
 def _joined(function, name):
     """concatenate, stack and their kind: every array in the complex dtype of all."""
     def apply(arrays, *args, **kwargs):

@@ -1,5 +1,5 @@
 """The factorizations of numpy.linalg, one primitive each, batched over leading axes:
-solve, slogdet, cholesky, eigh, svd and qr. Native code calls LAPACK for them; eagerly
+solve, slogdet, cholesky, eigh, eig, svd and qr. Native code calls LAPACK for them; eagerly
 they are numpy.linalg's own functions. Operands are float32 or float64 matrices of one
 dtype (jitflow.numpy.linalg converts the others, as NumPy does).
 
@@ -235,6 +235,34 @@ eigh_p = register(Primitive("eigh", _eigh_type, _eigh_impl, multiple_results=Tru
 def eigh(a): return bind(eigh_p, a)
 
 
+# --- eig: LAPACK's geev, its complex answers as real parts ---------------------------------
+
+def _eig_type(a, *, vectors):
+    _checked_matrix("eig", a)
+    values = TensorType(a.shape[:-1], a.dtype)
+    return (values, values, a) if vectors else (values, values)
+
+
+def _eig_impl(a, *, vectors):
+    """(real parts, imaginary parts[, vectors]) as geev gives them: a conjugate pair's
+    vectors v +- iu in two columns, v then u."""
+    if not vectors:
+        w = np.linalg.eigvals(a).astype(np.result_type(a, np.complex64))
+        return w.real.astype(a.dtype), w.imag.astype(a.dtype)
+    w, v = np.linalg.eig(a)
+    w = w.astype(np.result_type(a, np.complex64))
+    # (geev puts a pair's value with the positive imaginary part first)
+    shifted = np.roll(np.imag(v), 1, axis=-1)
+    packed = np.where(np.expand_dims(w.imag < 0, -2), shifted, np.real(v))
+    return w.real.astype(a.dtype), w.imag.astype(a.dtype), packed.astype(a.dtype)
+
+
+eig_p = register(Primitive("eig", _eig_type, _eig_impl, multiple_results=True))
+
+
+def eig(a, *, vectors=True): return bind(eig_p, a, vectors=bool(vectors))
+
+
 # --- svd ----------------------------------------------------------------------------------
 
 def _svd_type(a, *, full_matrices, compute_uv):
@@ -395,4 +423,4 @@ qr_p = register(Primitive("qr", _qr_type, _qr_impl, multiple_results=True, vjp=_
 def qr(a, *, complete=False): return bind(qr_p, a, complete=bool(complete))
 
 
-__all__ = ["cholesky", "eigh", "inverse", "qr", "slogdet", "solve", "svd"]
+__all__ = ["cholesky", "eig", "eigh", "inverse", "qr", "slogdet", "solve", "svd"]

@@ -4,21 +4,23 @@ import numpy as np
 from fidelity import assert_same
 
 
-def assert_complex_same(actual, expected, *, scale=None, eps=0, what=""):
+def assert_complex_same(actual, expected, *, scale=None, eps=0, zero_sign=True, what=""):
     """Same dtype and shape; each part NumPy's, exactly (eps=0) or within
     eps * scale (the magnitude the part was computed from, elementwise) where NumPy's
-    part is finite. Non-finite parts must match exactly."""
+    part is finite. Non-finite parts must match exactly; zeros' signs too, unless
+    zero_sign is False."""
     actual, expected = np.asarray(actual), np.asarray(expected)
     assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype}, NumPy gives " \
                                            f"{expected.dtype}"
     if expected.dtype.kind != "c":
         tolerance = {} if not eps else {"atol": _bound(expected, scale, eps)}
-        assert_same(actual, expected, what=what, **tolerance)
+        assert_same(actual, expected, what=what, zero_sign=zero_sign, **tolerance)
         return
     for part in ("real", "imag"):
         got, wanted = getattr(actual, part), getattr(expected, part)
         tolerance = {} if not eps else {"atol": _bound(wanted, scale, eps)}
-        assert_same(got, wanted, what=f"{what} ({part} part)", **tolerance)
+        assert_same(got, wanted, what=f"{what} ({part} part)", zero_sign=zero_sign,
+                    **tolerance)
 
 
 def _bound(expected, scale, eps):

@@ -66,7 +66,7 @@ def test_sums_and_products_within_rounding(name):
 
 
 @pytest.mark.parametrize("fn, name", [
-    (lambda z: np.sort(z), "jitflow.numpy.sort"), (lambda z: z.max(), "jitflow.numpy.max"),
+    (lambda z: np.cumprod(z), "jitflow.numpy.cumprod"), (lambda z: z.max(), "jitflow.numpy.max"),
     (lambda z: np.var(z), "jitflow.numpy.var"), (lambda z: np.arcsin(z), "jitflow.numpy.arcsin"),
     (lambda z: z < 1, "jitflow.numpy.less"), (lambda z: np.linalg.norm(z), "linalg.norm"),
     (lambda z: np.maximum(z, 1), "jitflow.numpy.maximum"), (lambda z: jnp.std(z), "jitflow.numpy.std")])

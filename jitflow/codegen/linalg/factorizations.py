@@ -1,4 +1,4 @@
-"""Lowerings of solve, slogdet, cholesky, eigh, svd and qr: each copies its operand
+"""Lowerings of solve, slogdet, cholesky, eigh, eig, svd and qr: each copies its operand
 into a buffer LAPACK may overwrite (the outputs where they have its shape, else
 scratch), then calls LAPACK once per matrix of the batch, from a serial loop over the
 batch axes (LAPACK's own threads work inside each call). A status LAPACK returns becomes
@@ -182,6 +182,27 @@ def eigh(lo, node, inputs, outputs):
     _per_matrix(lo, batch, [(vectors, 2), (values, 1)], call)
 
 
+def eig(lo, node, inputs, outputs):
+    """Eigenvalues (real and imaginary parts) and right eigenvectors of a general
+    matrix, by geev, in NumPy's order and normalization (geev's own)."""
+    (a,) = inputs
+    real, imag = outputs[:2]
+    vectors = outputs[2] if len(outputs) == 3 else None
+    *batch, n, _ = a.shape
+    if _empty(real):
+        return
+    work = _working_copy(lo, a, (*batch, n, n))
+    operands = [(work, 2), (real, 1), (imag, 1)] + ([(vectors, 2)] if vectors else [])
+
+    def call(pointers):
+        a_at, real_at, imag_at = pointers[:3]
+        vectors_at = pointers[3] if vectors else a_at  # (never written for jobvr 'N')
+        info = _call(lo, "geev", a.dtype, char("N"), char("V" if vectors else "N"), I32(n),
+                     a_at, I32(n), real_at, imag_at, a_at, I32(n), vectors_at, I32(n))
+        _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
+    _per_matrix(lo, batch, operands, call)
+
+
 def svd(lo, node, inputs, outputs):
     """u, s, vt by gesdd (divide and conquer, as NumPy's svd); s alone without
     compute_uv (jobz 'N': LAPACK then touches no vectors)."""
@@ -245,4 +266,5 @@ def qr(lo, node, inputs, outputs):
 
 
 LOWERINGS = {"solve": solve, "slogdet": slogdet, "cholesky": cholesky, "eigh": eigh,
+             "eig": eig,
              "svd": svd, "qr": qr}

@@ -28,6 +28,7 @@ ARGUMENTS = {
     "getrf": "iipip",      # m, n, a, lda, ipiv
     "potrf": "cipi",       # uplo, n, a, lda
     "syevd": "ccipip",     # jobz, uplo, n, a, lda, w
+    "geev": "ccipipppipi",  # jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr
     "gesdd": "ciipippipi",  # jobz, m, n, a, lda, s, u, ldu, vt, ldvt
     "geqrf": "iipip",      # m, n, a, lda, tau
     "orgqr": "iiipip",     # m, n, k, a, lda, tau

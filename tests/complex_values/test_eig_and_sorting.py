@@ -1,0 +1,69 @@
+"""numpy.linalg's eig and eigvals of real matrices (LAPACK's geev, as NumPy's: its values
+and vectors, to the rounding of two builds of LAPACK, always as complex arrays),
+batched, under vmap, and their clear errors; and NumPy's order of complex numbers in
+sort, argsort and sort_complex."""
+import numpy as np
+import pytest
+
+import jitflow
+from complex_checks import assert_complex_same
+
+pytestmark = pytest.mark.usefixtures("backend")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 4, 4), (0, 3, 3), (2, 0, 0)])
+def test_eig_and_eigvals_give_numpys_eigenvalues_and_true_vectors(dtype, shape):
+    """Native code calls the LAPACK of scipy-openblas32, NumPy its own build: the same
+    algorithm, whose rounding, order of eigenvalues and signs of eigenvectors depend on
+    the build. So: NumPy's eigenvalues as a set (to rounding), and unit vectors v with
+    A v = v w."""
+    a = (np.random.default_rng(sum(shape)).standard_normal(shape) * 3).astype(dtype)
+    w, v = jitflow.function(np.linalg.eig)(a)
+    values = jitflow.function(np.linalg.eigvals)(a)
+    complex_dtype = np.complex64 if dtype == np.float32 else np.complex128
+    assert w.dtype == v.dtype == values.dtype == complex_dtype
+    eps = 64 * np.finfo(complex_dtype).eps * max(1, shape[-1])
+    norm = max(1.0, float(np.max(np.abs(a), initial=0)) * shape[-1])
+    expected = np.sort_complex(np.linalg.eigvals(a).astype(complex_dtype))
+    for got in (w, values):
+        assert_complex_same(np.sort_complex(got), expected, scale=norm, eps=eps)
+    a64, v64 = a.astype(np.float64), v.astype(np.complex128)
+    np.testing.assert_allclose(a64 @ v64, v64 * w[..., None, :], atol=eps * norm)
+    np.testing.assert_allclose(np.linalg.norm(v64, axis=-2), 1, atol=eps)
+
+
+def test_eigenvectors_of_complex_pairs_satisfy_av_equals_vw():
+    rotation = np.array([[0.0, -2.0, 0.5], [2.0, 0.0, 0.1], [0.0, 0.0, 3.0]])
+    w, v = jitflow.function(np.linalg.eig)(rotation)
+    assert np.any(w.imag != 0)
+    np.testing.assert_allclose(rotation @ v, v * w, atol=1e-14)
+
+
+def test_eig_under_vmap_and_its_errors():
+    a = np.random.default_rng(1).standard_normal((4, 3, 3))
+    got = jitflow.vmap(np.linalg.eigvals)(a)
+    assert_complex_same(got, np.linalg.eigvals(a).astype(np.complex128))
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        jitflow.function(np.linalg.eig)(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="complex matrix"):
+        jitflow.function(lambda a: np.linalg.eigvals(a * 1j))(np.eye(2))
+
+
+SPECIAL = [np.nan, 1.0, -0.0, 0.0, 2.0, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("fn", [lambda z: np.sort(z), lambda z: np.sort(z, axis=0),
+                                lambda z: np.sort(z, axis=None),
+                                lambda z: np.argsort(z.ravel(), stable=True),
+                                lambda z: np.sort_complex(z),
+                                lambda z: np.sort_complex(z.real.astype(np.float32)),
+                                lambda z: np.sort_complex(z.real.astype(np.int8))])
+def test_sorting_in_numpys_order_of_complex_numbers(fn):
+    rng = np.random.default_rng(2)
+    z = np.array([complex(rng.choice(SPECIAL), rng.choice(SPECIAL)) for _ in range(60)])
+    z = z.reshape(6, 10)
+    with np.errstate(invalid="ignore"):
+        got, expected = jitflow.function(fn)(z), fn(z)
+    # 0.0 and -0.0 tie: NumPy's sort is not stable, so which comes first is its own
+    assert_complex_same(got, expected, zero_sign=False)
