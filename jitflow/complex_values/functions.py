@@ -286,6 +286,40 @@ def _product_of_last_axis(real, imag):
     return result
 
 
+# --- statistics and norms: functions of |z| ------------------------------------------------
+
+@_named("var")
+def var(z, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    """The mean of |z - mean z|^2: the real part's variance plus the imaginary part's
+    (a real array, as NumPy's)."""
+    _no_out("var", out, kwargs.pop("where", True), {})
+    if kwargs or dtype is not None:
+        raise TypeError(at_user_line("jitflow.numpy.var of complex values: only axis=, "
+                                     "ddof= and keepdims= are supported"))
+    z = as_complex(z)
+    return jnp.add(jnp.var(z.real, axis=axis, ddof=ddof, keepdims=keepdims),
+                   jnp.var(z.imag, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+@_named("std")
+def std(z, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    return jnp.sqrt(var(z, axis, dtype, out, ddof, keepdims, **kwargs))
+
+
+@_named("linalg.norm")
+def norm(z, ord=None, axis=None, keepdims=False):
+    """Every norm that depends on the magnitudes alone (vector norms; a matrix's
+    Frobenius, 1, -1, inf and -inf norms) is the real norm of |z|; the spectral and
+    nuclear norms need a complex SVD, which jitflow does not compute."""
+    z = as_complex(z)
+    matrix = (axis is None and z.ndim == 2) or (isinstance(axis, tuple) and len(axis) == 2)
+    if matrix and ord in (2, -2, "nuc"):
+        raise TypeError(at_user_line(f"jitflow.numpy.linalg.norm(ord={ord!r}) of a complex "
+                                     f"matrix needs its singular values, which jitflow does "
+                                     f"not compute for complex matrices"))
+    return jnp.linalg.norm(formulas.absolute(z.real, z.imag), ord, axis, keepdims)
+
+
 # --- sorting: NumPy's order of complex numbers -------------------------------------------
 
 def _lexicographic_order(z, axis):

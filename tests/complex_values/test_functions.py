@@ -65,11 +65,29 @@ def test_sums_and_products_within_rounding(name):
                         eps=8 * np.finfo(np.asarray(expected).dtype).eps, what=name)
 
 
+MAGNITUDES = {
+    "var": lambda z: np.var(z), "var ddof": lambda z: np.var(z, axis=0, ddof=1),
+    "std": lambda z: z.std(axis=1, keepdims=True), "norm": lambda z: np.linalg.norm(z),
+    "norm of rows": lambda z: np.linalg.norm(z, axis=1),
+    "1-norm": lambda z: np.linalg.norm(z, 1), "inf-norm": lambda z: np.linalg.norm(z, np.inf),
+    "3-norm": lambda z: np.linalg.norm(z[0], 3), "fro": lambda z: np.linalg.norm(z, "fro")}
+
+
+@pytest.mark.parametrize("name", sorted(MAGNITUDES))
+def test_statistics_and_norms_of_magnitudes(name):
+    fn = MAGNITUDES[name]
+    got, expected = jitflow.function(fn)(Z), fn(Z)
+    assert_complex_same(got, expected, scale=np.abs(expected), eps=1e-15, what=name)
+
+
 @pytest.mark.parametrize("fn, name", [
-    (lambda z: np.cumprod(z), "jitflow.numpy.cumprod"), (lambda z: z.max(), "jitflow.numpy.max"),
-    (lambda z: np.var(z), "jitflow.numpy.var"), (lambda z: np.arcsin(z), "jitflow.numpy.arcsin"),
-    (lambda z: z < 1, "jitflow.numpy.less"), (lambda z: np.linalg.norm(z), "linalg.norm"),
-    (lambda z: np.maximum(z, 1), "jitflow.numpy.maximum"), (lambda z: jnp.std(z), "jitflow.numpy.std")])
+    (lambda z: np.cumprod(z), "jitflow.numpy.cumprod"),
+    (lambda z: z.max(), "jitflow.numpy.max"),
+    (lambda z: np.linalg.norm(z, "nuc"), "singular values"),
+    (lambda z: np.arcsin(z), "jitflow.numpy.arcsin"), (lambda z: z < 1, "jitflow.numpy.less"),
+    (lambda z: np.linalg.det(z[:, :3]), "linalg.det"),
+    (lambda z: np.maximum(z, 1), "jitflow.numpy.maximum"),
+    (lambda z: jnp.nanmean(z), "jitflow.numpy.nanmean")])
 def test_what_is_not_computed_on_complex_values_raises_naming_it(fn, name):
     with pytest.raises(TypeError, match=name.replace(".", r"\.")):
         jitflow.function(fn)(Z)
