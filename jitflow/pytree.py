@@ -4,10 +4,12 @@ flatten() gives the leaves, a readable path for each ("params['w']", "xs[0]"), a
 hashable structure that unflatten() turns back into the same containers.
 
 A complex value (a Python complex, a NumPy complex array or scalar, a traced complex
-value) is a node of two leaves, its real and imaginary parts: compiled code and
-derivatives only ever see real arrays. unflatten() puts the parts back together, as a
-NumPy complex array or, when the parts are traced, with `complex_from_parts`, which
-jitflow/complex_values installs.
+value) is a node whose leaves are real: compiled code and derivatives only ever see
+real arrays. An array of one or more axes is one leaf, the same memory seen as real
+numbers with a last axis of 2 (real, imaginary), so compiled code reads and writes it
+in place; a scalar is two leaves, its real and imaginary parts. unflatten() makes the
+complex value again: a NumPy complex array (a view of the leaf), or, when the leaves
+are traced, what `complex_values` installs here makes of them.
 """
 import numpy as np
 
@@ -19,29 +21,51 @@ class Complex:
     whose parts are Python floats)."""
 
 
-def _refuse_traced_parts(real, imag, dtype):
+def _refuse(*args):
     raise TypeError("complex values are not available in this context")
 
 
-complex_from_parts = _refuse_traced_parts  # (real, imag, dtype) -> traced complex value
+# installed by jitflow/complex_values: (real, imag, dtype) -> a traced complex value;
+# (interleaved, dtype) -> the same from a traced (..., 2) real array; and a traced
+# complex value -> its (..., 2) real array
+complex_from_parts = _refuse
+complex_from_interleaved = _refuse
+interleaved_of = _refuse
 
 
-def complex_parts(tree):
-    """(real part, imaginary part, complex dtype or None) of a complex leaf, or None."""
-    parts = getattr(tree, "_complex_parts", None)
-    if parts is not None:
-        return parts + (tree.dtype,)
+def complex_leaves(tree):
+    """(leaves, complex dtype or None) of a complex value, or None for anything else."""
+    if getattr(tree, "_complex_parts", None) is not None:
+        if tree.ndim:
+            return [interleaved_of(tree)], tree.dtype
+        return list(tree._complex_parts), tree.dtype
     if isinstance(tree, (np.ndarray, np.complexfloating)):  # (np.complex128 is a complex)
-        return (tree.real, tree.imag, tree.dtype) if tree.dtype.kind == "c" else None
+        if tree.dtype.kind != "c":
+            return None
+        if tree.ndim:
+            return [tree[..., None].view(tree.real.dtype)], tree.dtype
+        return [tree.real, tree.imag], tree.dtype
     if isinstance(tree, complex):
-        return tree.real, tree.imag, None
+        return [tree.real, tree.imag], None
     return None
 
 
-def _joined(real, imag, dtype):
-    """The complex value of these parts (dtype None: a Python complex's)."""
-    if not isinstance(real, (np.ndarray, np.generic, float, int)) or \
-            not isinstance(imag, (np.ndarray, np.generic, float, int)):
+def _concrete(value):
+    return isinstance(value, (np.ndarray, np.generic, float, int))
+
+
+def _joined(values, dtype, conjugate):
+    """The complex value of its node's leaves (dtype None: a Python complex's)."""
+    if len(values) == 1:
+        (interleaved,) = values
+        if not _concrete(interleaved):
+            joined = complex_from_interleaved(interleaved, dtype)
+            return joined.conj() if conjugate else joined
+        joined = np.ascontiguousarray(interleaved).view(dtype)[..., 0]
+        return np.conj(joined) if conjugate else joined
+    real, imag = values
+    imag = -imag if conjugate else imag
+    if not _concrete(real) or not _concrete(imag):
         return complex_from_parts(real, imag, dtype)
     if dtype is None:
         return complex(real, imag)
@@ -67,11 +91,13 @@ def _flatten(tree, path, leaves, paths):
         children = tuple(_flatten(v, f"{path}[{i}]", leaves, paths)
                          for i, v in enumerate(tree))
         return (type(tree), None, children)
-    parts = complex_parts(tree)
-    if parts is not None:
-        leaves.extend(parts[:2])
-        paths.extend([f"{path}.real", f"{path}.imag"])
-        return (Complex, parts[2], (LEAF, LEAF))
+    complex_value = complex_leaves(tree)
+    if complex_value is not None:
+        parts, dtype = complex_value
+        leaves.extend(parts)
+        paths.extend([f"{path}.view(real)"] if len(parts) == 1 else
+                     [f"{path}.real", f"{path}.imag"])
+        return (Complex, dtype, (LEAF,) * len(parts))
     leaves.append(tree)
     paths.append(path)
     return LEAF
@@ -86,10 +112,11 @@ def flatten_leaves(tree, leaves):
         return (type(tree), None, tuple([flatten_leaves(v, leaves) for v in tree]))
     if tree is None:
         return None
-    parts = complex_parts(tree)
-    if parts is not None:
-        leaves.extend(parts[:2])
-        return (Complex, parts[2], (LEAF, LEAF))
+    complex_value = complex_leaves(tree)
+    if complex_value is not None:
+        parts, dtype = complex_value
+        leaves.extend(parts)
+        return (Complex, dtype, (LEAF,) * len(parts))
     leaves.append(tree)
     return LEAF
 
@@ -115,8 +142,7 @@ def _unflatten(structure, leaves, conjugate):
     if kind is dict:
         return dict(zip(keys, values))
     if kind is Complex:
-        real, imag = values
-        return _joined(real, -imag if conjugate else imag, keys)
+        return _joined(values, keys, conjugate)
     if hasattr(kind, "_fields"):  # namedtuple
         return kind(*values)
     return kind(values)

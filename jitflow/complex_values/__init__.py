@@ -7,6 +7,7 @@ jitflow.pytree, so the graph, its passes, native code and derivatives see real a
 only."""
 import numpy as np
 
+from .. import numpy as jnp
 from .. import pytree
 from ..trace import Tracer
 from . import functions, routing
@@ -32,7 +33,6 @@ def _install_functions():
     """numpy.fft's transforms into jitflow.numpy.fft, numpy.linalg's eig and eigvals
     into jitflow.numpy.linalg, and sort_complex into jitflow.numpy (they give complex
     values from real ones)."""
-    from .. import numpy as jnp
     from . import fft, linalg
     for name in fft.TRANSFORMS:
         setattr(jnp.fft, name, getattr(fft, name))
@@ -43,7 +43,25 @@ def _install_functions():
     jnp.sort_complex = functions.sort_complex
 
 
+def _from_interleaved(interleaved, dtype):
+    """A traced complex value from a traced (..., 2) real array: real, imaginary."""
+    if not isinstance(interleaved, Tracer):
+        raise TypeError(f"complex values are not supported here (got "
+                        f"{type(interleaved).__name__})")
+    dtype = np.dtype(dtype)
+    interleaved = cast(interleaved, part_dtype(dtype))
+    return ComplexTracer(interleaved[..., 0], interleaved[..., 1], dtype)
+
+
+def _interleaved(value):
+    """A traced complex value as one (..., 2) real array: how a result leaves compiled
+    code, to be seen as complex numbers without a copy."""
+    return jnp.stack([value.real, value.imag], axis=-1)
+
+
 pytree.complex_from_parts = _from_parts
+pytree.complex_from_interleaved = _from_interleaved
+pytree.interleaved_of = _interleaved
 _install_functions()
 routing.install()
 

@@ -257,7 +257,16 @@ def _eig_impl(a, *, vectors):
     return w.real.astype(a.dtype), w.imag.astype(a.dtype), packed.astype(a.dtype)
 
 
-eig_p = register(Primitive("eig", _eig_type, _eig_impl, multiple_results=True))
+def _eig_no_derivative(*args, **kwargs):
+    raise NotImplementedError(
+        "numpy.linalg.eig / eigvals: jitflow does not differentiate the eigenvalues or "
+        "eigenvectors of a general matrix yet (eigh differentiates those of a symmetric "
+        "one); stop the derivative with jitflow.stop_gradient, or give one with "
+        "jitflow.custom_vjp")
+
+
+eig_p = register(Primitive("eig", _eig_type, _eig_impl, multiple_results=True,
+                           vjp=_eig_no_derivative, jvp=_eig_no_derivative))
 
 
 def eig(a, *, vectors=True): return bind(eig_p, a, vectors=bool(vectors))

@@ -48,6 +48,8 @@ def test_eig_under_vmap_and_its_errors():
         jitflow.function(np.linalg.eig)(np.ones((2, 3)))
     with pytest.raises(TypeError, match="complex matrix"):
         jitflow.function(lambda a: np.linalg.eigvals(a * 1j))(np.eye(2))
+    with pytest.raises(NotImplementedError, match="does not differentiate"):
+        jitflow.grad(lambda a: np.linalg.eigvals(a).real.sum())(a[0])
 
 
 SPECIAL = [np.nan, 1.0, -0.0, 0.0, 2.0, np.inf, -np.inf]
