@@ -16,13 +16,17 @@ from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer
 
 
+_NOT_HERE = ("complex values are not supported here: jitflow's control flow (cond, switch, "
+             "while_loop, fori_loop, scan) carries real values only; pass the real and "
+             "imaginary parts (z.real, z.imag) and join them after")
+
+
 def _from_parts(real, imag, dtype):
     """A traced complex value from traced parts (pytree.unflatten's); dtype None: a
     Python complex's, weakly typed complex128."""
     if not all(isinstance(p, (Tracer, np.ndarray, np.generic, float, int))
                for p in (real, imag)):
-        raise TypeError(f"complex values are not supported here (got parts "
-                        f"{type(real).__name__}, {type(imag).__name__})")
+        raise TypeError(_NOT_HERE)
     weak = dtype is None
     dtype = np.dtype(np.complex128 if weak else dtype)
     real_dtype = part_dtype(dtype)
@@ -46,8 +50,7 @@ def _install_functions():
 def _from_interleaved(interleaved, dtype):
     """A traced complex value from a traced (..., 2) real array: real, imaginary."""
     if not isinstance(interleaved, Tracer):
-        raise TypeError(f"complex values are not supported here (got "
-                        f"{type(interleaved).__name__})")
+        raise TypeError(_NOT_HERE)
     dtype = np.dtype(dtype)
     interleaved = cast(interleaved, part_dtype(dtype))
     return ComplexTracer(interleaved[..., 0], interleaved[..., 1], dtype)

@@ -135,3 +135,12 @@ def test_complex_results_in_containers_and_python_complex_arguments():
 def test_eager_calls_stay_numpys():
     np.testing.assert_array_equal(jnp.exp(Z), np.exp(Z))
     np.testing.assert_array_equal(jnp.fft.fft(Z), np.fft.fft(Z))
+
+
+def test_control_flow_and_variables_refuse_complex_values_clearly():
+    with pytest.raises(TypeError, match="control flow"):
+        jitflow.function(lambda z: jitflow.cond(True, lambda z: z * 2, lambda z: z, z))(Z)
+    with pytest.raises(TypeError, match="control flow"):
+        jitflow.function(lambda z: jitflow.fori_loop(0, 3, lambda i, c: c * 2, z))(Z)
+    with pytest.raises(TypeError, match="complex128 is not supported"):
+        jitflow.Variable(Z)
