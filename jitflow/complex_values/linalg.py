@@ -19,8 +19,8 @@ from .. import numpy as jnp
 from .. import ops
 from ..errors import at_user_line
 from ..trace import Tracer, innermost_builder
-from .functions import _complex
-from .parts import is_complex
+from .functions import _complex, as_complex
+from .parts import is_complex, result_dtype
 
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 
@@ -70,3 +70,45 @@ def eig(a):
     vector_imag = jnp.where(first, after, jnp.where(second, jnp.negative(packed),
                                                     jnp.zeros_like(packed)))
     return EigResult(_complex(real, imag, dtype), _complex(vector_real, vector_imag, dtype))
+
+
+# --- complex linear systems, as real ones of twice the size ---------------------------------
+
+def _embedded(a):
+    """The real matrix [[ar, -ai], [ai, ar]] of complex matrices a: it maps the stacked
+    parts [xr; xi] of x to those of a x, so it is as well conditioned as a."""
+    top = jnp.concatenate([a.real, jnp.negative(a.imag)], axis=-1)
+    bottom = jnp.concatenate([a.imag, a.real], axis=-1)
+    return jnp.concatenate([top, bottom], axis=-2)
+
+
+def _complex_matrices(a, name, dtype=None):
+    a = as_complex(a, dtype)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(at_user_line(
+            f"{name}: the last 2 dimensions of the array must be square, got shape "
+            f"{a.shape}"))
+    return a
+
+
+def solve(a, b):
+    """x with a x = b, for a complex a or b: the real system of twice the size
+    (_embedded), solved by LAPACK's gesv as real systems are. b is a vector where it has
+    one axis (NumPy 2's rule), else a stack of matrices."""
+    dtype, _ = result_dtype(a, b)
+    a = _complex_matrices(a, "solve", dtype)
+    b = as_complex(b, dtype)
+    vector = b.ndim == 1
+    stacked = jnp.concatenate([b.real, b.imag], axis=-1 if vector else -2)
+    x = jnp.linalg.solve(_embedded(a), stacked)
+    n = a.shape[-1]
+    real = x[..., :n] if vector else x[..., :n, :]
+    imag = x[..., n:] if vector else x[..., n:, :]
+    return _complex(real, imag, dtype)
+
+
+def inv(a):
+    a = _complex_matrices(a, "inv")
+    n = a.shape[-1]
+    inverse = jnp.linalg.inv(_embedded(a))  # [[xr, -xi], [xi, xr]]
+    return _complex(inverse[..., :n, :n], inverse[..., n:, :n], a.dtype)

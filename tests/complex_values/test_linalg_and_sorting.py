@@ -1,4 +1,5 @@
-"""numpy.linalg's eig and eigvals of real matrices (LAPACK's geev, as NumPy's: its values
+"""numpy.linalg's solve and inv of complex matrices (as real systems of twice the size)
+against NumPy's, to rounding; eig and eigvals of real matrices (LAPACK's geev, as NumPy's: its values
 and vectors, to the rounding of two builds of LAPACK, always as complex arrays),
 batched, under vmap, and their clear errors; and NumPy's order of complex numbers in
 sort, argsort and sort_complex."""
@@ -50,6 +51,23 @@ def test_eig_under_vmap_and_its_errors():
         jitflow.function(lambda a: np.linalg.eigvals(a * 1j))(np.eye(2))
     with pytest.raises(NotImplementedError, match="does not differentiate"):
         jitflow.grad(lambda a: np.linalg.eigvals(a).real.sum())(a[0])
+
+
+@pytest.mark.parametrize("case", ["matrices", "vector", "inverse", "real a", "real b",
+                                  "single"])
+def test_complex_linear_systems(case):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 4, 4)) + 1j * rng.standard_normal((3, 4, 4))
+    b = rng.standard_normal((3, 4, 2)) + 1j * rng.standard_normal((3, 4, 2))
+    fn, args = {"matrices": (np.linalg.solve, (a, b)),
+                "vector": (np.linalg.solve, (a[0], b[0, :, 0])),
+                "inverse": (np.linalg.inv, (a,)), "real a": (np.linalg.solve, (a.real, b)),
+                "real b": (np.linalg.solve, (a, b.real)),
+                "single": (np.linalg.inv, (a.astype(np.complex64),))}[case]
+    got, expected = jitflow.function(fn)(*args), fn(*args)
+    condition = np.max(np.linalg.cond(args[0]))
+    assert_complex_same(got, expected, scale=np.max(np.abs(expected)) * condition,
+                        eps=16 * np.finfo(expected.dtype).eps)
 
 
 SPECIAL = [np.nan, 1.0, -0.0, 0.0, 2.0, np.inf, -np.inf]
