@@ -10,7 +10,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import pytree
 from ..trace import Tracer
-from . import functions, routing
+from . import arrays, functions, routing
 from .functions import as_complex, call
 from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer
@@ -46,7 +46,7 @@ def _install_functions():
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
     for name in ("solve", "inv"):  # (complex operands only: routing.py sends them)
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
-    jnp.sort_complex = functions.sort_complex
+    jnp.sort_complex = arrays.sort_complex
 
 
 def _from_interleaved(interleaved, dtype):

@@ -13,7 +13,7 @@ from .. import writes
 from ..errors import at_user_line
 from . import elementary, formulas, powers
 from . import tracer
-from .parts import is_complex, part_dtype, parts_of, result_dtype
+from .parts import is_complex, parts_of, result_dtype
 from .tracer import ComplexTracer
 
 IMPLEMENTATIONS = {}
@@ -99,14 +99,8 @@ _binary(formulas.equal, ("equal",), real_result=True)
 _binary(formulas.not_equal, ("not_equal",), real_result=True)
 
 
-@_named("real")
-def real(z):
-    return as_complex(z).real
-
-
-@_named("imag")
-def imag(z):
-    return as_complex(z).imag
+for _name in ("real", "imag", "ndim", "shape"):  # (real and imag: views, as NumPy's)
+    _named(_name)(lambda z, _name=_name: getattr(as_complex(z), _name))
 
 
 @_named("angle")
@@ -114,16 +108,6 @@ def angle(z, deg=False):
     z = as_complex(z)
     radians = formulas.angle(z.real, z.imag)
     return jnp.multiply(radians, 180 / np.pi) if deg else radians
-
-
-@_named("ndim")
-def ndim(z):
-    return as_complex(z).ndim
-
-
-@_named("shape")
-def shape(z):
-    return as_complex(z).shape
 
 
 @_named("size")
@@ -204,225 +188,6 @@ def astype(z, dtype, copy=True):
 @_named("asarray", "array", "asanyarray")
 def asarray(z, dtype=None, copy=None, **kwargs):
     return as_complex(z) if dtype is None else astype(z, dtype)
-
-
-# --- partwise: shapes, indexing, sums -----------------------------------------------------
-
-def _partwise(function, names):
-    def apply(z, *args, **kwargs):
-        z = as_complex(z)
-        return _complex(function(z.real, *args, **kwargs),
-                        function(z.imag, *args, **kwargs), z.dtype, z.weak)
-    _named(*names)(apply)
-
-
-for _name in ("reshape", "transpose", "ravel", "squeeze", "expand_dims", "broadcast_to",
-              "swapaxes", "moveaxis", "flip", "fliplr", "flipud", "roll", "copy",
-              "diagonal", "take", "repeat", "tile", "matrix_transpose", "triu", "tril",
-              "atleast_1d", "atleast_2d", "atleast_3d", "trace", "cumsum", "rot90",
-              "diag", "pad"):
-    _partwise(getattr(jnp, _name), (_name,))
-_partwise(lambda part, index: part[index], ("getitem",))
-_partwise(jnp.fft.fftshift, ("fft.fftshift",))
-_partwise(jnp.fft.ifftshift, ("fft.ifftshift",))
-
-
-def _summed(function, name):
-    def apply(z, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-        _no_out(name, out, kwargs.pop("where", True), {})
-        if kwargs:
-            raise TypeError(at_user_line(f"jitflow.numpy.{name} of complex values: "
-                                         f"{', '.join(kwargs)} not supported"))
-        if dtype is not None and np.dtype(dtype).kind != "c":
-            raise TypeError(at_user_line(f"jitflow.numpy.{name} of complex values with "
-                                         f"the real dtype {np.dtype(dtype)}"))
-        z = as_complex(z, None if dtype is None else np.dtype(dtype))
-        return _complex(function(z.real, axis=axis, keepdims=keepdims),
-                        function(z.imag, axis=axis, keepdims=keepdims), z.dtype)
-    _named(name)(apply)
-
-
-_summed(jnp.sum, "sum")
-_summed(jnp.mean, "mean")
-
-
-@_named("prod")
-def prod(z, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    """The product over `axis`, multiplied pairwise (halves, then halves of those): the
-    same products as NumPy's up to the order of rounding."""
-    _no_out("prod", out, kwargs.pop("where", True), {})
-    if kwargs or (dtype is not None and np.dtype(dtype).kind != "c"):
-        raise TypeError(at_user_line("jitflow.numpy.prod of complex values: only axis=, "
-                                     "keepdims= and a complex dtype= are supported"))
-    z = as_complex(z, None if dtype is None else np.dtype(dtype))
-    axes = tuple(range(z.ndim)) if axis is None else \
-        tuple(a % z.ndim for a in ((axis,) if isinstance(axis, int) else axis))
-    kept = [a for a in range(z.ndim) if a not in axes]
-    moved = [jnp.transpose(p, kept + list(axes)) for p in (z.real, z.imag)]
-    shape = tuple(z.shape[a] for a in kept)
-    length = int(np.prod([z.shape[a] for a in axes], dtype=np.int64))
-    real, imag = (jnp.reshape(p, shape + (length,)) for p in moved)
-    real, imag = _product_of_last_axis(real, imag)
-    if keepdims:
-        full = tuple(1 if a in axes else z.shape[a] for a in range(z.ndim))
-        real, imag = jnp.reshape(real, full), jnp.reshape(imag, full)
-    return _complex(real, imag, z.dtype)
-
-
-def _product_of_last_axis(real, imag):
-    length = real.shape[-1]
-    if length == 0:
-        return (jnp.ones(real.shape[:-1], real.dtype),
-                jnp.zeros(real.shape[:-1], real.dtype))
-    if length == 1:  # (a new array, not a view of the operand)
-        return writes.copy(real[..., 0]), writes.copy(imag[..., 0])
-    even = length - length % 2
-    half = even // 2
-    paired = formulas.multiply(real[..., :half], imag[..., :half],
-                               real[..., half:even], imag[..., half:even])
-    result = _product_of_last_axis(*paired)
-    if length % 2:
-        result = formulas.multiply(*result, real[..., -1], imag[..., -1])
-    return result
-
-
-# --- statistics and norms: functions of |z| ------------------------------------------------
-
-@_named("var")
-def var(z, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    """The mean of |z - mean z|^2: the real part's variance plus the imaginary part's
-    (a real array, as NumPy's)."""
-    _no_out("var", out, kwargs.pop("where", True), {})
-    if kwargs or dtype is not None:
-        raise TypeError(at_user_line("jitflow.numpy.var of complex values: only axis=, "
-                                     "ddof= and keepdims= are supported"))
-    z = as_complex(z)
-    return jnp.add(jnp.var(z.real, axis=axis, ddof=ddof, keepdims=keepdims),
-                   jnp.var(z.imag, axis=axis, ddof=ddof, keepdims=keepdims))
-
-
-@_named("std")
-def std(z, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    return jnp.sqrt(var(z, axis, dtype, out, ddof, keepdims, **kwargs))
-
-
-@_named("linalg.norm")
-def norm(z, ord=None, axis=None, keepdims=False):
-    """Every norm that depends on the magnitudes alone (vector norms; a matrix's
-    Frobenius, 1, -1, inf and -inf norms) is the real norm of |z|; the spectral and
-    nuclear norms need a complex SVD, which jitflow does not compute."""
-    z = as_complex(z)
-    matrix = (axis is None and z.ndim == 2) or (isinstance(axis, tuple) and len(axis) == 2)
-    if matrix and ord in (2, -2, "nuc"):
-        raise TypeError(at_user_line(f"jitflow.numpy.linalg.norm(ord={ord!r}) of a complex "
-                                     f"matrix needs its singular values, which jitflow does "
-                                     f"not compute for complex matrices"))
-    return jnp.linalg.norm(formulas.absolute(z.real, z.imag), ord, axis, keepdims)
-
-
-# --- sorting: NumPy's order of complex numbers -------------------------------------------
-
-def _lexicographic_order(z, axis):
-    """Positions that sort z by real part, ties by imaginary part, in NumPy's order of
-    the NaNs: every R + Rj first, then R + nanj, nan + Rj and nan + nanj."""
-    nans = jnp.add(jnp.multiply(jnp.astype(jnp.isnan(z.real), np.int8), 2),
-                   jnp.astype(jnp.isnan(z.imag), np.int8))
-    return jnp.lexsort((z.imag, z.real, nans), axis=axis)
-
-
-@_named("argsort")
-def argsort(z, axis=-1, kind=None, order=None, *, stable=None):
-    z = as_complex(z)
-    if axis is None:
-        z, axis = as_complex(jnp_ravel(z, z.dtype)), -1
-    return _lexicographic_order(z, axis)
-
-
-@_named("sort")
-def sort(z, axis=-1, kind=None, order=None, *, stable=None):
-    z = as_complex(z)
-    if axis is None:
-        z, axis = jnp_ravel(z, z.dtype), -1
-    positions = _lexicographic_order(z, axis)
-    return _complex(jnp.take_along_axis(z.real, positions, axis),
-                    jnp.take_along_axis(z.imag, positions, axis), z.dtype)
-
-
-@_named("sort_complex")
-def sort_complex(a):
-    """Sorted along the last axis, as complex numbers: a real input becomes complex128
-    (complex64 from 8- and 16-bit integers), as NumPy's does."""
-    if not is_complex(a):
-        small = np.dtype(jnp.asarray(a).dtype).char in "bhBH"
-        a = astype(a, np.complex64 if small else np.complex128)
-    return sort(a)
-
-
-def _joined(function, name):
-    """concatenate, stack and their kind: every array in the complex dtype of all."""
-    def apply(arrays, *args, **kwargs):
-        arrays = list(arrays)
-        dtype, _ = result_dtype(*arrays)
-        parts = [parts_of(a, dtype) for a in arrays]
-        return _complex(function([p[0] for p in parts], *args, **kwargs),
-                        function([p[1] for p in parts], *args, **kwargs), dtype)
-    _named(name)(apply)
-
-
-for _name in ("concatenate", "stack", "hstack", "vstack", "column_stack", "dstack"):
-    _joined(getattr(jnp, _name), _name)
-
-
-@_named("where")
-def where(condition, x=None, y=None):
-    if x is None or y is None:
-        raise TypeError(at_user_line("jitflow.numpy.where of a complex condition"))
-    dtype, weak = result_dtype(x, y)
-    (xr, xi), (yr, yi) = parts_of(x, dtype), parts_of(y, dtype)
-    return _complex(jnp.where(condition, xr, yr), jnp.where(condition, xi, yi), dtype, weak)
-
-
-# --- products -----------------------------------------------------------------------------
-
-def _bilinear(function, name):
-    """A product linear in each operand (matmul, dot, outer, ...): four real products, or
-    two when an operand is real."""
-    def apply(a, b, *args, **kwargs):
-        dtype, _ = result_dtype(a, b)
-        real = part_dtype(dtype)
-        if not is_complex(a):
-            (br, bi), a = parts_of(b, dtype), jnp.astype(a, real)
-            return _complex(function(a, br, *args, **kwargs),
-                            function(a, bi, *args, **kwargs), dtype)
-        if not is_complex(b):
-            (ar, ai), b = parts_of(a, dtype), jnp.astype(b, real)
-            return _complex(function(ar, b, *args, **kwargs),
-                            function(ai, b, *args, **kwargs), dtype)
-        (ar, ai), (br, bi) = parts_of(a, dtype), parts_of(b, dtype)
-        product = lambda x, y: function(x, y, *args, **kwargs)  # noqa: E731
-        return _complex(jnp.subtract(product(ar, br), product(ai, bi)),
-                        jnp.add(product(ar, bi), product(ai, br)), dtype)
-    _named(name)(apply)
-
-
-for _name in ("matmul", "dot", "outer", "inner", "tensordot", "kron"):
-    _bilinear(getattr(jnp, _name), _name)
-
-
-@_named("vdot")
-def vdot(a, b):
-    """The dot product of the flattened arrays, the first one conjugated."""
-    dtype, _ = result_dtype(a, b)
-    return IMPLEMENTATIONS["dot"](conjugate_of(jnp_ravel(a, dtype)), jnp_ravel(b, dtype))
-
-
-def conjugate_of(z):
-    return _complex(z.real, jnp.negative(z.imag), z.dtype)
-
-
-def jnp_ravel(value, dtype):
-    z = as_complex(value, dtype)
-    return _complex(jnp.ravel(z.real), jnp.ravel(z.imag), dtype)
 
 
 tracer.functions.call = call

@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from ..errors import at_user_line
+from ..trace import Tracer
 from .parts import part_dtype
 
 
@@ -52,15 +53,7 @@ class ComplexTracer:
     def __repr__(self):
         return f"ComplexTracer<{self.dtype}{list(self.shape)}>"
 
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object (a 0-d traced value)")
-        return self.shape[0]
-
-    def __iter__(self):
-        if not self.shape:
-            raise TypeError("iteration over a 0-d traced value")
-        return (self[i] for i in range(self.shape[0]))
+    __len__, __iter__ = Tracer.__len__, Tracer.__iter__  # (shape and [i] are its own)
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(at_user_line(
