@@ -148,4 +148,6 @@ def _described(structure):
         return "one array"
     if structure is None:
         return "None"
+    if structure[0] is pytree.Complex:
+        return f"one {structure[1]} array"
     return f"a {structure[0].__name__} of {pytree.leaf_count(structure)} arrays"

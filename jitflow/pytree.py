@@ -14,6 +14,7 @@ are traced, what `complex_values` installs here makes of them.
 import numpy as np
 
 LEAF = "*"
+INTERLEAVED = ".view(real)"  # the path's end of a complex array's one real leaf
 
 
 class Complex:
@@ -95,7 +96,7 @@ def _flatten(tree, path, leaves, paths):
     if complex_value is not None:
         parts, dtype = complex_value
         leaves.extend(parts)
-        paths.extend([f"{path}.view(real)"] if len(parts) == 1 else
+        paths.extend([path + INTERLEAVED] if len(parts) == 1 else
                      [f"{path}.real", f"{path}.imag"])
         return (Complex, dtype, (LEAF,) * len(parts))
     leaves.append(tree)
@@ -146,6 +147,14 @@ def _unflatten(structure, leaves, conjugate):
     if hasattr(kind, "_fields"):  # namedtuple
         return kind(*values)
     return kind(values)
+
+
+def leaf_axis(axis, path):
+    """`axis` of the value at `path` as an axis of its leaf: a complex array's leaf has
+    one more axis (real, imaginary) last, which counting from the end skips."""
+    if axis is not None and axis < 0 and path.endswith(INTERLEAVED):
+        return axis - 1
+    return axis
 
 
 def conjugated(tree):

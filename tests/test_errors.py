@@ -65,12 +65,11 @@ def test_shape_errors(call, words):
 
 
 def test_unsupported_numpy_function_is_named():
-    with pytest.raises(TypeError, match=r"numpy\.linalg\.eig is not supported"):
-        jitflow.function(lambda x: np.linalg.eig(x))(np.eye(2))
     with pytest.raises(TypeError, match=r"numpy\.isnat is not supported"):
         jitflow.function(lambda x: np.isnat(x))(X)
-    with pytest.raises(NotImplementedError, match=r"fft\.fft: .* no complex dtype"):
-        jitflow.function(lambda x: np.fft.fft(x))(X)
+    with pytest.raises(TypeError, match=r"jitflow\.numpy\.maximum of complex values is not "
+                                        r"supported"):
+        jitflow.function(lambda x: np.maximum(x * 1j, 0))(X)
 
 
 def test_unsupported_ufunc_method_is_named():
@@ -96,8 +95,8 @@ def test_leaked_tracer_is_a_clear_error():
 
 def test_bad_arguments_at_the_call_boundary():
     f = jitflow.function(lambda x, y=1: x + y)
-    with pytest.raises(TypeError, match=r"argument 'x' has dtype complex64"):
-        f(np.ones(2, np.complex64))
+    with pytest.raises(TypeError, match=r"argument 'x' has dtype float128"):
+        f(np.ones(2, np.longdouble))
     with pytest.raises(TypeError, match=r"'one' is a string, not an array or a number"):
         f(X, "one")  # a string argument is static: an error where it is used
     with pytest.raises(TypeError, match="missing a required argument: 'x'"):

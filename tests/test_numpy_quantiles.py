@@ -63,8 +63,11 @@ def test_quantiles(data):
 
     def program(xp, a):
         return getattr(xp, name)(a, q, axis=axis, method=method, keepdims=keepdims)
+    # (zero_sign: of 0.0 and -0.0 tied at a chosen rank, which one NumPy's partition
+    # returns depends on its introselect's visiting order)
     check_program(program, a, what=f"{name}({a.dtype}{a.shape}, {q!r}, {axis}, {method})",
-                  rtol=4 * float(np.finfo(np.float32).eps) if a.dtype == np.float32 else 1e-15)
+                  rtol=4 * float(np.finfo(np.float32).eps) if a.dtype == np.float32 else 1e-15,
+                  zero_sign=False)
 
 
 @given_per_backend(data=st.data())

@@ -511,6 +511,7 @@ EFFECTS = {"debug_callback": "tests/test_debug.py"}
 # are LAPACK's choice: compared with numpy.linalg, within tolerances, in their own file.
 FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"],
                                "tests/test_linalg_factorizations.py")
+FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py"
 # A Python function called from compiled code, whatever it computes.
 CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
 COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS))

@@ -67,13 +67,15 @@ def vmap(fn, in_axes=0, out_axes=0):
                        for t, p in zip(example, paths)]
             positional, keywords = pytree.unflatten(structure, tracers)
             out = fn(*positional, **keywords)
-            out_leaves, _, out_structure = pytree.flatten(out)
+            out_leaves, out_paths, out_structure = pytree.flatten(out)
             graph = builder.build(out_leaves)
         outer = builder.outer_values()
         batched = [axis is not None for axis in axes] + [False] * len(outer)
         outs = batch_graph(graph, fronts + outer, batched, size)
-        outs = [result(jnp.moveaxis(o, 0, _axis(out_axes, len(constant_type(o).shape),
-                                              what, "out_axes"))) for o in outs]
+        outs = [result(jnp.moveaxis(o, 0, _axis(pytree.leaf_axis(out_axes, path),
+                                              len(constant_type(o).shape), what,
+                                              "out_axes")))
+                for o, path in zip(outs, out_paths)]
         return pytree.unflatten(out_structure, outs)
     return mapped
 
@@ -93,7 +95,7 @@ def _leaf_axes(args, in_axes, what):
         if axis is not None and not isinstance(axis, int):
             raise TypeError(at_user_line(f"{what}: in_axes entries must be ints or None, "
                                          f"got {axis!r}"))
-        axes += [axis] * len(pytree.flatten(arg)[0])
+        axes += [pytree.leaf_axis(axis, path) for path in pytree.flatten(arg)[1]]
     return axes
 
 

@@ -50,6 +50,8 @@ def _routed(name, function):
             return functions.call(name, *args, **kwargs)
         return function(*args, **kwargs)
     routed.__wrapped_for_complex__ = function
+    # an alias made with functools.wraps (row_stack of vstack) still names the original
+    routed.__wrapped__ = getattr(function, "__wrapped__", function)
     return routed
 
 

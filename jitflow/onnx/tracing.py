@@ -28,11 +28,14 @@ def trace_for_export(fn, args, what="jitflow.onnx.export"):
     except TypeError as error:
         raise TypeError(f"{what}: {error}") from None
     leaves, paths, structure = pytree.flatten(dict(bound.arguments))
+    _refuse_complex(structure, what, "arguments")
     types = [_leaf_type(leaf, path, what) for leaf, path in zip(leaves, paths)]
 
     def flat_fn(arguments):
         call = inspect.BoundArguments(signature, pytree.unflatten(structure, arguments))
-        return pytree.flatten(fn(*call.args, **call.kwargs))[0]
+        results, _, out_structure = pytree.flatten(fn(*call.args, **call.kwargs))
+        _refuse_complex(out_structure, what, "results")
+        return results
 
     name = getattr(fn, "__qualname__", type(fn).__name__)
     graph, state = trace_with_variables(flat_fn, leaves, types, paths, name)
@@ -47,6 +50,14 @@ def trace_for_export(fn, args, what="jitflow.onnx.export"):
         [(f"constant_{i}", array) for i, array in enumerate(state.closed)]
     return TracedGraph(optimize(graph, dump=config.dump_ir, check=config.check_ir),
                        names, constants)
+
+
+def _refuse_complex(structure, what, which):
+    """Complex values travel as real arrays of their parts, which a written-out model
+    would take and give without saying so: refused instead."""
+    if pytree.has_complex(structure):
+        raise TypeError(f"{what}: complex {which} are not supported; pass and return "
+                        f"their real and imaginary parts (z.real, z.imag)")
 
 
 def _leaf_type(leaf, path, what):

@@ -43,6 +43,9 @@ def save(fn, path, *example_args, **example_kwargs):
         raise TypeError(f"jitflow.save({name}): the example arguments must be arrays or "
                         f"numbers, not traced values")
     graph, out_structure, state, _ = fn._trace(bound, structure, types, paths, leaves)
+    if pytree.has_complex(structure) or pytree.has_complex(out_structure):
+        raise TypeError(f"jitflow.save({name}): complex arguments and results are not "
+                        f"supported yet; pass and return their real and imaginary parts")
     _check_state(name, state)
     graph = closed_as_constants(graph, state)
     variables = [slot.variable for slot in state.slots] if state is not None else []

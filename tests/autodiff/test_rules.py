@@ -301,7 +301,7 @@ SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in tes
            "pure_callback": "a Python function: its rules refuse by name (tested in "
                             "tests/test_pure_callback.py)",
            "eig": "its derivatives are not implemented: its rules refuse by name "
-                  "(tested in tests/complex_values/test_linalg_and_sorting.py)",
+                  "(tested in tests/complex_values/test_complex_linalg_and_sorting.py)",
            **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
                            "differentiated as a symmetric function of it: tested on "
                            "symmetrized operands in tests/test_linalg_factorizations.py")}

@@ -217,7 +217,7 @@ def test_a_function_that_assigns_a_variable_cannot_be_exported():
 
 def test_arguments_of_unsupported_kinds_are_named():
     with pytest.raises(TypeError, match="argument x"):
-        jitflow.onnx.to_model(lambda x: x, np.ones(2, np.complex64))
+        jitflow.onnx.to_model(lambda x: x, np.ones(2, np.longdouble))
 
 
 def test_importing_jitflow_leaves_onnx_unimported():

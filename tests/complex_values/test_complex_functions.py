@@ -144,3 +144,37 @@ def test_control_flow_and_variables_refuse_complex_values_clearly():
         jitflow.function(lambda z: jitflow.fori_loop(0, 3, lambda i, c: c * 2, z))(Z)
     with pytest.raises(TypeError, match="complex128 is not supported"):
         jitflow.Variable(Z)
+
+
+def test_vmap_counts_a_complex_arrays_axes_from_its_own_end():
+    z = np.arange(24).reshape(2, 3, 4) * (1 + 2j)
+
+    def f(v):
+        return v.sum(axis=0) * 1j + v[0]
+    for in_axes, out_axes in [(0, 0), (1, 0), (-1, 0), (-2, 0), (0, -1), (-1, -2)]:
+        got = jitflow.vmap(f, in_axes=in_axes, out_axes=out_axes)(z)
+        moved = np.moveaxis(z, in_axes, 0)
+        expected = np.moveaxis(np.stack([f(m) for m in moved]), 0, out_axes)
+        assert_complex_same(got, expected)
+
+
+def test_out_arrays_and_donation_take_complex_arrays():
+    f = jitflow.function(lambda z: z * 1j)
+    out = np.empty(Z.shape, complex)
+    assert f(Z, out=out) is out
+    assert_complex_same(out, Z * 1j)
+    with pytest.raises(TypeError, match="one complex128 array"):
+        f(Z, out=np.empty(Z.shape, np.complex64))
+    donated = Z.copy()
+    got = jitflow.function(lambda z: z * 2, donate_argnames=("z",))(donated)
+    assert_complex_same(got, Z * 2)
+
+
+def test_export_and_saving_refuse_complex_values_clearly(tmp_path):
+    import jitflow.onnx
+    with pytest.raises(TypeError, match="complex arguments are not supported"):
+        jitflow.onnx.to_model(lambda x: x * 2, Z)
+    with pytest.raises(TypeError, match="complex results are not supported"):
+        jitflow.onnx.to_model(lambda x: x * 1j, Z.real)
+    with pytest.raises(TypeError, match="complex arguments and results"):
+        jitflow.save(jitflow.function(lambda z: z * 2), str(tmp_path / "f.jf"), Z)
