@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from .. import writes
+from ..contract import as_array
 from ..errors import at_user_line
 from . import formulas
 from .functions import _complex, _named, _no_out, IMPLEMENTATIONS, as_complex, astype
@@ -49,7 +50,17 @@ def _summed(function, name):
 
 
 _summed(jnp.sum, "sum")
-_summed(jnp.mean, "mean")
+
+
+@_named("mean")
+def mean(z, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    """The sum divided by the count as NumPy divides it: a complex division by n + 0i,
+    so that an infinite part makes the other one NaN (np.mean([-inf + 3j]) is
+    -inf + nanj), and an empty mean is NaN in both parts."""
+    total = IMPLEMENTATIONS["sum"](z, axis, dtype, out, keepdims, **kwargs)
+    count = as_complex(z).size // total.size if total.size else 1
+    count, zero = (np.asarray(c, total.real.dtype) for c in (count, 0))
+    return _complex(*formulas.divide(total.real, total.imag, count, zero), total.dtype)
 
 
 @_named("prod")
@@ -190,10 +201,19 @@ def where(condition, x=None, y=None):
 
 # --- products -----------------------------------------------------------------------------
 
+def _array_operand(value):
+    """An operand as NumPy's products see it: they make arrays of their operands, so
+    that no Python scalar is weakly typed there (np.dot(complex64, 2j) is complex128)."""
+    if getattr(value, "_complex_parts", None) is not None:
+        return _complex(value.real, value.imag, value.dtype) if value.weak else value
+    return as_array(value)
+
+
 def _bilinear(function, name):
     """A product linear in each operand (matmul, dot, outer, ...): four real products, or
     two when an operand is real."""
     def apply(a, b, *args, **kwargs):
+        a, b = _array_operand(a), _array_operand(b)
         dtype, _ = result_dtype(a, b)
         real = part_dtype(dtype)
         if not is_complex(a):
@@ -218,6 +238,7 @@ for _name in ("matmul", "dot", "outer", "inner", "tensordot", "kron"):
 @_named("vdot")
 def vdot(a, b):
     """The dot product of the flattened arrays, the first one conjugated."""
+    a, b = _array_operand(a), _array_operand(b)
     dtype, _ = result_dtype(a, b)
     return IMPLEMENTATIONS["dot"](conjugate_of(jnp_ravel(a, dtype)), jnp_ravel(b, dtype))
 

@@ -7,7 +7,7 @@ from .. import numpy as jnp
 from ..errors import at_user_line
 from ..trace import Tracer, innermost_builder
 from .functions import as_complex, _complex
-from .parts import is_complex, result_dtype
+from .parts import is_complex
 from .transforms import dft_last
 
 _NORMS = (None, "backward", "ortho", "forward")
@@ -55,8 +55,17 @@ def _scaled(parts, factor):
     return parts if factor is None else tuple(jnp.multiply(p, factor) for p in parts)
 
 
+def _transform_dtype(a):
+    """NumPy's transforms compute in complex64 for float16, float32 and complex64
+    input, in complex128 for any other (bool and every integer too)."""
+    dtype = getattr(a, "dtype", None)
+    dtype = np.asarray(a).dtype if dtype is None else np.dtype(dtype)
+    single = dtype in (np.float16, np.float32, np.complex64)
+    return np.dtype(np.complex64 if single else np.complex128)
+
+
 def _complex_input(a, name):
-    dtype, _ = result_dtype(a)
+    dtype = _transform_dtype(a)
     z = as_complex(a, dtype)
     return z.real, z.imag, dtype
 
@@ -65,7 +74,7 @@ def _real_input(a, name):
     if is_complex(a):
         raise TypeError(at_user_line(f"jitflow.numpy.fft.{name} takes a real array, got "
                                      f"a complex one"))
-    dtype, _ = result_dtype(a)
+    dtype = _transform_dtype(a)
     return jnp.astype(jnp.asarray(a), np.float32 if dtype == np.complex64 else np.float64), dtype
 
 
@@ -196,8 +205,11 @@ def _nd(one_d, name, real_last=False, inverse_real=False):
             return eager(a, s, axes, norm, out)
         _no_out(out, name)
         s, axes = _shape_and_axes(a, s, axes, name)
-        if not axes:
-            return as_complex(a).copy()
+        if not axes:  # (NumPy's fftn returns `a` as it is; rfftn and irfftn refuse)
+            if real_last or inverse_real:
+                raise IndexError(at_user_line(f"jitflow.numpy.fft.{name}: no axes to "
+                                              f"transform"))
+            return a
         if inverse_real:  # complex transforms first, the real one last
             for size, axis in zip(s[:-1], axes[:-1]):
                 a = ifft(a, size, axis, norm)
