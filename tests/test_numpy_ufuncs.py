@@ -255,3 +255,15 @@ def test_shifts_and_ldexp_at_their_edges(backend):
     n = np.array([3, 5, -1077, 2, 2, 1, 1, 2**40])
     check_program(lambda xp, y, n: (xp.ldexp(y, n), xp.ldexp(y.astype(np.float32), 3),
                                     xp.ldexp(n[:3], 2)), y, n)
+
+
+def test_float_power_of_a_half_is_pow_not_sqrt(backend):
+    # found by the program fuzzer: NumPy's power of a scalar 0.5 is sqrt (-0.0 -> -0.0,
+    # -inf -> nan), its float_power is pow (-0.0 -> 0.0, -inf -> inf)
+    x = np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -2.0, 4.0])
+    for exponent in (0.5, np.full(7, 0.5)):
+        with np.errstate(invalid="ignore"):
+            expected = np.float_power(x, exponent)
+        got = jitflow.function(lambda x, e: np.float_power(x, e))(x, exponent)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))

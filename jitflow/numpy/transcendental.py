@@ -42,8 +42,15 @@ def exp2(x, *, dtype):
 
 @composite_ufunc(_np.float_power)
 def float_power(x, y, *, dtype):
-    """x ** y in float64 (NumPy's only real loop)."""
-    return ops.power(x, y)
+    """x ** y in float64 (NumPy's only real loop), as C's pow gives it. (NumPy's power
+    of a scalar exponent 0.5 is sqrt, which jitflow's power follows: sqrt(-0.0) is -0.0
+    and sqrt(-inf) NaN, where pow gives 0.0 and inf.)"""
+    result = ops.power(x, y)
+    half = ops.equal(y, _c(0.5, dtype))
+    zero = ops.equal(x, _c(0, dtype))
+    minus_inf = ops.equal(x, _c(-_np.inf, dtype))
+    result = ops.where(ops.logical_and(half, zero), _c(0, dtype), result)
+    return ops.where(ops.logical_and(half, minus_inf), _c(_np.inf, dtype), result)
 
 
 def _log_add(x, y, dtype, log1p_of, tie_value):
