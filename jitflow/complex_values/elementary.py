@@ -9,7 +9,7 @@ sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
 import numpy as np
 
 from .. import numpy as jnp
-from .formulas import exp
+from .formulas import exp, finite_or_one
 
 _LARGE = {4: 44.0, 8: 354.0}  # past these |x|, e^|x| squared would overflow
 
@@ -169,9 +169,11 @@ def sinh(x, y):
     imag = jnp.where(jnp.logical_and(x_zero, y_bad), np.nan, imag)
     real = jnp.where(jnp.logical_and(x_inf, y_bad), np.inf, real)
     imag = jnp.where(jnp.logical_and(x_inf, y_bad), np.nan, imag)
-    y_zero = _is_zero(y)  # sinh(x) + iy, whatever x (e^|x| may overflow to inf * 0)
+    # sinh(x) + iy, whatever x (e^|x| may overflow to inf * 0): y cosh(x), the zero y
+    # with cosh(x) as its derivative
+    y_zero = _is_zero(y)
     real = jnp.where(jnp.logical_and(y_zero, jnp.logical_not(jnp.isfinite(x))), x, real)
-    return real, jnp.where(y_zero, y, imag)
+    return real, jnp.where(y_zero, jnp.multiply(y, finite_or_one(jnp.cosh(x))), imag)
 
 
 def cosh(x, y):
@@ -189,7 +191,11 @@ def cosh(x, y):
     imag = jnp.where(jnp.logical_and(x_inf, y_bad), np.nan, imag)
     signed_zero = jnp.multiply(jnp.copysign(0.0, x), jnp.copysign(1.0, y))
     real = jnp.where(jnp.logical_and(x_inf, y_zero), np.inf, real)
-    imag = jnp.where(y_zero, signed_zero, imag)  # (e^|x| may overflow to inf * 0)
+    # (e^|x| may overflow to inf * 0): y sinh(x), a zero signed as x y, with sinh(x) as
+    # its derivative
+    sinh_x = jnp.sinh(x)
+    zero_imag = jnp.multiply(y, jnp.where(jnp.isfinite(sinh_x), sinh_x, jnp.copysign(1.0, x)))
+    imag = jnp.where(y_zero, jnp.where(x_inf, signed_zero, zero_imag), imag)
     return real, jnp.where(jnp.logical_and(x_nan, y_zero), y, imag)
 
 

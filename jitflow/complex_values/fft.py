@@ -170,7 +170,7 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out, "hfft")
     if norm not in _NORMS:
         _scale(norm, 1, False, "hfft")
-    return irfft(as_complex(a).conj(), n, axis, _SWAPPED[norm])
+    return irfft(as_complex(a, _transform_dtype(a)).conj(), n, axis, _SWAPPED[norm])
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None):

@@ -107,9 +107,12 @@ def exp(ar, ai):
                      jnp.multiply(jnp.multiply(half, cos), half))
     imag = jnp.where(fits, jnp.multiply(whole, sin),
                      jnp.multiply(jnp.multiply(half, sin), half))
-    zero_imag = jnp.equal(ai, 0)
-    real = jnp.where(zero_imag, jnp.exp(ar), real)
-    imag = jnp.where(zero_imag, ai, imag)
+    zero_imag = jnp.equal(ai, 0)  # (NaN + 0i too: C99's exp of it is NaN + 0i)
+    exp_real = jnp.exp(ar)
+    real = jnp.where(zero_imag, exp_real, real)
+    # ai e^ar is the zero ai itself, and has e^ar cos(ai) = e^ar as its derivative in ai
+    # (ai alone would have 1); where e^ar is not finite, ai times 1
+    imag = jnp.where(zero_imag, jnp.multiply(ai, finite_or_one(exp_real)), imag)
     unbounded = jnp.logical_and(jnp.isinf(ar), jnp.logical_not(jnp.isfinite(ai)))
     minus_inf = jnp.less(ar, 0)
     real = jnp.where(unbounded, jnp.where(minus_inf, 0.0, ar), real)
@@ -187,3 +190,9 @@ def _boxed(part, infinite_operand):
 
 def _nan_to_zero(part, where):
     return jnp.where(jnp.logical_and(where, jnp.isnan(part)), jnp.copysign(0.0, part), part)
+
+
+def finite_or_one(factor):
+    """factor where it is finite, else 1: a zero times it keeps its sign and gets
+    factor as its derivative, without inf * 0."""
+    return jnp.where(jnp.isfinite(factor), factor, jnp.ones_like(factor))

@@ -76,3 +76,19 @@ def test_complex_outputs_and_jacobians_are_refused_clearly():
         jitflow.grad(lambda z: z * 2)(1 + 1j)
     with pytest.raises(TypeError, match="Jacobians of complex"):
         jitflow.jacobian(lambda z: np.abs(z))(Z)
+
+
+@pytest.mark.parametrize("name", ["exp", "exp2", "expm1", "sinh", "cosh", "tanh", "sin",
+                                  "cos", "tan", "sqrt", "log"])
+def test_derivatives_on_the_real_axis(name):
+    """Where the imaginary part is exactly 0 the functions keep that zero (C99's special
+    values): its derivative must still be the function's, not the zero's."""
+    z = np.array([0.3, -1.2, 0.0, 2.0]) + 0j
+    if name in ("log", "sqrt"):
+        z = z + 1.5
+
+    def loss(z, x):
+        value = getattr(np, name)(z)
+        return np.sum(value.imag + 0.3 * value.real)
+    got = jitflow.grad(loss)(z, X)
+    np.testing.assert_allclose(got, central_differences(loss, z, X), rtol=1e-6, atol=1e-6)
