@@ -194,7 +194,11 @@ class ArrayMethods:
     searchsorted, cumprod = _method("searchsorted"), _method("cumprod")
     nonzero = _method("nonzero")
     round, take = _method("round"), _method("take")
-    conj, conjugate = _method("conjugate"), _method("conjugate")
+
+    def conj(self):
+        """ndarray.conj of a real array: the array itself (np.conj would make bool int8)."""
+        return self
+    conjugate = conj
 
     def compress(self, condition, axis=None, out=None, **sized):
         """ndarray.compress: the condition first, as jitflow.numpy.compress takes it."""
