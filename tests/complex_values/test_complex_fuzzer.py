@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
