@@ -209,18 +209,20 @@ def _array_operand(value):
     return as_array(value)
 
 
-def _bilinear(function, name):
-    """A product linear in each operand (matmul, dot, outer, ...): four real products, or
-    two when an operand is real."""
+def _bilinear(function, name, summed=True):
+    """A product linear in each operand (matmul, dot, outer, ...): four real products.
+    Where the products are summed (matmul, dot: BLAS, whose zero signs and inf * 0 terms
+    follow its own order), a real operand takes two; outer and kron are NumPy's
+    elementwise complex multiplications, every term computed."""
     def apply(a, b, *args, **kwargs):
         a, b = _array_operand(a), _array_operand(b)
         dtype, _ = result_dtype(a, b)
         real = part_dtype(dtype)
-        if not is_complex(a):
+        if summed and not is_complex(a):
             (br, bi), a = parts_of(b, dtype), jnp.astype(a, real)
             return _complex(function(a, br, *args, **kwargs),
                             function(a, bi, *args, **kwargs), dtype)
-        if not is_complex(b):
+        if summed and not is_complex(b):
             (ar, ai), b = parts_of(a, dtype), jnp.astype(b, real)
             return _complex(function(ar, b, *args, **kwargs),
                             function(ai, b, *args, **kwargs), dtype)
@@ -231,8 +233,10 @@ def _bilinear(function, name):
     _named(name)(apply)
 
 
-for _name in ("matmul", "dot", "outer", "inner", "tensordot", "kron"):
+for _name in ("matmul", "dot", "inner", "tensordot"):
     _bilinear(getattr(jnp, _name), _name)
+for _name in ("outer", "kron"):
+    _bilinear(getattr(jnp, _name), _name, summed=False)
 
 
 @_named("vdot")

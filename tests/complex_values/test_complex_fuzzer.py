@@ -480,14 +480,14 @@ def compare(label, result, expected, step, args):
     inexact one on finite operands gets its one-operation bound (`tolerance`) and must
     still put NaN and infinities where NumPy does.
 
-    Where an operand of a multiply, divide, power or product holds inf or NaN, the
-    parts of a non-finite result are not comparable: NumPy's own loops disagree. Its
-    contiguous (SIMD) multiply loop gives nan+nanj for np.array([1+inf*1j]) * 2.0 but
-    its loop for a complex scalar operand nan+infj for the same product by 2+0j, and
-    BLAS's kernels meet inf * 0 at other places again. Which ELEMENTS are finite is the
-    same for any order of these operations (inf or NaN in a term makes every sum
-    holding it non-finite, whichever way it is multiplied), so there each element must
-    be finite exactly where NumPy's is, and its finite ones within the bound.
+    Where an operand of a multiply, divide or power holds inf or NaN, the parts of a
+    non-finite result are not comparable: NumPy's own loops disagree. Its contiguous
+    (SIMD) multiply loop gives nan+nanj for np.array([1+inf*1j]) * 2.0 but its loop
+    for a complex scalar operand nan+infj for the same product by 2+0j. Which ELEMENTS
+    are finite is the same for any order of these operations (inf or NaN in a term
+    makes the element non-finite, whichever way it is multiplied), so there each
+    element must be finite exactly where NumPy's is, and its finite ones within the
+    bound.
 
     The same holds where finite operands overflow: NumPy's loops multiply with fused
     multiply-adds, fma(ar, br, -ai bi), which give -inf where the plain formula gives
@@ -497,8 +497,10 @@ def compare(label, result, expected, step, args):
     A transform of non-finite values is looser still: pocketfft never multiplies by a
     root of unity that is exactly 0 or 1 (irfft's sin(pi k) terms), the transform's
     matrix products do (by 1.2e-16 for sin(pi), and inf * 0 is NaN anyway), so an
-    element NumPy finds finite may be inf or NaN in jitflow. There an element NumPy
-    finds non-finite must be so too, and those both find finite must be close."""
+    element NumPy finds finite may be inf or NaN in jitflow. So with products, whose
+    BLAS kernels skip an element that is 0 (np.dot([0j], [[0, inf*1j]]) is finite).
+    There an element NumPy finds non-finite must be so too, and those both find finite
+    must be close."""
     result, expected = np.asarray(result), np.asarray(expected)
     assert result.dtype == expected.dtype, \
         f"{label}: dtype {result.dtype}, NumPy gives {expected.dtype}"
@@ -513,9 +515,9 @@ def compare(label, result, expected, step, args):
     if step is not None and step.op in LOOSE_ON_NON_FINITE and \
             (overflow or not all(_all_finite(a) for a in args)):
         finite, finite_here = _finite_elements(expected), _finite_elements(result)
-        if step.op in FFT_OPS:
+        if step.op in FFT_OPS or step.op in PRODUCT_OPS:
             assert not np.any(finite_here & ~finite), \
-                f"{label}: finite where NumPy's transform is not: {result}, {expected}"
+                f"{label}: finite where NumPy's is not: {result}, {expected}"
             finite &= finite_here
         np.testing.assert_array_equal(finite_here, finite,
                                       err_msg=f"{label}: which elements are finite")
