@@ -1,7 +1,7 @@
 """Where complex values meet jitflow.numpy: its functions, and the real Tracer's
 operators and astype, send a call that involves a traced complex value (or a complex
-constant inside a trace) to functions.call. Eager calls on NumPy arrays are NumPy's
-own and stay as they are."""
+constant inside a trace) to functions.call. An eager call with NumPy complex arrays
+(no trace) is NumPy's own function of that name, as eager calls are NumPy's."""
 import functools
 from types import FunctionType
 
@@ -40,14 +40,22 @@ def _complex_target(args, kwargs):
         return False
 
 
-def _routed(name, function):
+def _eager_complex(args, kwargs):
+    values = _flat(args, kwargs)
+    return any(is_complex(v) for v in values) and not _traced(values)
+
+
+def _routed(name, function, numpy_namespace):
     conversion = name in _CONVERSIONS
+    numpy_function = getattr(numpy_namespace, name.rpartition(".")[2], None)
 
     @functools.wraps(function)
     def routed(*args, **kwargs):
         if involves_complex(args, kwargs) or (conversion and _complex_target(args, kwargs)
                                                and _traced(_flat(args, kwargs))):
             return functions.call(name, *args, **kwargs)
+        if numpy_function is not None and _eager_complex(args, kwargs):
+            return numpy_function(*args, **kwargs)
         return function(*args, **kwargs)
     routed.__wrapped_for_complex__ = function
     # an alias made with functools.wraps (row_stack of vstack) still names the original
@@ -55,15 +63,16 @@ def _routed(name, function):
     return routed
 
 
-def install_into(namespace, prefix=""):
-    """Route every public function of `namespace` (jitflow.numpy, its fft and linalg)."""
+def install_into(namespace, numpy_namespace, prefix=""):
+    """Route every public function of `namespace` (jitflow.numpy, its fft and linalg;
+    `numpy_namespace` is NumPy's module of the same functions)."""
     for name, value in list(vars(namespace).items()):
         if isinstance(value, FunctionType) and not name.startswith("_") and \
                 not hasattr(value, "__wrapped_for_complex__"):
-            setattr(namespace, name, _routed(prefix + name, value))
+            setattr(namespace, name, _routed(prefix + name, value, numpy_namespace))
 
 
 def install():
-    install_into(jnp)
-    install_into(jnp.fft, "fft.")
-    install_into(jnp.linalg, "linalg.")
+    install_into(jnp, np)
+    install_into(jnp.fft, np.fft, "fft.")
+    install_into(jnp.linalg, np.linalg, "linalg.")
