@@ -34,13 +34,16 @@ def sqrt(x, y):
     dtype = _dtype(x)
     tiny = {4: 2.0 ** -60, 8: 2.0 ** -500}[dtype.itemsize]
     up = {4: 2.0 ** 80, 8: 2.0 ** 600}[dtype.itemsize]
+    huge = float(np.finfo(dtype).max) / 4  # past it |z| may overflow: scaled by 1/4
     a, b = jnp.abs(x), jnp.abs(y)
     small = jnp.logical_and(jnp.less(a, tiny), jnp.less(b, tiny))
-    sa = jnp.where(small, jnp.multiply(a, up), a)
-    sb = jnp.where(small, jnp.multiply(b, up), b)
+    large = jnp.logical_or(jnp.greater(a, huge), jnp.greater(b, huge))
+    scale = jnp.where(small, up, jnp.where(large, 0.25, jnp.ones_like(a)))
+    sa, sb = jnp.multiply(a, scale), jnp.multiply(b, scale)
     s = jnp.hypot(sa, sb)
     t = jnp.sqrt(jnp.add(jnp.multiply(sa, 0.5), jnp.multiply(s, 0.5)))
-    t = jnp.where(small, jnp.multiply(t, float(np.sqrt(1 / up))), t)
+    t = jnp.where(small, jnp.multiply(t, float(np.sqrt(1 / up))),
+                  jnp.where(large, jnp.multiply(t, 2.0), t))
     twice = jnp.multiply(jnp.where(jnp.equal(t, 0), 1, t), 2)
     nonnegative = jnp.greater_equal(x, 0)
     real = jnp.where(nonnegative, t, jnp.divide(b, twice))

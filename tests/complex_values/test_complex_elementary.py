@@ -109,3 +109,15 @@ def test_products_over_axes(axis, keepdims):
         got = jitflow.function(lambda w: np.prod(w, axis=axis, keepdims=keepdims))(w)
         expected = np.prod(w, axis=axis, keepdims=keepdims)
         assert_complex_same(got, expected, scale=np.abs(expected), eps=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_sqrt_near_the_largest_float_does_not_overflow(dtype):
+    # found by the complex fuzzer's corners: |z| overflowed on the way, and
+    # sqrt(-3e38 + 3e38j) in complex64 had a real part of 0 (NumPy: 7.88e18)
+    big = float(np.finfo(np.float32 if dtype == np.complex64 else np.float64).max)
+    z = np.array([complex(-big * 0.9, big * 0.9), complex(big, big), complex(big / 2, -big),
+                  1 + 1j], dtype)
+    got, expected = jitflow.function(np.sqrt)(z), np.sqrt(z)
+    assert_complex_same(got, expected, scale=np.abs(expected),
+                        eps=8 * np.finfo(dtype).eps)
