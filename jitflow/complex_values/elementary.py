@@ -9,13 +9,9 @@ sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
 import numpy as np
 
 from .. import numpy as jnp
-from .formulas import exp, finite_or_one
+from .formulas import exp, finite_or_one, part_dtype_of
 
 _LARGE = {4: 44.0, 8: 354.0}  # past these |x|, e^|x| squared would overflow
-
-
-def _dtype(part):
-    return np.dtype(getattr(part, "dtype", None) or np.result_type(part))
 
 
 def _is_zero(part):
@@ -31,7 +27,7 @@ def _not_finite(part):
 def sqrt(x, y):
     """t = sqrt((|x| + |z|) / 2); x >= 0: t + i y / 2t, else |y| / 2t + i copysign(t, y).
     Tiny arguments are scaled up by an even power of two first, so no bit is lost."""
-    dtype = _dtype(x)
+    dtype = part_dtype_of(x)
     tiny = {4: 2.0 ** -60, 8: 2.0 ** -500}[dtype.itemsize]
     up = {4: 2.0 ** 80, 8: 2.0 ** 600}[dtype.itemsize]
     huge = float(np.finfo(dtype).max) / 4  # past it |z| may overflow: scaled by 1/4
@@ -72,7 +68,7 @@ def log(x, y):
     """log|z| + i atan2(y, x). Near |z| = 1, log|z| is log1p(x^2 + y^2 - 1) / 2 with
     x^2 + y^2 - 1 summed exactly (double-double, in float64), as glibc's clog keeps it
     accurate there."""
-    dtype = _dtype(x)
+    dtype = part_dtype_of(x)
     x64, y64 = jnp.astype(x, np.float64), jnp.astype(y, np.float64)
     a, b = jnp.abs(x64), jnp.abs(y64)
     larger = jnp.maximum(a, b)
@@ -115,7 +111,7 @@ def _two_sum(a, b):
 def _scaled_log(constant):
     def scaled(x, y):
         real, imag = log(x, y)
-        factor = _dtype(x).type(constant)
+        factor = part_dtype_of(x).type(constant)
         return jnp.multiply(real, factor), jnp.multiply(imag, factor)
     return scaled
 
@@ -140,7 +136,7 @@ def expm1(x, y):
 
 def exp2(x, y):
     """NumPy's own: e^(z ln 2)."""
-    ln2 = _dtype(x).type(np.log(2))
+    ln2 = part_dtype_of(x).type(np.log(2))
     return exp(jnp.multiply(x, ln2), jnp.multiply(y, ln2))
 
 
@@ -149,7 +145,7 @@ def exp2(x, y):
 def _exp_split(x):
     """(e^|x| / 2 as two factors whose product it is, whether |x| is large): sinh and
     cosh of a large |x| overflow where their product with cos y or sin y may not."""
-    limit = _LARGE[_dtype(x).itemsize]
+    limit = _LARGE[part_dtype_of(x).itemsize]
     large = jnp.greater(jnp.abs(x), limit)
     half = jnp.exp(jnp.multiply(jnp.where(large, jnp.abs(x), 0), 0.5))
     return half, large
@@ -205,12 +201,12 @@ def cosh(x, y):
 def tanh(x, y):
     """(sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y), glibc's ctanh; for a
     large |x|, copysign(1, x) + 4i sin y cos y e^(-2|x|)."""
-    limit = _LARGE[_dtype(x).itemsize]
+    limit = _LARGE[part_dtype_of(x).itemsize]
     large = jnp.greater(jnp.abs(x), limit)
     moderate_x = jnp.where(large, 0, x)
     cos, sin = jnp.cos(y), jnp.sin(y)
     sinh_x, cosh_x = jnp.sinh(moderate_x), jnp.cosh(moderate_x)
-    eps = np.finfo(_dtype(x)).eps
+    eps = np.finfo(part_dtype_of(x)).eps
     cos2 = jnp.multiply(cos, cos)
     den = jnp.where(jnp.greater(jnp.abs(sinh_x), jnp.multiply(jnp.abs(cos), eps)),
                     jnp.add(jnp.multiply(sinh_x, sinh_x), cos2), cos2)

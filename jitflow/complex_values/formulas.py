@@ -13,8 +13,9 @@ from .. import numpy as jnp
 _EXP_LIMIT = {4: 88.0, 8: 709.0}  # below these e^x is finite in float32, float64
 
 
-def _dtype(part):
-    return getattr(part, "dtype", None) or np.result_type(part)
+def part_dtype_of(part):
+    """The float dtype of a part (a Tracer or array)."""
+    return np.dtype(getattr(part, "dtype", None) or np.result_type(part))
 
 
 def add(ar, ai, br, bi):
@@ -100,7 +101,7 @@ def exp(ar, ai):
     not finite is 0, and e^+inf times it is inf + nan i. Where e^ar overflows it is
     taken in two halves, so that a product that fits does not overflow on the way."""
     cos, sin = jnp.cos(ai), jnp.sin(ai)
-    fits = jnp.less(ar, _EXP_LIMIT[np.dtype(_dtype(ar)).itemsize])
+    fits = jnp.less(ar, _EXP_LIMIT[part_dtype_of(ar).itemsize])
     whole = jnp.exp(jnp.where(fits, ar, 0))
     half = jnp.exp(jnp.multiply(jnp.where(fits, 0, ar), 0.5))
     real = jnp.where(fits, jnp.multiply(whole, cos),
