@@ -1,5 +1,5 @@
-"""numpy.fft's transforms compiled by jitflow (real matrix products, the Cooley-Tukey
-split done while tracing) against NumPy's own pocketfft and, where installed, JAX's
+"""numpy.fft's transforms compiled by jitflow (native code's mixed-radix FFT, real
+inputs as complex transforms of half the length) against NumPy's own pocketfft and, where installed, JAX's
 (device arrays, compiled with jax.jit), on batches of signals. Prints each median time
 over rounds, its range, and the ratios NumPy / jitflow and JAX / jitflow (above 1:
 jitflow is faster). Results are checked to agree before timing; the calls alternate,

@@ -514,7 +514,10 @@ FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "
 FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py"
 # A Python function called from compiled code, whatever it computes.
 CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
-COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS))
+# Two results, equal to NumPy's within an FFT's error bound (not elementwise roundings).
+TRANSFORMS = {"dft": "tests/codegen/loops/test_fourier.py"}
+COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS) -
+                   set(TRANSFORMS))
 
 
 # --- the tests ----------------------------------------------------------------------------

@@ -56,6 +56,14 @@ def _matmul(prim, args, batched, size):
     return broadcasting(prim, args, batched, size)
 
 
+def _dft(prim, args, batched, size, *, sign):
+    """Rows of every batch element, one after another."""
+    shape = (size,) + shape_of(args[batched.index(True)])[-2:]
+    rows = [ops.reshape(ops.broadcast_to(a, shape) if not b else a,
+                        (shape[0] * shape[1], shape[2])) for a, b in zip(args, batched)]
+    return tuple(ops.reshape(part, shape) for part in bind(prim, *rows, sign=sign))
+
+
 # --- shapes ---------------------------------------------------------------------------------
 
 def _reshape(prim, args, batched, size, *, shape):
@@ -162,6 +170,7 @@ RULES = {
     "gather": _gather,
     "scatter_add": _scatter_add,
     "scatter": _scatter,
+    "dft": _dft,
     # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
     **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr"],
                    broadcasting),

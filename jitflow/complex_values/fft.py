@@ -8,7 +8,7 @@ from ..errors import at_user_line
 from ..trace import Tracer, innermost_builder
 from .functions import as_complex, _complex
 from .parts import is_complex
-from .transforms import dft_last
+from .transforms import dft_last, hermitian_inverse, real_dft
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -121,8 +121,7 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
     n = _length(n, real.shape[axis], "rfft")
 
     def transform(r, i):
-        fr, fi = dft_last(_resized(r, n, -1), None, -1)
-        return fr[..., :n // 2 + 1], fi[..., :n // 2 + 1]
+        return real_dft(_resized(r, n, -1), -1)
     parts = _scaled(_along((real, None), axis, transform), _scale(norm, n, False, "rfft"))
     return _complex(*parts, dtype)
 
@@ -145,11 +144,7 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
         keep[0] = False
         if n % 2 == 0:
             keep[-1] = False
-        i = jnp.where(keep, i, 0)
-        mirrored = slice(n - half, 0, -1)  # k = half..n-1 take conj of X[n - k]
-        full_r = jnp.concatenate([r, r[..., mirrored]], axis=-1)
-        full_i = jnp.concatenate([i, jnp.negative(i[..., mirrored])], axis=-1)
-        return dft_last(full_r, full_i, 1)[:1]
+        return (hermitian_inverse(r, jnp.where(keep, i, 0), n),)
     (result,) = _scaled(_along((real, imag), axis, transform), _scale(norm, n, True, "irfft"))
     return result
 

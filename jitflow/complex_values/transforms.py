@@ -1,19 +1,22 @@
-"""Discrete Fourier transforms of traced values, built from real matrix products.
+"""Discrete Fourier transforms of traced values along their last axis.
 
-A transform of length n along an axis is, for small n, one product with the n x n
-matrix of roots of unity (two real products for a real input, four for a complex one).
-A longer one is split as Cooley and Tukey split it, n = n1 n2: n2 transforms of length
-n1, a multiplication by the twiddle factors, n1 transforms of length n2, so its cost
-grows as n times the sum of the factors. A long prime length is turned into a circular
-convolution of a power-of-two length (Bluestein), whose transforms split again. Every
-constant (roots of unity, twiddles, the chirp) is computed in float64 from exact
-integer phases and rounded once to the part dtype. Everything is real matrix products,
-reshapes and multiplications, so transforms fuse, compile and differentiate as any
-real code does.
+A length whose prime factors are all small (up to codegen/loops/fourier.py's
+LARGEST_RADIX) is one ops.dft, native code's mixed-radix FFT. Any other length is
+split as Cooley and Tukey split it, n = n1 n2 with n2 that smooth part: n2 transforms
+of length n1, a multiplication by the twiddle factors, n1 transforms of length n2. What
+remains of a large prime factor is one product with the matrix of roots of unity (two
+real products for a real input, four for a complex one) up to PRIME_DENSE_LIMIT, or, a
+longer prime length, a circular convolution of a power-of-two length (Bluestein), whose
+transforms are ops.dft again. Every constant (roots of unity, twiddles, the chirp) is
+computed in float64 from exact integer phases and rounded once to the part dtype.
+Everything is ops.dft and real products, reshapes and multiplications, so transforms
+fuse, compile and differentiate as any real code does.
 """
 import numpy as np
 
 from .. import numpy as jnp
+from .. import ops
+from ..codegen.loops.fourier import LARGEST_RADIX, supported
 
 DENSE_LIMIT = 64  # lengths up to this (and primes up to PRIME_DENSE_LIMIT) are one product
 PRIME_DENSE_LIMIT = 256
@@ -32,12 +35,85 @@ def dft_last(real, imag, sign):
     dtype = real.dtype
     if n == 1:
         return real, imag if imag is not None else jnp.zeros_like(real)
+    if supported(n):
+        return _native(real, imag, sign)
+    smooth = _smooth_part(n)
+    if smooth > 1:
+        return _split(real, imag, sign, n // smooth, smooth, dtype)
     if n <= DENSE_LIMIT or (_smallest_factor(n) == n and n <= PRIME_DENSE_LIMIT):
         return _dense(real, imag, sign, dtype)
     factor = _balanced_factor(n)
     if factor == 1:
         return _bluestein(real, imag, sign, dtype)
     return _split(real, imag, sign, factor, n // factor, dtype)
+
+
+def real_dft(real, sign):
+    """The first n // 2 + 1 terms of the DFT of real rows (the rest are their
+    conjugates). An even length is one complex transform of half the length, of the
+    even-indexed samples as real parts and the odd-indexed as imaginary parts, whose
+    halves are then told apart by the symmetry of a real signal's spectrum."""
+    n = real.shape[-1]
+    if n % 2:
+        fr, fi = dft_last(real, None, sign)
+        return fr[..., :n // 2 + 1], fi[..., :n // 2 + 1]
+    pairs = jnp.reshape(real, real.shape[:-1] + (n // 2, 2))
+    zr, zi = dft_last(pairs[..., 0], pairs[..., 1], sign)
+    # Z at k and at h - k (indices mod h), for k = 0..h: one array read both ways
+    kr, ki = (jnp.concatenate([z, z[..., :1]], axis=-1) for z in (zr, zi))
+    mr, mi = kr[..., ::-1], ki[..., ::-1]
+    even_r, even_i = _halved(jnp.add(kr, mr)), _halved(jnp.subtract(ki, mi))
+    odd_r, odd_i = _halved(jnp.add(ki, mi)), _halved(jnp.subtract(mr, kr))
+    cos, sin = _roots(np.arange(n // 2 + 1), n, sign, real.dtype)
+    return (jnp.add(even_r, jnp.subtract(jnp.multiply(odd_r, cos), jnp.multiply(odd_i, sin))),
+            jnp.add(even_i, jnp.add(jnp.multiply(odd_i, cos), jnp.multiply(odd_r, sin))))
+
+
+def hermitian_inverse(real, imag, n):
+    """The real signal of length n whose unnormalized inverse DFT has the first
+    n // 2 + 1 terms (real, imag), the others their conjugates. An even length is one
+    complex inverse transform of half the length, whose real and imaginary parts are
+    the signal's even- and odd-indexed samples."""
+    half = n // 2 + 1
+    mirrored = slice(n - half, 0, -1)  # the term at k >= half is conj(X[n - k])
+    if n % 2:
+        full_r = jnp.concatenate([real, real[..., mirrored]], axis=-1)
+        full_i = jnp.concatenate([imag, jnp.negative(imag[..., mirrored])], axis=-1)
+        return dft_last(full_r, full_i, 1)[0]
+    h = n // 2
+    head_r, head_i = real[..., :h], imag[..., :h]  # X_k, k < h
+    tail_r, tail_i = real[..., :0:-1], imag[..., :0:-1]  # X_(h-k) = conj(X_(k+h))
+    even_r, even_i = jnp.add(head_r, tail_r), jnp.subtract(head_i, tail_i)
+    diff_r, diff_i = jnp.subtract(head_r, tail_r), jnp.add(head_i, tail_i)
+    cos, sin = _roots(np.arange(h), n, 1, real.dtype)
+    odd_r = jnp.subtract(jnp.multiply(diff_r, cos), jnp.multiply(diff_i, sin))
+    odd_i = jnp.add(jnp.multiply(diff_r, sin), jnp.multiply(diff_i, cos))
+    zr, zi = dft_last(jnp.subtract(even_r, odd_i), jnp.add(even_i, odd_r), 1)
+    return jnp.reshape(jnp.stack([zr, zi], axis=-1), zr.shape[:-1] + (n,))
+
+
+def _halved(x):
+    return jnp.multiply(x, np.asarray(0.5, x.dtype))
+
+
+def _native(real, imag, sign):
+    """ops.dft on the rows of (..., n) parts."""
+    shape = real.shape
+    rows = (int(np.prod(shape[:-1], dtype=np.int64)), shape[-1])
+    if imag is None:
+        imag = jnp.zeros_like(real)
+    result = ops.dft(jnp.reshape(real, rows), jnp.reshape(imag, rows), sign=sign)
+    return tuple(jnp.reshape(part, shape) for part in result)
+
+
+def _smooth_part(n):
+    """The largest divisor of n whose prime factors ops.dft takes."""
+    part = 1
+    for factor in range(2, LARGEST_RADIX + 1):
+        while n % factor == 0:
+            part *= factor
+            n //= factor
+    return part
 
 
 def _dense(real, imag, sign, dtype):

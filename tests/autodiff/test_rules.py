@@ -260,6 +260,13 @@ def _ldexp_draw(data, rng):
     return [normal(rng, shape_x), rng.integers(-3, 4, shape_n)], {}
 
 
+def _dft_draw(data, rng):
+    rows = data.draw(st.integers(0, 3), label="rows")
+    n = data.draw(st.sampled_from([1, 2, 3, 4, 6, 8, 10, 12]), label="n")
+    return [normal(rng, (rows, n)), normal(rng, (rows, n))], {
+        "sign": data.draw(st.sampled_from([-1, 1]), label="sign")}
+
+
 def _cast_draw(data, rng):
     return [normal(rng, data.draw(smooth_shapes()))], {"dtype": np.dtype(np.float64)}
 
@@ -292,7 +299,7 @@ CASES = {
     "cumsum": _cumsum_draw, "cumprod": _cumprod_draw, "reshape": _reshape_draw, "broadcast_to": _broadcast_draw,
     "transpose": _transpose_draw, "slice": _slice_draw, "gather": _gather_draw,
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
-    "matmul": _matmul_draw, "sort": _sort_draw,
+    "matmul": _matmul_draw, "sort": _sort_draw, "dft": _dft_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
 }
 

@@ -17,6 +17,7 @@ from ..emitter import I64
 from ..gemm.matmul import matmul
 from ..linalg.factorizations import LOWERINGS as FACTORIZATIONS
 from ..loops.arg_reductions import arg_reduce
+from ..loops.fourier import dft_rows
 from ..loops.indexed import IndexedAxes
 from ..loops.reduced_views import index_view
 from ..loops.reductions import reduce
@@ -101,7 +102,7 @@ def iota(lo, node, inputs, outputs):
 STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "cumprod": cumsum,
-    "gather": gather, "sort": sort_along_axis, "argsort": sort_along_axis,
+    "gather": gather, "sort": sort_along_axis, "argsort": sort_along_axis, "dft": dft_rows,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,
