@@ -139,11 +139,15 @@ def reciprocal(ar, ai):
 
 def sign(ar, ai):
     """NumPy 2's z / |z|: 0 for 0; for one infinite part, the unit in its direction
-    (whatever the other part); NaN for two infinite parts, or a NaN and no infinity."""
-    magnitude = jnp.hypot(ar, ai)
+    (whatever the other part); NaN for two infinite parts, or a NaN and no infinity.
+    z is first divided by its larger part, so that |z| cannot overflow: NumPy's does,
+    near the dtype's largest number (sign(-3e38 + 3e38j) in complex64 is 1j there,
+    and (-0.7071 + 0.7071j) here)."""
     zero = jnp.logical_and(jnp.equal(ar, 0), jnp.equal(ai, 0))
-    safe = jnp.where(zero, 1, magnitude)
-    real, imag = jnp.divide(ar, safe), jnp.divide(ai, safe)
+    larger = jnp.where(zero, 1, jnp.maximum(jnp.abs(ar), jnp.abs(ai)))
+    ar_scaled, ai_scaled = jnp.divide(ar, larger), jnp.divide(ai, larger)
+    magnitude = jnp.hypot(ar_scaled, ai_scaled)
+    real, imag = jnp.divide(ar_scaled, magnitude), jnp.divide(ai_scaled, magnitude)
     real_inf, imag_inf = jnp.isinf(ar), jnp.isinf(ai)
     real = jnp.where(real_inf, jnp.copysign(1.0, ar), jnp.where(imag_inf, 0.0, real))
     imag = jnp.where(imag_inf, jnp.copysign(1.0, ai), jnp.where(real_inf, 0.0, imag))

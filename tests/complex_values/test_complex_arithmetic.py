@@ -144,3 +144,16 @@ def test_complex_to_real_casts_warn_and_take_the_real_part():
     assert_complex_same(got, z.real.astype(np.float32))
     got = jitflow.function(lambda z: z.astype(bool))(z)
     np.testing.assert_array_equal(got, z.astype(bool))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_sign_of_values_whose_magnitude_overflows(dtype):
+    """NumPy's z / |z| overflows in |z| near the dtype's largest number (its complex64
+    sign(-3e38 + 3e38j) is 1j); jitflow's scales z first and stays on the unit circle."""
+    big = float(np.finfo(dtype).max) * 0.9
+    z = np.array([complex(-big, big), complex(big, big / 2), complex(big, 0.0)], dtype)
+    got = jitflow.function(np.sign)(z)
+    expected = z.astype(np.clongdouble) / np.abs(z.astype(np.clongdouble))
+    assert got.dtype == dtype
+    assert_complex_same(got, expected.astype(dtype), scale=1.0,
+                        eps=4 * np.finfo(dtype).eps, what="sign")

@@ -176,7 +176,14 @@ ELEMENTWISE_OPS = {
     "exp": lambda xp, x: xp.exp(x),
     "abs": lambda xp, x: xp.abs(x),
     "angle": lambda xp, x, deg: xp.angle(x, deg=deg),
+    **{name: (lambda name: lambda xp, x: getattr(xp, name)(x))(name)
+       for name in ("sqrt", "log", "log2", "log10", "log1p", "expm1", "exp2", "sin",
+                    "cos", "tan", "sinh", "cosh", "tanh", "reciprocal", "sign")},
 }
+# C99's functions (glibc's in NumPy): their special values are compared exactly, and
+# their ordinary ones relative to the result's magnitude (`_elementary_scale`).
+ELEMENTARY = {"sqrt", "log", "log2", "log10", "log1p", "expm1", "exp2", "sin", "cos",
+              "tan", "sinh", "cosh", "tanh", "reciprocal", "sign"}
 
 SUM_OPS = {
     "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
@@ -255,7 +262,7 @@ def _elementwise(draw, values, usable, x_index):
                                "divide", "negative", "conj", "conj_method", "real",
                                "imag_attribute", "isnan", "isinf", "isfinite", "square",
                                "power", "power_operator", "exp", "abs", "angle",
-                               "where"]))
+                               "where", *sorted(ELEMENTARY)]))
     if op in ("add", "subtract", "equal", "not_equal", "multiply", "divide"):
         y = _operand(draw, values, usable, x)
         return Step(op, (x_index, y) if draw(st.booleans()) else (y, x_index), {})
@@ -572,12 +579,15 @@ def tolerance(step, args, expected):
         sums = step.op in ROUNDED_SUMS or \
             step.op in ("power", "power_operator") and step.params["n"] > 0
         unknown = ~np.isfinite(bound) if sums else np.zeros(expected.shape, bool)
+        if step.op == "sign":  # NumPy's |z| overflows there (jitflow's is scaled)
+            z = np.asarray(args[0])
+            unknown |= np.isfinite(z) & ~np.isfinite(np.abs(z))
         atol = 4 * terms * eps * np.where(np.isfinite(bound), bound, 0.0) + \
             float(np.finfo(expected.real.dtype).tiny)
     # A sum or product whose rounding differs may reach zero from either side (an
     # underflowing product, a fused multiply-add): the sign of its zero is rounding too.
     # exp, abs and angle keep the signs C99 gives them (exp(-inf - 0j) is 0 - 0j).
-    zero_sign = step.op in ("exp", "abs", "angle")
+    zero_sign = step.op in ("exp", "abs", "angle") or step.op in ELEMENTARY
     return {"atol": atol, "ulps": NATIVE_ULPS, "rtol": eps, "zero_sign": zero_sign}, \
         unknown
 
@@ -598,11 +608,22 @@ def _bound(step, args, expected):
             return NATIVE_ULPS, np.exp(np.real(np.asarray(args[0])).astype(np.float64))
         if op in ("abs", "angle"):  # (relative: the ulps of assert_same)
             return 0, 0.0
+        if op in ELEMENTARY:
+            return NATIVE_ULPS, _elementary_scale(op, expected)
         if op in SUM_OPS:
             return _sum_bound(step, magnitudes[0], expected)
         if op in PRODUCT_OPS:
             return _product_bound(step, magnitudes)
         return _transform_bound(step, magnitudes[0])
+
+
+def _elementary_scale(op, expected):
+    """What an elementary function's rounding is relative to: the result's magnitude
+    (a part may be far smaller than the other, as log's real part near |z| = 1); for
+    NumPy's log1p, log(1 + z), and expm1, exp(z) - 1, also the 1 their formulas add,
+    whose rounding cancels."""
+    magnitude = _magnitude(expected)
+    return magnitude + 1.0 if op in ("log1p", "expm1") else magnitude
 
 
 def _sum_bound(step, magnitude, expected):
@@ -692,7 +713,7 @@ CORNER_VALUES = CORNERS + [1e30 + 1e-30j, -3e38 + 3e38j, 1e-40 - 1e300j, 5e-324j
                            1e200 + 1e200j, -6.6e-16 - 2.5e200j]
 UNARY_CASES = [(op, {}) for op in ("negative", "conj", "conj_method", "real",
                                    "imag_attribute", "isnan", "isinf", "isfinite",
-                                   "square", "exp", "abs")] + \
+                                   "square", "exp", "abs", *sorted(ELEMENTARY))] + \
     [("angle", {"deg": False}), ("angle", {"deg": True})] + \
     [("power", {"n": n}) for n in range(-3, 5)] + \
     [("power_operator", {"n": n}) for n in (-3, -2, 0, 1, 2, 3, 4)]
