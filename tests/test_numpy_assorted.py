@@ -176,3 +176,16 @@ def test_fuzzer_finds_angle_of_bools_and_shifts_of_no_axes(backend, fn, x):
                                np.array(3.0)], ids=["no-bools", "one-bool", "none", "0-d"])
 def test_ediff1d_of_bools_raises_even_with_nothing_to_subtract(backend, x):
     check_program(lambda xp, x: xp.ediff1d(x), x)  # (found by the fuzzer)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("special", [np.nan, np.inf])
+def test_correlate_edges_sum_only_the_terms_inside(mode, special, backend):
+    """A window past an end of a has fewer terms; an inf or NaN of v outside them must
+    not reach it through a padding zero (NumPy's edge results stay finite)."""
+    a, v = np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([1.0, special, 0.5])
+    for fn in (lambda a, v: np.correlate(a, v, mode), lambda a, v: np.convolve(a, v, mode),
+               lambda a, v: np.convolve(v, a, mode)):
+        got = jitflow.function(lambda a, v: fn.__call__(a, v))(a, v)
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_allclose(got, fn(a, v), rtol=1e-15)

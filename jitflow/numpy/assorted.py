@@ -176,9 +176,11 @@ def polyval(p, x):
 
 
 def correlate(a, v, mode="valid"):
-    """NumPy's correlate of real vectors: out[k] = sum over j of a[k + j] v[j], each
-    window a dot product (a gather of the windows times v); the shorter vector is the
-    window, and the result reversed when v was the longer one, as NumPy does."""
+    """NumPy's correlate of real vectors: out[k] = sum over j of a[k + j] v[j], the
+    shorter vector the window, and the result reversed when v was the longer one, as
+    NumPy does. Windows wholly inside a are one matrix product; a window reaching past
+    an end (modes 'same' and 'full') sums only the terms inside, as NumPy's does, so
+    that an inf or NaN of v meets no padding zero (0 * nan would make it NaN)."""
     a, v = ravel(asarray(a)), ravel(asarray(v))
     n, m = _shape(a)[0], _shape(v)[0]
     if n == 0 or m == 0:
@@ -191,11 +193,25 @@ def correlate(a, v, mode="valid"):
     if left is None:
         raise ValueError(at_user_line(f"mode must be one of 'valid', 'same', or 'full' "
                                       f"(got {mode!r})"))
-    padded = concatenate([zeros((left,), _dtype_of(a)), a, zeros((right,), _dtype_of(a))])
-    count = n + left + right - m + 1
-    windows = padded[_np.arange(count)[:, None] + _np.arange(m)[None, :]]
-    result = matmul(windows, v)
+    inside = n - m + 1
+    pieces = [_edge_windows(a, v, _np.arange(-left, 0)),
+              matmul(a[_np.arange(inside)[:, None] + _np.arange(m)[None, :]], v),
+              _edge_windows(a, v, _np.arange(inside, inside + right))]
+    result = concatenate([p for p in pieces if p is not None])
     return result[::-1] if inverted else result
+
+
+def _edge_windows(a, v, starts):
+    """sum over j of a[s + j] v[j] for windows starting at `starts`, each over the j
+    where s + j lies inside a."""
+    if starts.size == 0:
+        return None
+    n, m = _shape(a)[0], _shape(v)[0]
+    positions = starts[:, None] + _np.arange(m)[None, :]
+    inside = (positions >= 0) & (positions < n)
+    products = multiply(a[_np.clip(positions, 0, n - 1)], v)
+    dtype = _dtype_of(products)  # (a sum of int32 would be int64; matmul keeps int32)
+    return sum(where(inside, products, zeros((), dtype)), axis=1, dtype=dtype)
 
 
 def convolve(a, v, mode="full"):
