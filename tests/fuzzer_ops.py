@@ -105,6 +105,8 @@ BINARY = {
     "hypot": lambda xp, x, y: xp.hypot(x, y),
     "float_power": lambda xp, x, y: xp.float_power(x, y),
     "isclose": lambda xp, x, y: xp.isclose(x, y),
+    "convolve": lambda xp, x, y: xp.convolve(xp.ravel(x), xp.ravel(y)),
+    "correlate_same": lambda xp, x, y: xp.correlate(xp.ravel(x), xp.ravel(y), "same"),
 }
 
 def _masked_update(xp, x, y):
@@ -448,7 +450,7 @@ OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp
                   "union1d_sized", "setdiff1d_sized", "setxor1d_sized"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
         "average", "trace", "vecdot", "norm", "add_at", "add_reduceat", "cumulative_sum",
-        "trapezoid", "vdot"}
+        "trapezoid", "vdot", "convolve", "correlate_same"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
