@@ -3,6 +3,7 @@ operators and astype, send a call that involves a traced complex value (or a com
 constant inside a trace) to functions.call. An eager call with NumPy complex arrays
 (no trace) is NumPy's own function of that name, as eager calls are NumPy's."""
 import functools
+import inspect
 from types import FunctionType
 
 import numpy as np
@@ -10,9 +11,11 @@ import numpy as np
 from .. import numpy as jnp
 from ..trace import Tracer, innermost_builder
 from . import functions
+from .creation import BY_DTYPE
 from .parts import is_complex
 
-_CONVERSIONS = ("astype", "asarray", "array", "asanyarray")
+# Functions that make a complex value from real ones when given a complex dtype.
+_CONVERSIONS = ("astype", "asarray", "array", "asanyarray") + BY_DTYPE
 
 
 def _traced(values):
@@ -20,9 +23,18 @@ def _traced(values):
 
 
 def _flat(args, kwargs):
+    """The arguments, and the leaves of those that are (nested) lists or tuples."""
     values = list(args) + list(kwargs.values())
-    return values + [v for value in values if isinstance(value, (list, tuple))
-                     for v in value]
+    return values + [leaf for value in values if isinstance(value, (list, tuple))
+                     for leaf in _leaves(value)]
+
+
+def _leaves(values):
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            yield from _leaves(value)
+        else:
+            yield value
 
 
 def involves_complex(args, kwargs):
@@ -32,8 +44,18 @@ def involves_complex(args, kwargs):
     return any(is_complex(v) for v in values) and _traced(values)
 
 
-def _complex_target(args, kwargs):
-    dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+def _dtype_position(function):
+    """Where `function` takes its dtype positionally (None: keyword only)."""
+    parameters = list(inspect.signature(function).parameters.values())
+    names = [p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]
+    return names.index("dtype") if "dtype" in names else None
+
+
+def _complex_target(position, args, kwargs):
+    """Whether the call asks for a complex dtype."""
+    dtype = kwargs.get("dtype")
+    if dtype is None and position is not None and len(args) > position:
+        dtype = args[position]
     try:
         return dtype is not None and np.dtype(dtype).kind == "c"
     except TypeError:
@@ -47,14 +69,16 @@ def _eager_complex(args, kwargs):
 
 def _routed(name, function, numpy_namespace):
     conversion = name in _CONVERSIONS
+    position = _dtype_position(function) if conversion else None
     numpy_function = getattr(numpy_namespace, name.rpartition(".")[2], None)
 
     @functools.wraps(function)
     def routed(*args, **kwargs):
-        if involves_complex(args, kwargs) or (conversion and _complex_target(args, kwargs)
-                                               and _traced(_flat(args, kwargs))):
+        complex_target = conversion and _complex_target(position, args, kwargs)
+        traced = _traced(_flat(args, kwargs))
+        if involves_complex(args, kwargs) or (complex_target and traced):
             return functions.call(name, *args, **kwargs)
-        if numpy_function is not None and _eager_complex(args, kwargs):
+        if numpy_function is not None and (_eager_complex(args, kwargs) or complex_target):
             return numpy_function(*args, **kwargs)
         return function(*args, **kwargs)
     routed.__wrapped_for_complex__ = function

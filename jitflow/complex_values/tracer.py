@@ -65,6 +65,16 @@ class ComplexTracer:
         raise TypeError(at_user_line("the truth value of a traced complex value is not "
                                      "known while the function is traced"))
 
+    def __complex__(self):
+        """NumPy's `a[i] = z` into its own array converts z to a Python number."""
+        raise TypeError(at_user_line(
+            f"a traced complex value {self.dtype}{list(self.shape)} has no Python number "
+            f"while the function is traced (storing it into a NumPy array, a[i] = z, "
+            f"needs one); make the array a traced one, whose items take traced values: "
+            f"out = jitflow.numpy.zeros(n, complex) or jitflow.numpy.zeros_like(z)"))
+
+    __float__ = __int__ = __complex__
+
     # --- operators: NumPy's ufuncs -------------------------------------------------
     def __add__(self, other): return functions.call("add", self, other)
     def __radd__(self, other): return functions.call("add", other, self)
