@@ -104,6 +104,22 @@ def _flatten(tree, path, leaves, paths):
     return LEAF
 
 
+def paths_of(structure, path=""):
+    """The paths flatten() gives the leaves of a tree of `structure`, from the
+    structure alone."""
+    if structure is None:
+        return []
+    if structure == LEAF:
+        return [path]
+    kind, keys, children = structure
+    if kind is Complex:
+        return [path + INTERLEAVED] if len(children) == 1 else [f"{path}.real",
+                                                               f"{path}.imag"]
+    labels = [f"[{k!r}]" for k in keys] if kind is dict else \
+        [f"[{i}]" for i in range(len(children))]
+    return [p for label, child in zip(labels, children) for p in paths_of(child, path + label)]
+
+
 def flatten_leaves(tree, leaves):
     """flatten() without the paths (for the call fast path): appends the leaves to
     `leaves` and returns the structure."""

@@ -16,9 +16,8 @@ from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer
 
 
-_NOT_HERE = ("complex values are not supported here: jitflow's control flow (cond, switch, "
-             "while_loop, fori_loop, scan) carries real values only; pass the real and "
-             "imaginary parts (z.real, z.imag) and join them after")
+_NOT_HERE = ("complex values are not supported here: jitflow makes a complex value from "
+             "traced or NumPy parts only")
 
 
 def _from_parts(real, imag, dtype):

@@ -33,8 +33,7 @@ class Argument:
         self.structure, self.types, self.name = structure, list(types), name
 
     def paths(self):
-        _, paths, _ = pytree.flatten(pytree.unflatten(self.structure, self.types))
-        return [f"{self.name}{p}" for p in paths]
+        return pytree.paths_of(self.structure, self.name)
 
 
 def trace(fn, name, arguments, result_types=()):
