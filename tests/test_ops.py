@@ -512,6 +512,8 @@ EFFECTS = {"debug_callback": "tests/test_debug.py"}
 FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"],
                                "tests/test_linalg_factorizations.py")
 FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py"
+FACTORIZATIONS.update(dict.fromkeys(["complex_slogdet", "complex_eigh"],
+                                    "tests/complex_values/test_complex_decompositions.py"))
 # A Python function called from compiled code, whatever it computes.
 CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
 COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS))

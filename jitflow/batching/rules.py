@@ -163,7 +163,8 @@ RULES = {
     "scatter_add": _scatter_add,
     "scatter": _scatter,
     # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
-    **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr"],
+    **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr",
+                     "complex_slogdet", "complex_eigh"],
                    broadcasting),
 }
 

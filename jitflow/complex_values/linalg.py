@@ -1,4 +1,8 @@
-"""numpy.linalg's eig and eigvals of real matrices on traced values: LAPACK's geev
+"""numpy.linalg of complex matrices on traced values: solve and inv (as real systems
+of twice the size), slogdet and det (ops.complex_slogdet, LAPACK's getrf), eigh and
+eigvalsh (ops.complex_eigh, LAPACK's heevd); and eig and eigvals of real matrices.
+
+eig and eigvals of real matrices: LAPACK's geev
 (ops.eig) gives the eigenvalues' real and imaginary parts and the eigenvectors packed
 as real columns (a conjugate pair's vectors v +- iu as v and u side by side), which
 become complex values here.
@@ -23,6 +27,8 @@ from .functions import _complex, as_complex
 from .parts import is_complex, result_dtype
 
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 
 
 def _eager(a):
@@ -112,3 +118,40 @@ def inv(a):
     n = a.shape[-1]
     inverse = jnp.linalg.inv(_embedded(a))  # [[xr, -xi], [xi, xr]]
     return _complex(inverse[..., :n, :n], inverse[..., n:, :n], a.dtype)
+
+
+# --- determinants and Hermitian eigenproblems: LAPACK's complex routines --------------------
+
+def slogdet(a):
+    """(sign, log|det a|): the sign a complex number of modulus 1 (0 for a singular
+    matrix), log|det| real (-inf for a singular one), as NumPy's."""
+    a = _complex_matrices(a, "slogdet")
+    sign_real, sign_imag, logabsdet = ops.complex_slogdet(a.real, a.imag)
+    return SlogdetResult(_complex(sign_real, sign_imag, a.dtype), logabsdet)
+
+
+def det(a):
+    """sign * e^log|det|, as NumPy computes the determinant from slogdet."""
+    sign, logabsdet = slogdet(a)
+    magnitude = jnp.exp(logabsdet)
+    return _complex(jnp.multiply(sign.real, magnitude), jnp.multiply(sign.imag, magnitude),
+                    sign.dtype)
+
+
+def eigh(a, UPLO="L"):
+    """Eigenvalues (real, ascending) and unit eigenvectors of the Hermitian matrix held
+    in a's lower (UPLO='L') or upper ('U') triangle; the imaginary parts of the diagonal
+    are not read, as LAPACK's heevd reads none. Each eigenvector's phase is LAPACK's
+    choice (NumPy's build may choose another)."""
+    a = _complex_matrices(a, "eigh")
+    if UPLO not in ("L", "U"):
+        raise ValueError(at_user_line("UPLO argument must be 'L' or 'U'"))
+    real, imag = a.real, a.imag
+    if UPLO == "U":  # the upper triangle of a is the lower one of its adjoint
+        real, imag = jnp.matrix_transpose(real), jnp.negative(jnp.matrix_transpose(imag))
+    values, vectors_real, vectors_imag = ops.complex_eigh(real, imag)
+    return EighResult(values, _complex(vectors_real, vectors_imag, a.dtype))
+
+
+def eigvalsh(a, UPLO="L"):
+    return eigh(a, UPLO).eigenvalues

@@ -229,6 +229,11 @@ def _slogdet_draw(data, rng):
     return [well_conditioned(rng, batch + (n, n))], {}
 
 
+def _complex_slogdet_draw(data, rng):
+    batch, n = _square_batch(data)
+    return [well_conditioned(rng, batch + (n, n)), normal(rng, batch + (n, n))], {}
+
+
 def separated_singular_values(rng, batch, m, n):
     """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
     k = min(m, n)
@@ -294,6 +299,7 @@ CASES = {
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw, "sort": _sort_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
+    "complex_slogdet": _complex_slogdet_draw,
 }
 
 # Deliberately not differentiated as the function they compute.
@@ -304,7 +310,12 @@ SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in tes
                   "(tested in tests/complex_values/test_complex_linalg_and_sorting.py)",
            **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
                            "differentiated as a symmetric function of it: tested on "
-                           "symmetrized operands in tests/test_linalg_factorizations.py")}
+                           "symmetrized operands in tests/test_linalg_factorizations.py"),
+           "complex_eigh": "reads one triangle of a Hermitian matrix and its eigenvectors' "
+                           "phases are LAPACK's choice: differentiated as a Hermitian "
+                           "function, tested on Hermitian operands with losses that do not "
+                           "depend on the phases in "
+                           "tests/complex_values/test_complex_decompositions.py"}
 
 
 def differentiable_primitives():

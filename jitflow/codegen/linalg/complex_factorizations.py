@@ -1,0 +1,120 @@
+"""Lowerings of complex_slogdet and complex_eigh: the real and imaginary parts of each
+matrix are interleaved into a scratch buffer (the layout of LAPACK's complex numbers),
+LAPACK's complex routine (getrf, heevd) is called once per matrix of the batch, and
+complex results are split back into parts.
+"""
+import numpy as np
+
+from ..emitter import I32, I64
+from ..errors import EIGENVALUES_DID_NOT_CONVERGE
+from ..math import mathlib
+from ..math.scalar import RULES as SCALAR
+from ..views import View
+from .factorizations import PIVOTS, _check, _empty, _per_matrix
+from .lapack import ROW_MAJOR, char, routine
+
+
+def _part_views(interleaved):
+    """The real and imaginary parts of a (..., 2) buffer, as views of its shape less
+    the last axis."""
+    shape, strides = interleaved.shape[:-1], interleaved.strides[:-1]
+    return tuple(View(interleaved.base, interleaved.dtype, shape, strides,
+                      interleaved.offset + part) for part in (0, 1))
+
+
+def _copy_pairs(lo, sources, targets):
+    """targets[k][...] = sources[k] for the two parts, in one loop nest."""
+    def body(offsets):
+        for k in range(2):
+            value = lo.read(sources[k], offsets[k])
+            lo.em.store(value, targets[k].base, targets[k].dtype, offsets[2 + k])
+    lo.loop_nest(targets[0].shape, [*sources, *targets], body, owner=2)
+
+
+def _interleaved_copy(lo, real, imag, shape):
+    """A scratch copy of complex matrices given by their parts (broadcast to `shape`),
+    interleaved."""
+    work = lo.memory.scratch((*shape, 2), real.dtype, until=lo.node_index)
+    _copy_pairs(lo, (real, imag), _part_views(work))
+    return work
+
+
+def _call(lo, name, dtype, *arguments):
+    function = routine(lo.module, name, dtype, complex_parts=True)
+    return lo.builder.call(function, [I32(ROW_MAJOR), *arguments])
+
+
+def _magnitude(em, real, imag, dtype):
+    """|real + i imag| scaled by the larger part (no overflow of the squares)."""
+    b = em.b
+    larger = b.select(b.fcmp_ordered(">", SCALAR["abs"](em, real, dtype=dtype),
+                                     SCALAR["abs"](em, imag, dtype=dtype)),
+                      SCALAR["abs"](em, real, dtype=dtype), SCALAR["abs"](em, imag, dtype=dtype))
+    safe = b.select(b.fcmp_ordered("==", larger, em.const(0, dtype)), em.const(1, dtype), larger)
+    r, i = b.fdiv(real, safe), b.fdiv(imag, safe)
+    return b.fmul(larger, SCALAR["sqrt"](em, b.fadd(b.fmul(r, r), b.fmul(i, i)), dtype=dtype))
+
+
+def complex_slogdet(lo, node, inputs, outputs):
+    """(sign, log|det|) from getrf's LU as NumPy reads it: the sign of the permutation
+    times each diagonal element over its magnitude, the logs of the magnitudes summed in
+    order; an exactly singular matrix gives (0, -inf)."""
+    (real, imag), (sign_r, sign_i, logdet) = inputs, outputs
+    batch, n = logdet.shape, real.shape[-1]
+    if _empty(logdet):
+        return
+    if n == 0:
+        for view, value in ((sign_r, 1), (sign_i, 0), (logdet, 0)):
+            lo.fill(view, value)
+        return
+    work = _interleaved_copy(lo, real, imag, (*batch, n, n))
+    pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
+    em, b, dtype = lo.em, lo.builder, real.dtype
+    scalar = em.const(0, dtype).type
+    slots = [lo.entry_alloca(scalar) for _ in range(3)]
+
+    def call(pointers):
+        a_at, pivots_at, sign_r_at, sign_i_at, log_at = pointers
+        info = _call(lo, "getrf", dtype, I32(n), I32(n), a_at, I32(n), pivots_at)
+        _check(lo, info)  # a positive info: an exactly singular matrix, det 0
+        for slot, value in zip(slots, (1, 0, 0)):
+            b.store(em.const(value, dtype), slot)
+        with em.for_range(n, name="diagonal") as i:
+            at = b.mul(i, I64(2 * (n + 1)))
+            element = (em.load(a_at, dtype, at), em.load(a_at, dtype, b.add(at, I64(1))))
+            magnitude = _magnitude(em, *element, dtype)
+            pivot = b.sext(em.load(pivots_at, PIVOTS, i), I64)
+            swapped = b.icmp_signed("!=", pivot, b.add(i, I64(1)))
+            unit = [b.fdiv(part, magnitude) for part in element]
+            unit = [b.select(swapped, b.fneg(part), part) for part in unit]
+            current = [b.load(slot, typ=scalar) for slot in slots[:2]]
+            b.store(b.fsub(b.fmul(current[0], unit[0]), b.fmul(current[1], unit[1])), slots[0])
+            b.store(b.fadd(b.fmul(current[0], unit[1]), b.fmul(current[1], unit[0])), slots[1])
+            b.store(b.fadd(b.load(slots[2], typ=scalar), mathlib.call(b, "log", magnitude)),
+                    slots[2])
+        singular = b.icmp_signed(">", info, I32(0))
+        for slot, at, value in zip(slots, (sign_r_at, sign_i_at, log_at), (0, 0, -np.inf)):
+            b.store(b.select(singular, em.const(value, dtype), b.load(slot, typ=scalar)), at)
+    _per_matrix(lo, batch, [(work, 3), (pivots, 1), (sign_r, 0), (sign_i, 0), (logdet, 0)],
+                call)
+
+
+def complex_eigh(lo, node, inputs, outputs):
+    """Eigenvalues (ascending) and eigenvectors of the lower triangle of Hermitian
+    matrices, by heevd."""
+    (real, imag), (values, vectors_r, vectors_i) = inputs, outputs
+    *batch, n, _ = vectors_r.shape
+    if _empty(vectors_r):
+        return
+    work = _interleaved_copy(lo, real, imag, vectors_r.shape)
+
+    def call(pointers):
+        work_at, values_at = pointers
+        info = _call(lo, "heevd", real.dtype, char("V"), char("L"), I32(n), work_at, I32(n),
+                     values_at)
+        _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
+    _per_matrix(lo, batch, [(work, 3), (values, 1)], call)
+    _copy_pairs(lo, _part_views(work), (vectors_r, vectors_i))
+
+
+LOWERINGS = {"complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh}
