@@ -514,6 +514,7 @@ FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "
 FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py"
 FACTORIZATIONS.update(dict.fromkeys(["complex_slogdet", "complex_eigh"],
                                     "tests/complex_values/test_complex_decompositions.py"))
+FACTORIZATIONS["complex_svd"] = "tests/complex_values/test_complex_singular_values.py"
 # A Python function called from compiled code, whatever it computes.
 CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
 COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS))

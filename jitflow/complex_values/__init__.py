@@ -37,7 +37,7 @@ def _install_functions():
     """numpy.fft's transforms into jitflow.numpy.fft, numpy.linalg's eig and eigvals
     into jitflow.numpy.linalg, and sort_complex into jitflow.numpy (they give complex
     values from real ones)."""
-    from . import fft, linalg
+    from . import fft, linalg, singular_values  # noqa: F401 (registers its functions)
     for name in fft.TRANSFORMS:
         setattr(jnp.fft, name, getattr(fft, name))
         functions.IMPLEMENTATIONS[f"fft.{name}"] = getattr(fft, name)

@@ -1,8 +1,8 @@
 """numpy.linalg's factorizations of complex matrices, one primitive each, batched over
-leading axes: complex_slogdet and complex_eigh. A complex matrix is given as its real
+leading axes: complex_slogdet, complex_eigh and complex_svd. A complex matrix is given as its real
 and imaginary parts (two real arrays of one shape and float dtype), and complex results
 come back as parts, so the graph holds real arrays only. Native code calls LAPACK's
-complex routines (getrf, heevd) on the parts interleaved; eagerly they are
+complex routines (getrf, heevd, gesdd) on the parts interleaved; eagerly they are
 numpy.linalg's own functions.
 
 Derivatives are those of the parts, real-linear maps; in complex form:
@@ -22,7 +22,7 @@ from ..ir.primitive import Primitive, register
 from ..ir.types import TensorType, broadcast_shapes
 from ..trace import bind, constant_type
 from .contraction import matmul
-from .elementwise import add, add_tangents, multiply, negative, subtract
+from .elementwise import add, add_tangents, divide, multiply, negative, subtract
 from .linalg import (_checked_matrix, _column, _diag_embed, _diag_part, _inverse_gaps,
                      _mT, _symmetrized, inverse)
 from .reductions import reduce_sum
@@ -30,10 +30,10 @@ from .shapes import broadcast_to
 from .slicing import concatenate, slice_array
 
 
-def _checked_parts(name, real, imag):
+def _checked_parts(name, real, imag, square=True):
     """The type of the complex matrices: the parts' leading axes broadcast."""
-    _checked_matrix(name, real)
-    _checked_matrix(name, imag)
+    _checked_matrix(name, real, square)
+    _checked_matrix(name, imag, square)
     if real.dtype != imag.dtype or real.shape[-2:] != imag.shape[-2:]:
         raise TypeError(f"{name}: the real and imaginary parts of complex matrices must "
                         f"share their matrices' shape and dtype, got "
@@ -207,4 +207,148 @@ def complex_eigh(real, imag):
     return bind(complex_eigh_p, real, imag)
 
 
-__all__ = ["complex_eigh", "complex_slogdet"]
+# --- complex_svd ---------------------------------------------------------------------------
+
+def _svd_type(real, imag, *, full_matrices, compute_uv):
+    a = _checked_parts("complex_svd", real, imag, square=False)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    batch = tuple(batch)
+    values = TensorType(batch + (k,), a.dtype)
+    if not compute_uv:
+        return (values,)
+    u_columns, vh_rows = (m, n) if full_matrices else (k, k)
+    u, vh = TensorType(batch + (m, u_columns), a.dtype), TensorType(batch + (vh_rows, n), a.dtype)
+    return u, u, values, vh, vh
+
+
+def _svd_impl(real, imag, *, full_matrices, compute_uv):
+    a = joined(real, imag)
+    if not compute_uv:
+        return (np.asarray(np.linalg.svd(a, compute_uv=False), real.dtype),)
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return (np.asarray(u.real, real.dtype), np.asarray(u.imag, real.dtype),
+            np.asarray(s, real.dtype), np.asarray(vh.real, real.dtype),
+            np.asarray(vh.imag, real.dtype))
+
+
+def _svd_factors(real, imag, out, full_matrices, compute_uv):
+    """(u, s, vh) of the reduced SVD, u and vh as parts: what the derivatives read
+    (computed here without compute_uv: the values alone took less work)."""
+    m, n = constant_type(real).shape[-2:]
+    if full_matrices and compute_uv and m != n:
+        raise NotImplementedError(
+            f"numpy.linalg.svd: the derivative of full_matrices=True is not unique for a "
+            f"non-square complex matrix ({m}x{n}); use full_matrices=False")
+    ur, ui, s, vhr, vhi = out if compute_uv else complex_svd(real, imag)
+    return (ur, ui), s, (vhr, vhi)
+
+
+def _scaled(x, factor):
+    return tuple(multiply(p, factor) for p in x)
+
+
+def _sum(*terms):
+    """The sum of complex terms (pairs), those that are None left out."""
+    present = [t for t in terms if t is not None]
+    return None if not present else (add_tangents(*(t[0] for t in present)),
+                                     add_tangents(*(t[1] for t in present)))
+
+
+def _difference(x, y):
+    return subtract(x[0], y[0]), subtract(x[1], y[1])
+
+
+def _skew(x):
+    """x - x^H."""
+    return _difference(x, _adjoint(x))
+
+
+def _imaginary_diagonal(x, s):
+    """i Im(diag x) / s as a diagonal matrix: the change of phase the formulas give
+    to u (that of v being 0)."""
+    diagonal = _diag_embed(divide(_diag_part(x[1]), s))
+    return multiply(diagonal, 0), diagonal
+
+
+def _parts(cts, like):
+    """A complex cotangent from its parts' (None: zero); None when both are None."""
+    if cts[0] is None and cts[1] is None:
+        return None
+    dtype = constant_type(like).dtype
+    return tuple(_or_zeros(ct, like, dtype) for ct in cts)
+
+
+def _svd_vjp(cts, real, imag, *, out, full_matrices, compute_uv):
+    # Y = diag(ct_s) + (F o skew(U^H ct_U)) S + S (F o skew(V^H ct_V)) + i Im diag(U^H ct_U) / s,
+    # the cotangent U Y V^H, plus the parts outside the spans of U and V (m != n)
+    if compute_uv:
+        ct_ur, ct_ui, ct_s, ct_vhr, ct_vhi = cts
+        ct_u, ct_vh = _parts((ct_ur, ct_ui), out[0]), _parts((ct_vhr, ct_vhi), out[3])
+    else:
+        (ct_s,), ct_u, ct_vh = cts, None, None
+    if ct_s is None and ct_u is None and ct_vh is None:
+        return [None, None]
+    u, s, vh = _svd_factors(real, imag, out, full_matrices, compute_uv and
+                            (ct_u is not None or ct_vh is not None))
+    v = _adjoint(vh)
+    m, n = constant_type(real).shape[-2:]
+    gaps = _inverse_gaps(multiply(s, s))  # F[i, j] = 1 / (s_j^2 - s_i^2)
+    s_row, s_col = _column(s, -2), _column(s, -1)
+    inner = None if ct_s is None else (_diag_embed(ct_s), multiply(_diag_embed(ct_s), 0))
+    if ct_u is not None:
+        k_u = _product(_adjoint(u), ct_u)
+        inner = _sum(inner, _scaled(_scaled(_skew(k_u), gaps), s_row),
+                     _imaginary_diagonal(k_u, s))
+    if ct_vh is not None:
+        k_v = _product(_adjoint(v), _adjoint(ct_vh))
+        inner = _sum(inner, _scaled(_scaled(_skew(k_v), gaps), s_col))
+    grad = _product(_product(u, inner), vh)
+    if ct_u is not None and m > n:  # (I - U U^H) ct_U S^-1 V^H
+        outside = _difference(ct_u, _product(u, _product(_adjoint(u), ct_u)))
+        grad = _sum(grad, _product(_scaled(outside, divide(1, s_row)), vh))
+    if ct_vh is not None and n > m:  # U S^-1 ct_Vh (I - V V^H)
+        outside = _difference(ct_vh, _product(_product(ct_vh, v), vh))
+        grad = _sum(grad, _product(u, _scaled(outside, divide(1, s_col))))
+    return list(grad)
+
+
+def _svd_jvp(tangents, real, imag, *, out, full_matrices, compute_uv):
+    u, s, vh = _svd_factors(real, imag, out, full_matrices, compute_uv)
+    v = _adjoint(vh)
+    m, n = constant_type(real).shape[-2:]
+    dtype = constant_type(real).dtype
+    da = tuple(_or_zeros(t, real, dtype) for t in tangents)
+    rotated = _product(_product(_adjoint(u), da), v)  # C = U^H da V; ds = Re diag(C)
+    if not compute_uv:
+        return [_diag_part(rotated[0])]
+    gaps = _inverse_gaps(multiply(s, s))
+    s_row, s_col = _column(s, -2), _column(s, -1)
+    c_s, s_c = _scaled(rotated, s_row), _scaled(rotated, s_col)
+    d_u = _product(u, _sum(_scaled(_sum(c_s, _adjoint(c_s)), gaps),
+                           _imaginary_diagonal(rotated, s)))
+    d_v = _product(v, _scaled(_sum(s_c, _adjoint(s_c)), gaps))
+    if m > n:  # + (I - U U^H) da V S^-1
+        moved = _product(da, v)
+        d_u = _sum(d_u, _scaled(_difference(moved, _product(u, _product(_adjoint(u), moved))),
+                                divide(1, s_row)))
+    if n > m:  # + (I - V V^H) da^H U S^-1
+        moved = _product(_adjoint(da), u)
+        d_v = _sum(d_v, _scaled(_difference(moved, _product(v, _product(vh, moved))),
+                                divide(1, s_row)))
+    d_vh = _adjoint(d_v)
+    return [d_u[0], d_u[1], _diag_part(rotated[0]), d_vh[0], d_vh[1]]
+
+
+complex_svd_p = register(Primitive("complex_svd", _svd_type, _svd_impl,
+                                   multiple_results=True, vjp=_svd_vjp, jvp=_svd_jvp))
+
+
+def complex_svd(real, imag, *, full_matrices=False, compute_uv=True):
+    """(U's parts, singular values, Vh's parts), or (singular values,) without
+    compute_uv, of complex matrices."""
+    return bind(complex_svd_p, real, imag, full_matrices=bool(full_matrices),
+                compute_uv=bool(compute_uv))
+
+
+__all__ = ["complex_eigh", "complex_slogdet", "complex_svd"]

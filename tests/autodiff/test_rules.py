@@ -234,6 +234,17 @@ def _complex_slogdet_draw(data, rng):
     return [well_conditioned(rng, batch + (n, n)), normal(rng, batch + (n, n))], {}
 
 
+def _complex_svd_draw(data, rng):
+    """The singular values only: each pair of singular vectors has a phase of LAPACK's
+    choosing (the vectors are tested with functions free of it in
+    tests/complex_values/test_complex_singular_values.py)."""
+    batch, _ = _square_batch(data)
+    m, n = (data.draw(st.integers(1, 3), label=name) for name in "mn")
+    real = separated_singular_values(rng, batch, m, n)
+    return [real, 0.1 * normal(rng, batch + (m, n))], {"full_matrices": False,
+                                                        "compute_uv": False}
+
+
 def separated_singular_values(rng, batch, m, n):
     """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
     k = min(m, n)
@@ -299,7 +310,7 @@ CASES = {
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw, "sort": _sort_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
-    "complex_slogdet": _complex_slogdet_draw,
+    "complex_slogdet": _complex_slogdet_draw, "complex_svd": _complex_svd_draw,
 }
 
 # Deliberately not differentiated as the function they compute.

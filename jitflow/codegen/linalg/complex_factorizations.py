@@ -1,16 +1,16 @@
-"""Lowerings of complex_slogdet and complex_eigh: the real and imaginary parts of each
-matrix are interleaved into a scratch buffer (the layout of LAPACK's complex numbers),
-LAPACK's complex routine (getrf, heevd) is called once per matrix of the batch, and
+"""Lowerings of complex_slogdet, complex_eigh and complex_svd: the real and imaginary
+parts of each matrix are interleaved into a scratch buffer (the layout of LAPACK's
+complex numbers), LAPACK's complex routine (getrf, heevd, gesdd) is called once per matrix of the batch, and
 complex results are split back into parts.
 """
 import numpy as np
 
 from ..emitter import I32, I64
-from ..errors import EIGENVALUES_DID_NOT_CONVERGE
+from ..errors import EIGENVALUES_DID_NOT_CONVERGE, SVD_DID_NOT_CONVERGE
 from ..math import mathlib
 from ..math.scalar import RULES as SCALAR
 from ..views import View
-from .factorizations import PIVOTS, _check, _empty, _per_matrix
+from .factorizations import PIVOTS, _check, _empty, _fill_identity, _per_matrix
 from .lapack import ROW_MAJOR, char, routine
 
 
@@ -117,4 +117,40 @@ def complex_eigh(lo, node, inputs, outputs):
     _copy_pairs(lo, _part_views(work), (vectors_r, vectors_i))
 
 
-LOWERINGS = {"complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh}
+def complex_svd(lo, node, inputs, outputs):
+    """U, s, Vh by gesdd (divide and conquer, as NumPy's svd); s alone without
+    compute_uv (jobz 'N')."""
+    (real, imag) = inputs
+    vectors = len(outputs) == 5
+    values = outputs[2] if vectors else outputs[0]
+    m, n = real.shape[-2:]
+    batch = values.shape[:-1]
+    if m == 0 or n == 0:  # NumPy's factors of an empty matrix: identities, where square
+        if vectors:
+            for factor_real, factor_imag in (outputs[:2], outputs[3:]):
+                if not _empty(factor_real):
+                    _fill_identity(lo, factor_real)
+                    lo.fill(factor_imag, 0)
+        return
+    work = _interleaved_copy(lo, real, imag, (*batch, m, n))
+    if vectors:
+        job = "A" if node.params["full_matrices"] else "S"
+        u_columns, vh_rows = outputs[0].shape[-1], outputs[3].shape[-2]
+        u = lo.memory.scratch((*batch, m, u_columns, 2), real.dtype, until=lo.node_index)
+        vh = lo.memory.scratch((*batch, vh_rows, n, 2), real.dtype, until=lo.node_index)
+    else:
+        job, u, vh, u_columns = "N", work, work, 1  # never written for jobz 'N'
+
+    def call(pointers):
+        a_at, s_at, u_at, vh_at = pointers
+        info = _call(lo, "gesdd", real.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
+                     u_at, I32(u_columns), vh_at, I32(n))
+        _check(lo, info, SVD_DID_NOT_CONVERGE)
+    _per_matrix(lo, batch, [(work, 3), (values, 1), (u, 3), (vh, 3)], call)
+    if vectors:
+        _copy_pairs(lo, _part_views(u), outputs[:2])
+        _copy_pairs(lo, _part_views(vh), outputs[3:])
+
+
+LOWERINGS = {"complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh,
+             "complex_svd": complex_svd}
