@@ -515,6 +515,8 @@ FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py
 FACTORIZATIONS.update(dict.fromkeys(["complex_slogdet", "complex_eigh"],
                                     "tests/complex_values/test_complex_decompositions.py"))
 FACTORIZATIONS["complex_svd"] = "tests/complex_values/test_complex_singular_values.py"
+FACTORIZATIONS.update(dict.fromkeys(["complex_cholesky", "complex_qr"],
+                                    "tests/complex_values/test_complex_factorizations.py"))
 # A Python function called from compiled code, whatever it computes.
 CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
 COMPUTING = sorted(set(REGISTRY) - set(EFFECTS) - set(FACTORIZATIONS) - set(CALLBACKS))

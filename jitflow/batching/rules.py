@@ -164,7 +164,8 @@ RULES = {
     "scatter": _scatter,
     # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
     **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr",
-                     "complex_slogdet", "complex_eigh", "complex_svd"],
+                     "complex_slogdet", "complex_eigh", "complex_svd", "complex_cholesky",
+                     "complex_qr"],
                    broadcasting),
 }
 

@@ -44,7 +44,7 @@ def _install_functions():
     for name in ("eig", "eigvals"):
         setattr(jnp.linalg, name, getattr(linalg, name))
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
-    for name in ("solve", "inv", "slogdet", "det", "eigh", "eigvalsh"):
+    for name in ("solve", "inv", "slogdet", "det", "eigh", "eigvalsh", "cholesky", "qr"):
         # (complex operands only: routing.py sends them)
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
     jnp.sort_complex = arrays.sort_complex

@@ -1,6 +1,7 @@
 """numpy.linalg of complex matrices on traced values: solve and inv (as real systems
 of twice the size), slogdet and det (ops.complex_slogdet, LAPACK's getrf), eigh and
-eigvalsh (ops.complex_eigh, LAPACK's heevd); and eig and eigvals of real matrices.
+eigvalsh (ops.complex_eigh, LAPACK's heevd), cholesky (ops.complex_cholesky, potrf)
+and qr (ops.complex_qr, geqrf and ungqr); and eig and eigvals of real matrices.
 
 eig and eigvals of real matrices: LAPACK's geev
 (ops.eig) gives the eigenvalues' real and imaginary parts and the eigenvectors packed
@@ -28,6 +29,7 @@ from .parts import is_complex, result_dtype
 
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 
 
@@ -155,3 +157,30 @@ def eigh(a, UPLO="L"):
 
 def eigvalsh(a, UPLO="L"):
     return eigh(a, UPLO).eigenvalues
+
+
+def cholesky(a, /, *, upper=False):
+    """L, lower triangular, with L L^H the Hermitian matrix of a's lower triangle; L^H
+    for upper=True, as NumPy's."""
+    a = _complex_matrices(a, "cholesky")
+    real, imag = ops.complex_cholesky(a.real, a.imag)
+    if upper:  # L^H, its zeros +0.0 as NumPy's (which factors the upper triangle)
+        real, imag = jnp.matrix_transpose(real), jnp.subtract(0, jnp.matrix_transpose(imag))
+    return _complex(real, imag, a.dtype)
+
+
+def qr(a, mode="reduced"):
+    a = as_complex(a)
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(at_user_line(
+            f"{a.ndim}-dimensional array given. Array must be at least two-dimensional"))
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(at_user_line(f"Unrecognized mode '{mode}'"))
+    if mode == "raw":
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.linalg.qr: mode='raw' (LAPACK's Householder reflectors) is "
+            "not supported; use 'reduced', 'complete' or 'r'"))
+    q_real, q_imag, r_real, r_imag = ops.complex_qr(a.real, a.imag,
+                                                    complete=mode == "complete")
+    r = _complex(r_real, r_imag, a.dtype)
+    return r if mode == "r" else QRResult(_complex(q_real, q_imag, a.dtype), r)

@@ -1,8 +1,9 @@
 """numpy.linalg's factorizations of complex matrices, one primitive each, batched over
-leading axes: complex_slogdet, complex_eigh and complex_svd. A complex matrix is given as its real
+leading axes: complex_slogdet, complex_eigh, complex_svd, complex_cholesky and
+complex_qr. A complex matrix is given as its real
 and imaginary parts (two real arrays of one shape and float dtype), and complex results
 come back as parts, so the graph holds real arrays only. Native code calls LAPACK's
-complex routines (getrf, heevd, gesdd) on the parts interleaved; eagerly they are
+complex routines (getrf, heevd, gesdd, potrf, geqrf and ungqr) on the parts interleaved; eagerly they are
 numpy.linalg's own functions.
 
 Derivatives are those of the parts, real-linear maps; in complex form:
@@ -351,4 +352,130 @@ def complex_svd(real, imag, *, full_matrices=False, compute_uv=True):
                 compute_uv=bool(compute_uv))
 
 
-__all__ = ["complex_eigh", "complex_slogdet", "complex_svd"]
+# --- complex_cholesky ----------------------------------------------------------------------
+
+def _cholesky_type(real, imag):
+    a = _checked_parts("complex_cholesky", real, imag)
+    return a, a
+
+
+def _cholesky_impl(real, imag):
+    factor = np.linalg.cholesky(joined(real, imag))
+    return np.asarray(factor.real, real.dtype), np.asarray(factor.imag, real.dtype)
+
+
+def _phi(x):
+    """The lower triangle of x with its diagonal halved (both parts)."""
+    n = constant_type(x[0]).shape[-1]
+    mask = np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)
+    return _scaled(x, mask.astype(constant_type(x[0]).dtype))
+
+
+def _cholesky_jvp(tangents, real, imag, *, out):
+    # dL = L phi(L^-1 H L^-H), H the Hermitian part of da
+    dtype = constant_type(real).dtype
+    perturbation = _hermitian(*(_or_zeros(t, real, dtype) for t in tangents))
+    inverse_factor = complex_inverse(out)
+    inner = _product(_product(inverse_factor, perturbation), _adjoint(inverse_factor))
+    return list(_product(out, _phi(inner)))
+
+
+def _cholesky_vjp(cts, real, imag, *, out):
+    # the Hermitian part of L^-H phi(L^H ct) L^-1
+    ct = _parts(cts, out[0])
+    if ct is None:
+        return [None, None]
+    inverse_factor = complex_inverse(out)
+    inner = _phi(_product(_adjoint(out), ct))
+    return list(_hermitian(*_product(_product(_adjoint(inverse_factor), inner),
+                                     inverse_factor)))
+
+
+complex_cholesky_p = register(Primitive("complex_cholesky", _cholesky_type, _cholesky_impl,
+                                        multiple_results=True, vjp=_cholesky_vjp,
+                                        jvp=_cholesky_jvp))
+
+
+def complex_cholesky(real, imag):
+    """The parts of L, lower triangular with a positive diagonal, with L L^H the
+    Hermitian matrices whose lower triangles are given."""
+    return bind(complex_cholesky_p, real, imag)
+
+
+# --- complex_qr ----------------------------------------------------------------------------
+
+def _qr_type(real, imag, *, complete):
+    a = _checked_parts("complex_qr", real, imag, square=False)
+    *batch, m, n = a.shape
+    k = m if complete else min(m, n)
+    q, r = TensorType(tuple(batch) + (m, k), a.dtype), TensorType(tuple(batch) + (k, n), a.dtype)
+    return q, q, r, r
+
+
+def _qr_impl(real, imag, *, complete):
+    q, r = np.linalg.qr(joined(real, imag), mode="complete" if complete else "reduced")
+    return tuple(np.asarray(part, real.dtype) for part in (q.real, q.imag, r.real, r.imag))
+
+
+def _qr_unique(real, complete):
+    m, n = constant_type(real).shape[-2:]
+    if m < n or (complete and m != n):
+        raise NotImplementedError(
+            f"qr of a complex matrix: the derivative needs mode='reduced' and at least as "
+            f"many rows as columns (the factors are unique only then); got a {m}x{n} "
+            f"matrix" + (" with mode='complete'" if complete else ""))
+
+
+def _strictly_lower(x):
+    n = constant_type(x[0]).shape[-1]
+    return _scaled(x, np.tril(np.ones((n, n)), -1).astype(constant_type(x[0]).dtype))
+
+
+def _imaginary_diagonal_of(x):
+    """i Im(diag x), as a diagonal matrix."""
+    diagonal = _diag_embed(_diag_part(x[1]))
+    return multiply(diagonal, 0), diagonal
+
+
+def _qr_jvp(tangents, real, imag, *, out, complete):
+    # X = da R^-1, C = Q^H X, W = tril(C, -1) - tril(C, -1)^H + i Im diag(C) (so that
+    # R's diagonal stays real, as LAPACK makes it): dQ = Q (W - C) + X, dR = (C - W) R
+    _qr_unique(real, complete)
+    q, r = (out[0], out[1]), (out[2], out[3])
+    dtype = constant_type(real).dtype
+    x = _product(tuple(_or_zeros(t, real, dtype) for t in tangents), complex_inverse(r))
+    c = _product(_adjoint(q), x)
+    lower = _strictly_lower(c)
+    w = _sum(_difference(lower, _adjoint(lower)), _imaginary_diagonal_of(c))
+    d_q = _sum(_product(q, _difference(w, c)), x)
+    d_r = _product(_difference(c, w), r)
+    return [*d_q, *d_r]
+
+
+def _qr_vjp(cts, real, imag, *, out, complete):
+    # with M = Q^H ct_Q - ct_R R^H: ct_C = tril(M - M^H, -1) + i Im diag(M) - M,
+    # ct_X = ct_Q + Q ct_C, and da's cotangent ct_X R^-H
+    _qr_unique(real, complete)
+    q, r = (out[0], out[1]), (out[2], out[3])
+    ct_q, ct_r = _parts(cts[:2], out[0]), _parts(cts[2:], out[2])
+    if ct_q is None and ct_r is None:
+        return [None, None]
+    big_m = _sum(None if ct_q is None else _product(_adjoint(q), ct_q),
+                 None if ct_r is None else _scaled(_product(ct_r, _adjoint(r)), -1))
+    ct_c = _difference(_sum(_strictly_lower(_skew(big_m)), _imaginary_diagonal_of(big_m)),
+                       big_m)
+    ct_x = _sum(ct_q, _product(q, ct_c))
+    return list(_product(ct_x, _adjoint(complex_inverse(r))))
+
+
+complex_qr_p = register(Primitive("complex_qr", _qr_type, _qr_impl, multiple_results=True,
+                                  vjp=_qr_vjp, jvp=_qr_jvp))
+
+
+def complex_qr(real, imag, *, complete=False):
+    """The parts of Q and R (R's diagonal real, as LAPACK's geqrf leaves it)."""
+    return bind(complex_qr_p, real, imag, complete=bool(complete))
+
+
+__all__ = ["complex_cholesky", "complex_eigh", "complex_qr", "complex_slogdet",
+           "complex_svd"]

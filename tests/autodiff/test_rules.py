@@ -245,6 +245,11 @@ def _complex_svd_draw(data, rng):
                                                         "compute_uv": False}
 
 
+def _complex_qr_draw(data, rng):
+    operands, params = _qr_draw(data, rng)
+    return [operands[0], 0.1 * normal(rng, operands[0].shape)], params
+
+
 def separated_singular_values(rng, batch, m, n):
     """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
     k = min(m, n)
@@ -311,6 +316,7 @@ CASES = {
     "matmul": _matmul_draw, "sort": _sort_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
     "complex_slogdet": _complex_slogdet_draw, "complex_svd": _complex_svd_draw,
+    "complex_qr": _complex_qr_draw,
 }
 
 # Deliberately not differentiated as the function they compute.
@@ -322,6 +328,9 @@ SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in tes
            **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
                            "differentiated as a symmetric function of it: tested on "
                            "symmetrized operands in tests/test_linalg_factorizations.py"),
+           "complex_cholesky": "reads one triangle of a Hermitian matrix, differentiated "
+                               "as a Hermitian function of it: tested on Hermitian operands "
+                               "in tests/complex_values/test_complex_factorizations.py",
            "complex_eigh": "reads one triangle of a Hermitian matrix and its eigenvectors' "
                            "phases are LAPACK's choice: differentiated as a Hermitian "
                            "function, tested on Hermitian operands with losses that do not "

@@ -1,16 +1,19 @@
-"""Lowerings of complex_slogdet, complex_eigh and complex_svd: the real and imaginary
-parts of each matrix are interleaved into a scratch buffer (the layout of LAPACK's
-complex numbers), LAPACK's complex routine (getrf, heevd, gesdd) is called once per matrix of the batch, and
+"""Lowerings of complex_slogdet, complex_eigh, complex_svd, complex_cholesky and
+complex_qr: the real and imaginary parts of each matrix are interleaved into a scratch
+buffer (the layout of LAPACK's complex numbers), LAPACK's complex routine (getrf,
+heevd, gesdd, potrf, geqrf and ungqr) is called once per matrix of the batch, and
 complex results are split back into parts.
 """
 import numpy as np
 
 from ..emitter import I32, I64
-from ..errors import EIGENVALUES_DID_NOT_CONVERGE, SVD_DID_NOT_CONVERGE
+from ..errors import (EIGENVALUES_DID_NOT_CONVERGE, NOT_POSITIVE_DEFINITE,
+                      SVD_DID_NOT_CONVERGE)
 from ..math import mathlib
 from ..math.scalar import RULES as SCALAR
 from ..views import View
-from .factorizations import PIVOTS, _check, _empty, _fill_identity, _per_matrix
+from .factorizations import (PIVOTS, _check, _empty, _fill_identity, _keep_triangle,
+                             _per_matrix)
 from .lapack import ROW_MAJOR, char, routine
 
 
@@ -152,5 +155,63 @@ def complex_svd(lo, node, inputs, outputs):
         _copy_pairs(lo, _part_views(vh), outputs[3:])
 
 
+def complex_cholesky(lo, node, inputs, outputs):
+    """L with a = L L^H by potrf on the lower triangle; the upper one is zeroed."""
+    (real, imag), (factor_real, factor_imag) = inputs, outputs
+    *batch, n, _ = factor_real.shape
+    if _empty(factor_real):
+        return
+    work = _interleaved_copy(lo, real, imag, factor_real.shape)
+
+    def call(pointers):
+        info = _call(lo, "potrf", real.dtype, char("L"), I32(n), pointers[0], I32(n))
+        _check(lo, info, NOT_POSITIVE_DEFINITE)
+    _per_matrix(lo, batch, [(work, 3)], call)
+    _copy_pairs(lo, _part_views(work), outputs)
+    for part in outputs:
+        _keep_triangle(lo, part, lower=True)
+
+
+def complex_qr(lo, node, inputs, outputs):
+    """Q, R by geqrf (Householder reflections, as NumPy's qr) and ungqr (Q from them)."""
+    (real, imag), (q_real, q_imag, r_real, r_imag) = inputs, outputs
+    *batch, m, n = real.shape
+    k = min(m, n)
+    if k == 0:
+        for part in (r_real, r_imag, q_imag):
+            if not _empty(part):
+                lo.fill(part, 0)
+        if not _empty(q_real):
+            _fill_identity(lo, q_real)
+        return
+    work = _interleaved_copy(lo, real, imag, (*batch, m, n))
+    scales = lo.memory.scratch((*batch, k, 2), real.dtype, until=lo.node_index)
+
+    def factor(pointers):
+        a_at, scales_at = pointers
+        _check(lo, _call(lo, "geqrf", real.dtype, I32(m), I32(n), a_at, I32(n), scales_at))
+    _per_matrix(lo, batch, [(work, 3), (scales, 2)], factor)
+    rank = len(real.shape) + 1
+    rows, columns = r_real.shape[-2], q_real.shape[-1]
+    r_part = work.slice((0,) * rank, (1,) * rank, (*batch, rows, n, 2))
+    _copy_pairs(lo, _part_views(r_part), (r_real, r_imag))
+    for part in (r_real, r_imag):
+        _keep_triangle(lo, part, lower=False)
+    q = lo.memory.scratch((*batch, m, columns, 2), real.dtype, until=lo.node_index)
+    copied = min(columns, n)  # the reflectors; ungqr sets the columns beyond them
+    sizes = (*batch, m, copied, 2)
+    source = work.slice((0,) * rank, (1,) * rank, sizes)
+    target = q.slice((0,) * rank, (1,) * rank, sizes)
+    _copy_pairs(lo, _part_views(source), _part_views(target))
+
+    def expand(pointers):
+        q_at, scales_at = pointers
+        _check(lo, _call(lo, "ungqr", real.dtype, I32(m), I32(columns), I32(k), q_at,
+                         I32(columns), scales_at))
+    _per_matrix(lo, batch, [(q, 3), (scales, 2)], expand)
+    _copy_pairs(lo, _part_views(q), (q_real, q_imag))
+
+
 LOWERINGS = {"complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh,
-             "complex_svd": complex_svd}
+             "complex_svd": complex_svd, "complex_cholesky": complex_cholesky,
+             "complex_qr": complex_qr}

@@ -33,6 +33,7 @@ ARGUMENTS = {
     "gesdd": "ciipippipi",  # jobz, m, n, a, lda, s, u, ldu, vt, ldvt
     "geqrf": "iipip",      # m, n, a, lda, tau
     "orgqr": "iiipip",     # m, n, k, a, lda, tau
+    "ungqr": "iiipip",     # m, n, k, a, lda, tau (complex)
 }
 PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 # the routines of complex matrices, by the dtype of their parts (interleaved in memory)
