@@ -512,7 +512,7 @@ EFFECTS = {"debug_callback": "tests/test_debug.py"}
 FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"],
                                "tests/test_linalg_factorizations.py")
 FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py"
-FACTORIZATIONS.update(dict.fromkeys(["complex_slogdet", "complex_eigh"],
+FACTORIZATIONS.update(dict.fromkeys(["complex_slogdet", "complex_eigh", "complex_eig"],
                                     "tests/complex_values/test_complex_decompositions.py"))
 FACTORIZATIONS["complex_svd"] = "tests/complex_values/test_complex_singular_values.py"
 FACTORIZATIONS.update(dict.fromkeys(["complex_cholesky", "complex_qr"],

@@ -1,7 +1,8 @@
 """numpy.linalg of complex matrices on traced values: solve and inv (as real systems
 of twice the size), slogdet and det (ops.complex_slogdet, LAPACK's getrf), eigh and
-eigvalsh (ops.complex_eigh, LAPACK's heevd), cholesky (ops.complex_cholesky, potrf)
-and qr (ops.complex_qr, geqrf and ungqr); and eig and eigvals of real matrices.
+eigvalsh (ops.complex_eigh, LAPACK's heevd), cholesky (ops.complex_cholesky, potrf),
+qr (ops.complex_qr, geqrf and ungqr), eig and eigvals (ops.complex_eig, geev); and eig
+and eigvals of real matrices.
 
 eig and eigvals of real matrices: LAPACK's geev
 (ops.eig) gives the eigenvalues' real and imaginary parts and the eigenvectors packed
@@ -39,9 +40,6 @@ def _eager(a):
 
 
 def _real_matrices(a, name):
-    if is_complex(a):
-        raise TypeError(at_user_line(f"jitflow.numpy.linalg.{name} of a complex matrix is "
-                                     f"not supported; jitflow computes it for real ones"))
     a = jnp.asarray(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(at_user_line(
@@ -58,6 +56,9 @@ def _complex_dtype(real):
 def eigvals(a):
     if _eager(a):
         return np.linalg.eigvals(a)
+    if is_complex(a):
+        a = _complex_matrices(a, "eigvals")
+        return _complex(*ops.complex_eig(a.real, a.imag, vectors=False), a.dtype)
     a = _real_matrices(a, "eigvals")
     real, imag = ops.eig(a, vectors=False)
     return _complex(real, imag, _complex_dtype(real))
@@ -66,6 +67,11 @@ def eigvals(a):
 def eig(a):
     if _eager(a):
         return np.linalg.eig(a)
+    if is_complex(a):
+        a = _complex_matrices(a, "eig")
+        values_real, values_imag, real, imag = ops.complex_eig(a.real, a.imag)
+        return EigResult(_complex(values_real, values_imag, a.dtype),
+                         _complex(real, imag, a.dtype))
     a = _real_matrices(a, "eig")
     real, imag, packed = ops.eig(a, vectors=True)
     dtype = _complex_dtype(real)

@@ -1,7 +1,8 @@
 """numpy.linalg's functions of complex matrices that read singular values: svd and
 svdvals (ops.complex_svd, LAPACK's gesdd), the norms of orders 2, -2 and 'nuc', cond,
 matrix_rank, pinv and lstsq (NumPy's recipes over the SVD, as jitflow's real ones);
-and matrix_power and multi_dot, as chains of complex products in NumPy's order.
+matrix_power and multi_dot, as chains of complex products in NumPy's order; and
+tensorinv and tensorsolve, NumPy's reshapes around inv and solve.
 
 (The real matrix [[ar, -ai], [ai, ar]] has the same singular values, each twice: its
 SVD's derivatives would divide by the difference of two values equal but for
@@ -17,8 +18,8 @@ from .. import ops
 from ..errors import at_user_line
 from ..numpy.decompositions import _inverted_above as inverted_above
 from ..numpy.decompositions import _strongest as strongest
-from ..numpy.decompositions import (chained_product, max_side, power_by_squaring,
-                                    rank_above_cutoff)
+from ..numpy.decompositions import (chained_product, inverted_tensor, max_side,
+                                    power_by_squaring, rank_above_cutoff, solved_tensor)
 from ..trace import Tracer
 from . import arrays
 from .functions import _complex, _named, as_complex, call
@@ -197,3 +198,13 @@ def multi_dot(arrays, *, out=None):
     arrays = [a if is_complex(a) else jnp.asarray(a) for a in arrays]
     return chained_product(arrays, _product, jnp.reshape, jnp.ravel)
 
+
+@_named("linalg.tensorinv")
+def tensorinv(a, ind=2):
+    return inverted_tensor(as_complex(a), ind, jnp.linalg.inv, jnp.reshape)
+
+
+@_named("linalg.tensorsolve")
+def tensorsolve(a, b, axes=None):
+    a, b = (x if is_complex(x) else jnp.asarray(x) for x in (a, b))
+    return solved_tensor(a, b, axes, jnp.linalg.solve, jnp.transpose, jnp.reshape, jnp.ravel)

@@ -318,7 +318,11 @@ def chain(arrays, split, i, j, product=matmul):
 
 
 def tensorsolve(a, b, axes=None):
-    a, b = asarray(a), asarray(b)
+    return solved_tensor(asarray(a), asarray(b), axes, solve, transpose, reshape, ravel)
+
+
+def solved_tensor(a, b, axes, solve, transpose, reshape, ravel):
+    """tensorsolve with these functions (those of complex values for them)."""
     rank = _ndim(a)
     if axes is not None:
         order = [k for k in range(rank) if k not in [x % rank for x in axes]] + \
@@ -334,7 +338,11 @@ def tensorsolve(a, b, axes=None):
 
 
 def tensorinv(a, ind=2):
-    a = asarray(a)
+    return inverted_tensor(asarray(a), ind, inv, reshape)
+
+
+def inverted_tensor(a, ind, inv, reshape):
+    """tensorinv with these functions (those of complex values for them)."""
     if ind <= 0:
         raise ValueError(at_user_line("Invalid ind argument."))
     shape = _shape(a)

@@ -1,9 +1,9 @@
 """numpy.linalg's factorizations of complex matrices, one primitive each, batched over
-leading axes: complex_slogdet, complex_eigh, complex_svd, complex_cholesky and
-complex_qr. A complex matrix is given as its real
+leading axes: complex_slogdet, complex_eigh, complex_svd, complex_cholesky,
+complex_qr and complex_eig. A complex matrix is given as its real
 and imaginary parts (two real arrays of one shape and float dtype), and complex results
 come back as parts, so the graph holds real arrays only. Native code calls LAPACK's
-complex routines (getrf, heevd, gesdd, potrf, geqrf and ungqr) on the parts interleaved; eagerly they are
+complex routines (getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) on the parts interleaved; eagerly they are
 numpy.linalg's own functions.
 
 Derivatives are those of the parts, real-linear maps; in complex form:
@@ -477,5 +477,41 @@ def complex_qr(real, imag, *, complete=False):
     return bind(complex_qr_p, real, imag, complete=bool(complete))
 
 
-__all__ = ["complex_cholesky", "complex_eigh", "complex_qr", "complex_slogdet",
-           "complex_svd"]
+# --- complex_eig ---------------------------------------------------------------------------
+
+def _eig_type(real, imag, *, vectors):
+    a = _checked_parts("complex_eig", real, imag)
+    values = TensorType(a.shape[:-1], a.dtype)
+    return (values, values, a, a) if vectors else (values, values)
+
+
+def _eig_impl(real, imag, *, vectors):
+    a = joined(real, imag)
+    if not vectors:
+        w = np.linalg.eigvals(a)
+        return np.asarray(w.real, real.dtype), np.asarray(w.imag, real.dtype)
+    w, v = np.linalg.eig(a)
+    return tuple(np.asarray(part, real.dtype) for part in (w.real, w.imag, v.real, v.imag))
+
+
+def _eig_no_derivative(*args, **kwargs):
+    raise NotImplementedError(
+        "numpy.linalg.eig / eigvals of a complex matrix: jitflow does not differentiate "
+        "the eigenvalues or eigenvectors of a general matrix yet (eigh differentiates "
+        "those of a Hermitian one); stop the derivative with jitflow.stop_gradient, or "
+        "give one with jitflow.custom_vjp")
+
+
+complex_eig_p = register(Primitive("complex_eig", _eig_type, _eig_impl,
+                                   multiple_results=True, vjp=_eig_no_derivative,
+                                   jvp=_eig_no_derivative))
+
+
+def complex_eig(real, imag, *, vectors=True):
+    """(eigenvalues' parts[, right eigenvectors' parts]) of general complex matrices,
+    as LAPACK's geev gives them (each vector of unit norm, its largest part real)."""
+    return bind(complex_eig_p, real, imag, vectors=bool(vectors))
+
+
+__all__ = ["complex_cholesky", "complex_eig", "complex_eigh", "complex_qr",
+           "complex_slogdet", "complex_svd"]

@@ -1,8 +1,9 @@
-"""numpy.linalg's det, slogdet, eigh and eigvalsh of complex matrices (LAPACK's getrf and
-heevd on the parts interleaved) against NumPy's: values to rounding and NumPy's dtypes,
-batched, under vmap, singular matrices; eigenvectors by what defines them (A v = v w,
-orthonormal columns, phase-free |v|), since each one's phase is LAPACK's choice; and
-derivatives by JAX's convention against central differences."""
+"""numpy.linalg's det, slogdet, eigh, eigvalsh, eig and eigvals of complex matrices
+(LAPACK's getrf, heevd and geev on the parts interleaved) against NumPy's: values to
+rounding and NumPy's dtypes, batched, under vmap, singular matrices; eigenvectors by
+what defines them (A v = v w, unit or orthonormal columns, phase-free |v|), since each
+one's phase is LAPACK's choice; and derivatives by JAX's convention against central
+differences."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -71,6 +72,25 @@ def test_hermitian_eigenvalues_and_vectors(batch, n, dtype, uplo, seed):
                                atol=eps * 1e3)
 
 
+@settings(max_examples=12)
+@given(batch=st.sampled_from([(), (2,), (1, 2)]), n=st.integers(0, 4),
+       dtype=st.sampled_from(DTYPES), seed=st.integers(0, 2**16))
+def test_general_eigenvalues_and_vectors(batch, n, dtype, seed):
+    """The same algorithm as NumPy's, from another build of LAPACK: NumPy's eigenvalues
+    as a set, and unit vectors with A v = v w."""
+    a = complex_normal(np.random.default_rng(seed), batch + (n, n), dtype)
+    w, v = jitflow.function(np.linalg.eig)(a)
+    values = jitflow.function(np.linalg.eigvals)(a)
+    assert w.dtype == v.dtype == values.dtype == dtype and v.shape == a.shape
+    scale = max(1.0, float(np.max(np.abs(a), initial=0)) * n)
+    eps = _eps(dtype, n)
+    expected = np.sort_complex(np.linalg.eigvals(a))
+    for got in (w, values):
+        assert_complex_same(np.sort_complex(got), expected, scale=scale, eps=eps * 4)
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], atol=eps * scale)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, atol=eps)
+
+
 def test_singular_and_degenerate_matrices():
     singular = np.array([[1 + 1j, 2 - 1j], [2 + 2j, 4 - 2j]])  # second row twice the first
     for a in (np.zeros((3, 3), np.complex64), singular, np.zeros((2, 0, 0), complex)):
@@ -96,6 +116,13 @@ def test_under_vmap_and_clear_errors():
         jitflow.function(np.linalg.det)(np.ones((2, 3), complex))
     with pytest.raises(ValueError, match="UPLO"):
         jitflow.function(lambda a: np.linalg.eigh(a, UPLO="X"))(a)
+    got = jitflow.vmap(np.linalg.eigvals)(a)
+    assert_complex_same(np.sort_complex(got), np.sort_complex(np.linalg.eigvals(a)),
+                        scale=10, eps=1e-14)
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        jitflow.function(np.linalg.eig)(np.ones((2, 3), complex))
+    with pytest.raises(NotImplementedError, match="does not differentiate"):
+        jitflow.grad(lambda a: np.abs(np.linalg.eigvals(a)).sum())(a[0])
 
 
 rng = np.random.default_rng(7)

@@ -1,7 +1,7 @@
-"""Lowerings of complex_slogdet, complex_eigh, complex_svd, complex_cholesky and
-complex_qr: the real and imaginary parts of each matrix are interleaved into a scratch
-buffer (the layout of LAPACK's complex numbers), LAPACK's complex routine (getrf,
-heevd, gesdd, potrf, geqrf and ungqr) is called once per matrix of the batch, and
+"""Lowerings of complex_slogdet, complex_eigh, complex_svd, complex_cholesky,
+complex_qr and complex_eig: the real and imaginary parts of each matrix are interleaved
+into a scratch buffer (the layout of LAPACK's complex numbers), LAPACK's complex
+routine (getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) is called once per matrix of the batch, and
 complex results are split back into parts.
 """
 import numpy as np
@@ -212,6 +212,33 @@ def complex_qr(lo, node, inputs, outputs):
     _copy_pairs(lo, _part_views(q), (q_real, q_imag))
 
 
+def complex_eig(lo, node, inputs, outputs):
+    """Eigenvalues and right eigenvectors of general complex matrices, by geev, in its
+    order and normalization (NumPy's)."""
+    (real, imag) = inputs
+    vectors = len(outputs) == 4
+    values_real = outputs[0]
+    *batch, n = values_real.shape
+    if _empty(values_real):
+        return
+    work = _interleaved_copy(lo, real, imag, (*batch, n, n))
+    values = lo.memory.scratch((*batch, n, 2), real.dtype, until=lo.node_index)
+    right = lo.memory.scratch((*batch, n, n, 2), real.dtype, until=lo.node_index) \
+        if vectors else None
+    operands = [(work, 3), (values, 2)] + ([(right, 3)] if vectors else [])
+
+    def call(pointers):
+        a_at, values_at = pointers[:2]
+        right_at = pointers[2] if vectors else a_at  # (never written for jobvr 'N')
+        info = _call(lo, "geev", real.dtype, char("N"), char("V" if vectors else "N"),
+                     I32(n), a_at, I32(n), values_at, a_at, I32(n), right_at, I32(n))
+        _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
+    _per_matrix(lo, batch, operands, call)
+    _copy_pairs(lo, _part_views(values), outputs[:2])
+    if vectors:
+        _copy_pairs(lo, _part_views(right), outputs[2:])
+
+
 LOWERINGS = {"complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh,
              "complex_svd": complex_svd, "complex_cholesky": complex_cholesky,
-             "complex_qr": complex_qr}
+             "complex_qr": complex_qr, "complex_eig": complex_eig}

@@ -35,6 +35,10 @@ ARGUMENTS = {
     "orgqr": "iiipip",     # m, n, k, a, lda, tau
     "ungqr": "iiipip",     # m, n, k, a, lda, tau (complex)
 }
+# where the routine of complex matrices has other arguments (its eigenvalues complex)
+COMPLEX_ARGUMENTS = {
+    "geev": "ccipippipi",  # jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr
+}
 PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 # the routines of complex matrices, by the dtype of their parts (interleaved in memory)
 COMPLEX_PREFIX = {np.dtype(np.float32): "c", np.dtype(np.float64): "z"}
@@ -76,7 +80,7 @@ def routine(module, name, dtype, complex_parts=False):
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
-    kinds = ARGUMENTS[name]
+    kinds = (COMPLEX_ARGUMENTS if complex_parts else {}).get(name, ARGUMENTS[name])
     function = ir.Function(module, ir.FunctionType(I32, [I32] + [KINDS[k] for k in kinds]),
                            symbol)
     for argument, kind in zip(function.args[1:], kinds):
