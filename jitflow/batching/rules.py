@@ -165,7 +165,7 @@ RULES = {
     # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
     **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr",
                      "complex_slogdet", "complex_eigh", "complex_svd", "complex_cholesky",
-                     "complex_qr", "complex_eig"],
+                     "complex_qr", "complex_eig", "complex_solve"],
                    broadcasting),
 }
 

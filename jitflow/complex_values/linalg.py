@@ -1,5 +1,5 @@
-"""numpy.linalg of complex matrices on traced values: solve and inv (as real systems
-of twice the size), slogdet and det (ops.complex_slogdet, LAPACK's getrf), eigh and
+"""numpy.linalg of complex matrices on traced values: solve and inv (ops.complex_solve,
+LAPACK's gesv), slogdet and det (ops.complex_slogdet, LAPACK's getrf), eigh and
 eigvalsh (ops.complex_eigh, LAPACK's heevd), cholesky (ops.complex_cholesky, potrf),
 qr (ops.complex_qr, geqrf and ungqr), eig and eigvals (ops.complex_eig, geev); and eig
 and eigvals of real matrices.
@@ -86,15 +86,7 @@ def eig(a):
     return EigResult(_complex(real, imag, dtype), _complex(vector_real, vector_imag, dtype))
 
 
-# --- complex linear systems, as real ones of twice the size ---------------------------------
-
-def _embedded(a):
-    """The real matrix [[ar, -ai], [ai, ar]] of complex matrices a: it maps the stacked
-    parts [xr; xi] of x to those of a x, so it is as well conditioned as a."""
-    top = jnp.concatenate([a.real, jnp.negative(a.imag)], axis=-1)
-    bottom = jnp.concatenate([a.imag, a.real], axis=-1)
-    return jnp.concatenate([top, bottom], axis=-2)
-
+# --- complex linear systems --------------------------------------------------------------
 
 def _complex_matrices(a, name, dtype=None):
     a = as_complex(a, dtype)
@@ -106,26 +98,22 @@ def _complex_matrices(a, name, dtype=None):
 
 
 def solve(a, b):
-    """x with a x = b, for a complex a or b: the real system of twice the size
-    (_embedded), solved by LAPACK's gesv as real systems are. b is a vector where it has
-    one axis (NumPy 2's rule), else a stack of matrices."""
+    """x with a x = b, for a complex a or b, by LAPACK's gesv (ops.complex_solve). b is
+    a vector where it has one axis (NumPy 2's rule), else a stack of matrices."""
     dtype, _ = result_dtype(a, b)
     a = _complex_matrices(a, "solve", dtype)
     b = as_complex(b, dtype)
     vector = b.ndim == 1
-    stacked = jnp.concatenate([b.real, b.imag], axis=-1 if vector else -2)
-    x = jnp.linalg.solve(_embedded(a), stacked)
-    n = a.shape[-1]
-    real = x[..., :n] if vector else x[..., :n, :]
-    imag = x[..., n:] if vector else x[..., n:, :]
+    parts = [jnp.expand_dims(p, -1) for p in (b.real, b.imag)] if vector else [b.real, b.imag]
+    real, imag = ops.complex_solve(a.real, a.imag, *parts)
+    if vector:
+        real, imag = jnp.squeeze(real, -1), jnp.squeeze(imag, -1)
     return _complex(real, imag, dtype)
 
 
 def inv(a):
     a = _complex_matrices(a, "inv")
-    n = a.shape[-1]
-    inverse = jnp.linalg.inv(_embedded(a))  # [[xr, -xi], [xi, xr]]
-    return _complex(inverse[..., :n, :n], inverse[..., n:, :n], a.dtype)
+    return _complex(*ops.complex_inverse((a.real, a.imag)), a.dtype)
 
 
 # --- determinants and Hermitian eigenproblems: LAPACK's complex routines --------------------

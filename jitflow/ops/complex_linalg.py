@@ -1,12 +1,13 @@
 """numpy.linalg's factorizations of complex matrices, one primitive each, batched over
-leading axes: complex_slogdet, complex_eigh, complex_svd, complex_cholesky,
-complex_qr and complex_eig. A complex matrix is given as its real
+leading axes: complex_solve, complex_slogdet, complex_eigh, complex_svd,
+complex_cholesky, complex_qr and complex_eig. A complex matrix is given as its real
 and imaginary parts (two real arrays of one shape and float dtype), and complex results
 come back as parts, so the graph holds real arrays only. Native code calls LAPACK's
-complex routines (getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) on the parts interleaved; eagerly they are
+complex routines (gesv, getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) on the parts interleaved; eagerly they are
 numpy.linalg's own functions.
 
 Derivatives are those of the parts, real-linear maps; in complex form:
+- solve: dx = a^-1 (db - da x), so b's cotangent is a^-H ct and a's -a^-H ct x^H;
 - slogdet: d log det a = tr(a^-1 da), its real part log|det a|'s, its imaginary part
   the angle of the sign's;
 - eigh reads the lower triangle of a Hermitian matrix and is differentiated as a
@@ -25,10 +26,9 @@ from ..trace import bind, constant_type
 from .contraction import matmul
 from .elementwise import add, add_tangents, divide, multiply, negative, subtract
 from .linalg import (_checked_matrix, _column, _diag_embed, _diag_part, _inverse_gaps,
-                     _mT, _symmetrized, inverse)
+                     _mT, _symmetrized)
 from .reductions import reduce_sum
-from .shapes import broadcast_to
-from .slicing import concatenate, slice_array
+from .slicing import slice_array
 
 
 def _checked_parts(name, real, imag, square=True):
@@ -74,15 +74,9 @@ def _block(x, rows, columns):
 
 
 def complex_inverse(a):
-    """a^-1 by the real matrix [[ar, -ai], [ai, ar]] of twice the size, whose inverse is
-    [[xr, -xi], [xi, xr]] for x = a^-1."""
-    shape = broadcast_shapes(constant_type(a[0]).shape, constant_type(a[1]).shape)
-    ar, ai = (broadcast_to(part, shape) for part in a)
-    rank, n = len(shape), shape[-1]
-    embedded = concatenate([concatenate([ar, negative(ai)], axis=rank - 1),
-                            concatenate([ai, ar], axis=rank - 1)], axis=rank - 2)
-    full = inverse(embedded)
-    return _block(full, slice(0, n), slice(0, n)), _block(full, slice(n, 2 * n), slice(0, n))
+    """a^-1, solved against the identity."""
+    n, dtype = constant_type(a[0]).shape[-1], constant_type(a[0]).dtype
+    return complex_solve(*a, np.eye(n, dtype=dtype), np.zeros((n, n), dtype))
 
 
 def _hermitian(real, imag):
@@ -103,6 +97,55 @@ def _trace_of_product(x, t):
 
 def _negated(x):
     return None if x is None else negative(x)
+
+
+# --- complex_solve -------------------------------------------------------------------------
+
+def _solve_type(a_real, a_imag, b_real, b_imag):
+    a = _checked_parts("complex_solve", a_real, a_imag)
+    b = _checked_parts("complex_solve", b_real, b_imag, square=False)
+    if a.dtype != b.dtype:
+        raise TypeError(f"complex_solve: operands of one dtype expected, got {a.dtype} and "
+                        f"{b.dtype}")
+    if b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"complex_solve: a of shape {a.shape} does not match b of shape "
+                         f"{b.shape}")
+    x = TensorType(broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], a.dtype)
+    return x, x
+
+
+def _solve_impl(a_real, a_imag, b_real, b_imag):
+    x = np.linalg.solve(joined(a_real, a_imag), joined(b_real, b_imag))
+    return np.asarray(x.real, a_real.dtype), np.asarray(x.imag, a_real.dtype)
+
+
+def _solve_vjp(cts, a_real, a_imag, b_real, b_imag, *, out):
+    # x = a^-1 b: b's cotangent a^-H ct, a's -(b's) x^H
+    ct = _parts(cts, out[0])
+    if ct is None:
+        return [None] * 4
+    ct_b = complex_solve(*_adjoint((a_real, a_imag)), *ct)
+    ct_a = _scaled(_product(ct_b, _adjoint(out)), -1)
+    return [*ct_a, *ct_b]
+
+
+def _solve_jvp(tangents, a_real, a_imag, b_real, b_imag, *, out):
+    # dx = a^-1 (db - da x)
+    dtype = constant_type(a_real).dtype
+    da = _parts(tangents[:2], a_real)
+    db = _parts(tangents[2:], b_real)
+    rhs = _sum(db, None if da is None else _scaled(_product(da, out), -1))
+    return list(complex_solve(a_real, a_imag, *rhs)) if rhs is not None else \
+        [multiply(out[0], dtype.type(0))] * 2
+
+
+complex_solve_p = register(Primitive("complex_solve", _solve_type, _solve_impl,
+                                     multiple_results=True, vjp=_solve_vjp, jvp=_solve_jvp))
+
+
+def complex_solve(a_real, a_imag, b_real, b_imag):
+    """The parts of x with a x = b, for stacks of complex matrices a and b."""
+    return bind(complex_solve_p, a_real, a_imag, b_real, b_imag)
 
 
 # --- complex_slogdet -----------------------------------------------------------------------
@@ -513,5 +556,5 @@ def complex_eig(real, imag, *, vectors=True):
     return bind(complex_eig_p, real, imag, vectors=bool(vectors))
 
 
-__all__ = ["complex_cholesky", "complex_eig", "complex_eigh", "complex_qr",
-           "complex_slogdet", "complex_svd"]
+__all__ = ["complex_cholesky", "complex_eig", "complex_eigh", "complex_inverse",
+           "complex_qr", "complex_slogdet", "complex_solve", "complex_svd"]

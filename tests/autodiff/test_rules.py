@@ -245,6 +245,11 @@ def _complex_svd_draw(data, rng):
                                                         "compute_uv": False}
 
 
+def _complex_solve_draw(data, rng):
+    (a, b), _ = _solve_draw(data, rng)
+    return [a, normal(rng, a.shape), b, normal(rng, b.shape)], {}
+
+
 def _complex_qr_draw(data, rng):
     operands, params = _qr_draw(data, rng)
     return [operands[0], 0.1 * normal(rng, operands[0].shape)], params
@@ -316,7 +321,7 @@ CASES = {
     "matmul": _matmul_draw, "sort": _sort_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
     "complex_slogdet": _complex_slogdet_draw, "complex_svd": _complex_svd_draw,
-    "complex_qr": _complex_qr_draw,
+    "complex_qr": _complex_qr_draw, "complex_solve": _complex_solve_draw,
 }
 
 # Deliberately not differentiated as the function they compute.

@@ -100,6 +100,10 @@ def test_singular_and_degenerate_matrices():
         assert_complex_same(logabsdet, expected_log, scale=1, eps=1e-12)
         assert_complex_same(jitflow.function(np.linalg.det)(a), np.linalg.det(a),
                             scale=1, eps=1e-12, zero_sign=False)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jitflow.function(np.linalg.inv)(singular)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jitflow.function(np.linalg.solve)(singular, np.ones(2))
     # a repeated eigenvalue: the vectors are still an orthonormal basis
     w, v = jitflow.function(np.linalg.eigh)(np.eye(3, dtype=complex) * (2 + 5j))
     np.testing.assert_array_equal(w, [2, 2, 2])

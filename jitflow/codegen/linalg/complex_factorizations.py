@@ -1,14 +1,15 @@
-"""Lowerings of complex_slogdet, complex_eigh, complex_svd, complex_cholesky,
-complex_qr and complex_eig: the real and imaginary parts of each matrix are interleaved
-into a scratch buffer (the layout of LAPACK's complex numbers), LAPACK's complex
-routine (getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) is called once per matrix of the batch, and
+"""Lowerings of complex_solve, complex_slogdet, complex_eigh, complex_svd,
+complex_cholesky, complex_qr and complex_eig: the real and imaginary parts of each
+matrix are interleaved into a scratch buffer (the layout of LAPACK's complex numbers),
+LAPACK's complex routine (gesv, getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) is
+called once per matrix of the batch, and
 complex results are split back into parts.
 """
 import numpy as np
 
 from ..emitter import I32, I64
 from ..errors import (EIGENVALUES_DID_NOT_CONVERGE, NOT_POSITIVE_DEFINITE,
-                      SVD_DID_NOT_CONVERGE)
+                      SINGULAR_MATRIX, SVD_DID_NOT_CONVERGE)
 from ..math import mathlib
 from ..math.scalar import RULES as SCALAR
 from ..views import View
@@ -56,6 +57,25 @@ def _magnitude(em, real, imag, dtype):
     safe = b.select(b.fcmp_ordered("==", larger, em.const(0, dtype)), em.const(1, dtype), larger)
     r, i = b.fdiv(real, safe), b.fdiv(imag, safe)
     return b.fmul(larger, SCALAR["sqrt"](em, b.fadd(b.fmul(r, r), b.fmul(i, i)), dtype=dtype))
+
+
+def complex_solve(lo, node, inputs, outputs):
+    """x = a^-1 b by gesv (LU with partial pivoting, as NumPy's solve)."""
+    a_real, a_imag, b_real, b_imag = inputs
+    *batch, n, k = outputs[0].shape
+    if _empty(outputs[0]):
+        return
+    work = _interleaved_copy(lo, a_real, a_imag, (*batch, n, n))
+    solution = _interleaved_copy(lo, b_real, b_imag, (*batch, n, k))
+    pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
+
+    def call(pointers):
+        a_at, pivots_at, x_at = pointers
+        info = _call(lo, "gesv", a_real.dtype, I32(n), I32(k), a_at, I32(n), pivots_at, x_at,
+                     I32(k))
+        _check(lo, info, SINGULAR_MATRIX)
+    _per_matrix(lo, batch, [(work, 3), (pivots, 1), (solution, 3)], call)
+    _copy_pairs(lo, _part_views(solution), outputs)
 
 
 def complex_slogdet(lo, node, inputs, outputs):
@@ -239,6 +259,6 @@ def complex_eig(lo, node, inputs, outputs):
         _copy_pairs(lo, _part_views(right), outputs[2:])
 
 
-LOWERINGS = {"complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh,
+LOWERINGS = {"complex_solve": complex_solve, "complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh,
              "complex_svd": complex_svd, "complex_cholesky": complex_cholesky,
              "complex_qr": complex_qr, "complex_eig": complex_eig}
