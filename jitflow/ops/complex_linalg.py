@@ -3,8 +3,8 @@ leading axes: complex_solve, complex_slogdet, complex_eigh, complex_svd,
 complex_cholesky, complex_qr and complex_eig. A complex matrix is given as its real
 and imaginary parts (two real arrays of one shape and float dtype), and complex results
 come back as parts, so the graph holds real arrays only. Native code calls LAPACK's
-complex routines (gesv, getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) on the parts interleaved; eagerly they are
-numpy.linalg's own functions.
+complex routines (gesv, getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) on the
+parts interleaved; eagerly they are numpy.linalg's own functions.
 
 Derivatives are those of the parts, real-linear maps; in complex form:
 - solve: dx = a^-1 (db - da x), so b's cotangent is a^-H ct and a's -a^-H ct x^H;
@@ -16,7 +16,21 @@ Derivatives are those of the parts, real-linear maps; in complex form:
   1 / (w[j] - w[i]). Eigenvectors are unique up to a phase each: the formula takes the
   change of phase to be 0, as JAX's does, so only functions that do not depend on the
   phases (projections v v^H, |v|, the values) have the derivative of the function
-  they compute; where two eigenvalues coincide, F leaves out their terms (as eigh's).
+  they compute; where two eigenvalues coincide, F leaves out their terms (as eigh's);
+- svd: with C = U^H da V, ds = Re diag(C), and JAX's formulas for the vectors (F[i, j]
+  = 1 / (s_j^2 - s_i^2)): dU = U (F o (C S + S C^H) + i Im diag(C) / s), dV = V (F o
+  (S C + C^H S)), plus the parts outside U's and V's spans for a non-square matrix. Each
+  pair of singular vectors is unique up to a common phase: the formula puts the whole
+  change of phase into U, so only functions that do not depend on the phases (the
+  values, |U|, U S V^H, pinv, least squares) have the derivative of the function they
+  compute; full_matrices=True is differentiated for square matrices only (the extra
+  columns of a non-square one are not unique);
+- cholesky, as a Hermitian function of its operand's lower triangle: dL = L phi(L^-1 H
+  L^-H), phi the lower triangle with its diagonal halved, H da's Hermitian part;
+- qr (reduced, at least as many rows as columns), R's diagonal kept real as LAPACK
+  keeps it, so that the factors are unique: X = da R^-1, C = Q^H X, W = tril(C, -1) -
+  tril(C, -1)^H + i Im diag(C), dQ = Q (W - C) + X, dR = (C - W) R;
+- eig of a general matrix is not differentiated (its rules raise, as eig's).
 """
 import numpy as np
 
@@ -28,7 +42,6 @@ from .elementwise import add, add_tangents, divide, multiply, negative, subtract
 from .linalg import (_checked_matrix, _column, _diag_embed, _diag_part, _inverse_gaps,
                      _mT, _symmetrized)
 from .reductions import reduce_sum
-from .slicing import slice_array
 
 
 def _checked_parts(name, real, imag, square=True):
@@ -61,16 +74,6 @@ def _product(a, b):
 
 def _adjoint(a):
     return _mT(a[0]), negative(_mT(a[1]))
-
-
-def _block(x, rows, columns):
-    """x[..., rows, columns] for slices of the last two axes."""
-    shape = constant_type(x).shape
-    lead = len(shape) - 2
-    return slice_array(x, starts=(0,) * lead + (rows.start, columns.start),
-                       steps=(1,) * len(shape),
-                       sizes=shape[:-2] + (rows.stop - rows.start,
-                                           columns.stop - columns.start))
 
 
 def complex_inverse(a):
@@ -166,14 +169,18 @@ def _slogdet_vjp(cts, real, imag, *, out):
     # with b = a^-T: d log|det| = Re sum(b da), d angle = Im sum(b da)
     ct_sign_r, ct_sign_i, ct_log = cts
     sign_r, sign_i, _ = out
-    ct_angle = add_tangents(None if ct_sign_r is None else multiply(ct_sign_r, negative(sign_i)),
-                            None if ct_sign_i is None else multiply(ct_sign_i, sign_r))
+    ct_angle = add_tangents(_times(ct_sign_r, negative(sign_i)), _times(ct_sign_i, sign_r))
     if ct_log is None and ct_angle is None:
         return [None, None]
     br, bi = (_mT(p) for p in complex_inverse((real, imag)))
-    scale = lambda ct, x: None if ct is None else multiply(_column(_column(ct, -1), -1), x)  # noqa: E731
-    return [add_tangents(scale(ct_log, br), scale(ct_angle, bi)),
-            add_tangents(_negated(scale(ct_log, bi)), scale(ct_angle, br))]
+    ct_log, ct_angle = (None if ct is None else _column(_column(ct, -1), -1)
+                        for ct in (ct_log, ct_angle))
+    return [add_tangents(_times(ct_log, br), _times(ct_angle, bi)),
+            add_tangents(_negated(_times(ct_log, bi)), _times(ct_angle, br))]
+
+
+def _times(ct, x):
+    return None if ct is None else multiply(ct, x)
 
 
 def _slogdet_jvp(tangents, real, imag, *, out):

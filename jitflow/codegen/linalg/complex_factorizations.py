@@ -177,7 +177,7 @@ def complex_svd(lo, node, inputs, outputs):
 
 def complex_cholesky(lo, node, inputs, outputs):
     """L with a = L L^H by potrf on the lower triangle; the upper one is zeroed."""
-    (real, imag), (factor_real, factor_imag) = inputs, outputs
+    (real, imag), factor_real = inputs, outputs[0]
     *batch, n, _ = factor_real.shape
     if _empty(factor_real):
         return
@@ -259,6 +259,7 @@ def complex_eig(lo, node, inputs, outputs):
         _copy_pairs(lo, _part_views(right), outputs[2:])
 
 
-LOWERINGS = {"complex_solve": complex_solve, "complex_slogdet": complex_slogdet, "complex_eigh": complex_eigh,
-             "complex_svd": complex_svd, "complex_cholesky": complex_cholesky,
-             "complex_qr": complex_qr, "complex_eig": complex_eig}
+LOWERINGS = {"complex_solve": complex_solve, "complex_slogdet": complex_slogdet,
+             "complex_eigh": complex_eigh, "complex_svd": complex_svd,
+             "complex_cholesky": complex_cholesky, "complex_qr": complex_qr,
+             "complex_eig": complex_eig}
