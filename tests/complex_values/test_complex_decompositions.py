@@ -50,6 +50,31 @@ def test_determinants_are_numpys(batch, n, dtype, seed):
 
 
 @settings(max_examples=12)
+@given(batches=st.sampled_from([((), ()), ((2,), ()), ((2, 1), (3,)), ((), (2,))]),
+       n=st.integers(0, 4), columns=st.sampled_from([None, 1, 2]),
+       dtypes=st.sampled_from([(np.complex64, np.complex64), (np.complex128, np.float64),
+                               (np.float32, np.complex64), (np.complex64, np.float64)]),
+       seed=st.integers(0, 2**16))
+def test_solve_and_inv_are_numpys(batches, n, columns, dtypes, seed):
+    """LAPACK's gesv, as NumPy's: b a vector (columns None) or a stack of matrices,
+    batch axes broadcast, a real operand promoted as NumPy promotes it."""
+    rng = np.random.default_rng(seed)
+    a = complex_normal(rng, batches[0] + (n, n)) + 3 * np.eye(n)
+    a = a.astype(dtypes[0]) if np.dtype(dtypes[0]).kind == "c" else a.real.astype(dtypes[0])
+    b = complex_normal(rng, (n,) if columns is None else batches[1] + (n, columns))
+    b = b.astype(dtypes[1]) if np.dtype(dtypes[1]).kind == "c" else b.real.astype(dtypes[1])
+    got, expected = jitflow.function(np.linalg.solve)(a, b), np.linalg.solve(a, b)
+    eps = _eps(expected.dtype, n)
+    assert_complex_same(got, expected, scale=max(1, np.max(np.abs(expected), initial=0)),
+                        eps=eps)
+    if np.dtype(dtypes[0]).kind == "c":
+        inverse = np.linalg.inv(a)
+        assert_complex_same(jitflow.function(np.linalg.inv)(a), inverse,
+                            scale=max(1, np.max(np.abs(inverse), initial=0)),
+                            eps=_eps(inverse.dtype, n))
+
+
+@settings(max_examples=12)
 @given(batch=st.sampled_from([(), (3,), (1, 2)]), n=st.integers(0, 4),
        dtype=st.sampled_from(DTYPES), uplo=st.sampled_from("LU"),
        seed=st.integers(0, 2**16))
