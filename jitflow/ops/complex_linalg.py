@@ -30,7 +30,10 @@ Derivatives are those of the parts, real-linear maps; in complex form:
 - qr (reduced, at least as many rows as columns), R's diagonal kept real as LAPACK
   keeps it, so that the factors are unique: X = da R^-1, C = Q^H X, W = tril(C, -1) -
   tril(C, -1)^H + i Im diag(C), dQ = Q (W - C) + X, dR = (C - W) R;
-- eig of a general matrix is not differentiated (its rules raise, as eig's).
+- eig of a general matrix: the eigenvalues once, dw_i = (V^-1 da V)_ii, whatever the
+  eigenvectors' scales (w's cotangent gives da's V^-H diag(ct_w) V^H); not the
+  eigenvectors, nor a second derivative (their rules raise). The eigenvalues must be
+  distinct, as for any derivative of them.
 """
 import numpy as np
 
@@ -38,10 +41,13 @@ from ..ir.primitive import Primitive, register
 from ..ir.types import TensorType, broadcast_shapes
 from ..trace import bind, constant_type
 from .contraction import matmul
-from .elementwise import add, add_tangents, divide, multiply, negative, subtract
+from .elementwise import (add, add_tangents, divide, equal, multiply, negative,
+                          subtract)
 from .linalg import (_checked_matrix, _column, _diag_embed, _diag_part, _inverse_gaps,
                      _mT, _symmetrized)
-from .reductions import reduce_sum
+from .creation import iota
+from .reductions import argmin, reduce_sum
+from .select import cast
 
 
 def _checked_parts(name, real, imag, square=True):
@@ -544,17 +550,56 @@ def _eig_impl(real, imag, *, vectors):
     return tuple(np.asarray(part, real.dtype) for part in (w.real, w.imag, v.real, v.imag))
 
 
-def _eig_no_derivative(*args, **kwargs):
+def _no_vector_derivative(rule):
     raise NotImplementedError(
-        "numpy.linalg.eig / eigvals of a complex matrix: jitflow does not differentiate "
-        "the eigenvalues or eigenvectors of a general matrix yet (eigh differentiates "
-        "those of a Hermitian one); stop the derivative with jitflow.stop_gradient, or "
-        "give one with jitflow.custom_vjp")
+        f"numpy.linalg.eig of a complex matrix: jitflow gives the {rule} of the "
+        f"eigenvalues (once), not of the eigenvectors nor a second derivative; stop the "
+        f"derivative with jitflow.stop_gradient, or give one with jitflow.custom_vjp")
+
+
+def _eigenvectors_of(real, imag, values):
+    """The right eigenvectors (parts) of a, column i that of the eigenvalue `values[i]`:
+    geev's vectors, each taken for the eigenvalue of its call nearest values[i] (a
+    call without vectors may order and round its eigenvalues otherwise)."""
+    found_r, found_i, vectors_r, vectors_i = complex_eig(real, imag)
+    (values_r, values_i), rank = values, len(constant_type(real).shape)
+    distance = add(_square(subtract(_column(values_r, -1), _column(found_r, -2))),
+                   _square(subtract(_column(values_i, -1), _column(found_i, -2))))
+    nearest = argmin(distance, axis=rank - 1)
+    n = constant_type(real).shape[-1]
+    chosen = cast(equal(_column(nearest, -1), iota((n,), constant_type(nearest).dtype)),
+                  constant_type(real).dtype)  # chosen[i, j]: eigenvalue i is found j
+    return matmul(vectors_r, _mT(chosen)), matmul(vectors_i, _mT(chosen))
+
+
+def _square(x):
+    return multiply(x, x)
+
+
+def _eig_vjp(cts, real, imag, *, out, vectors):
+    # dw_i = (V^-1 da V)_ii: da's cotangent V^-H diag(ct_w) V^H
+    if vectors and (cts[2] is not None or cts[3] is not None):
+        _no_vector_derivative("derivative")
+    ct_w = _parts(cts[:2], out[0])
+    if ct_w is None:
+        return [None, None]
+    v = (out[2], out[3]) if vectors else _eigenvectors_of(real, imag, out[:2])
+    scaled = (_diag_embed(ct_w[0]), _diag_embed(ct_w[1]))
+    return list(_product(_product(_adjoint(complex_inverse(v)), scaled), _adjoint(v)))
+
+
+def _eig_jvp(tangents, real, imag, *, out, vectors):
+    if vectors:
+        _no_vector_derivative("forward derivative")
+    v = _eigenvectors_of(real, imag, out)
+    dtype = constant_type(real).dtype
+    da = tuple(_or_zeros(t, real, dtype) for t in tangents)
+    rotated = _product(_product(complex_inverse(v), da), v)
+    return [_diag_part(rotated[0]), _diag_part(rotated[1])]
 
 
 complex_eig_p = register(Primitive("complex_eig", _eig_type, _eig_impl,
-                                   multiple_results=True, vjp=_eig_no_derivative,
-                                   jvp=_eig_no_derivative))
+                                   multiple_results=True, vjp=_eig_vjp, jvp=_eig_jvp))
 
 
 def complex_eig(real, imag, *, vectors=True):

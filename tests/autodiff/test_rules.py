@@ -330,8 +330,9 @@ SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in tes
                             "tests/test_pure_callback.py)",
            "eig": "its derivatives are not implemented: its rules refuse by name "
                   "(tested in tests/complex_values/test_complex_linalg_and_sorting.py)",
-           "complex_eig": "its derivatives are not implemented: its rules refuse by name "
-                          "(tested in tests/complex_values/test_complex_decompositions.py)",
+           "complex_eig": "first derivatives of the eigenvalues only (its rules refuse "
+                          "the eigenvectors' and second ones by name): tested in "
+                          "tests/complex_values/test_complex_decompositions.py",
            **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
                            "differentiated as a symmetric function of it: tested on "
                            "symmetrized operands in tests/test_linalg_factorizations.py"),

@@ -3,7 +3,7 @@
 rounding and NumPy's dtypes, batched, under vmap, singular matrices; eigenvectors by
 what defines them (A v = v w, unit or orthonormal columns, phase-free |v|), since each
 one's phase is LAPACK's choice; and derivatives by JAX's convention against central
-differences."""
+differences (eig's: of the eigenvalues)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -150,8 +150,11 @@ def test_under_vmap_and_clear_errors():
                         scale=10, eps=1e-14)
     with pytest.raises(np.linalg.LinAlgError, match="square"):
         jitflow.function(np.linalg.eig)(np.ones((2, 3), complex))
-    with pytest.raises(NotImplementedError, match="does not differentiate"):
-        jitflow.grad(lambda a: np.abs(np.linalg.eigvals(a)).sum())(a[0])
+    with pytest.raises(NotImplementedError, match="not of the eigenvectors"):
+        jitflow.grad(lambda a: np.abs(np.linalg.eig(a)[1]).sum())(a[0])
+    with pytest.raises(NotImplementedError, match="nor a second derivative"):
+        first = jitflow.grad(lambda a: np.abs(np.linalg.eigvals(a)).sum())
+        jitflow.grad(lambda a: np.abs(first(a)).sum())(a[0])
 
 
 rng = np.random.default_rng(7)
@@ -169,6 +172,9 @@ LOSSES = {
     "sign parts": lambda z: np.linalg.slogdet(z)[0].real + 2 * np.linalg.slogdet(z)[0].imag,
     "det": lambda z: np.abs(np.linalg.det(z) + 1j),
     "eigvalsh": lambda z: np.sum(np.linalg.eigvalsh(_hermitian(z)) * W),
+    "eigvals": lambda z: np.sum(np.abs(np.linalg.eigvals(z) + 1) * W[0]) +
+    np.sum(np.linalg.eigvals(z).imag ** 2),
+    "eig, values only": lambda z: np.sum(np.angle(np.linalg.eig(z)[0] + 2j)),
     "eigh, phase-free": lambda z: np.sum(np.abs(np.linalg.eigh(_hermitian(z))[1]) ** 2 * W),
     "eigh, projectors": lambda z: np.sum(np.real(
         (lambda v: v[:, :1] * np.conj(v[:, :1]).T)(np.linalg.eigh(_hermitian(z))[1]) * A)),
@@ -185,3 +191,17 @@ def test_gradients_match_central_differences(name, compiled):
     expected = central_differences(lambda z, _: loss(z.reshape(A.shape)), A.ravel(),
                                    None).reshape(A.shape)
     np.testing.assert_allclose(gradient(A), expected, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_forward_derivative_of_eigenvalues(compiled):
+    """jvp of eigvals (holomorphic in a): dw = diag(V^-1 da V), against central
+    differences of NumPy's eigenvalues (which keep their order for so small a step)."""
+    direction = complex_normal(np.random.default_rng(8), A.shape)
+    forward = lambda a, d: jitflow.jvp(np.linalg.eigvals, (a,), (d,))[1]  # noqa: E731
+    if compiled:
+        forward = jitflow.function(forward)
+    h = 1e-6
+    expected = (np.linalg.eigvals(A + h * direction) -
+                np.linalg.eigvals(A - h * direction)) / (2 * h)
+    np.testing.assert_allclose(forward(A, direction), expected, rtol=1e-6, atol=1e-6)
