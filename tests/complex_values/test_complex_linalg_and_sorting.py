@@ -1,5 +1,5 @@
-"""numpy.linalg's solve and inv of complex matrices (as real systems of twice the size)
-against NumPy's, to rounding; eig and eigvals of real matrices (LAPACK's geev, as NumPy's: its values
+"""numpy.linalg's solve and inv of complex matrices (LAPACK's gesv, as NumPy's) against
+NumPy's, to rounding; eig and eigvals of real matrices (LAPACK's geev, as NumPy's: its values
 and vectors, to the rounding of two builds of LAPACK, always as complex arrays),
 batched, under vmap, and their clear errors; and NumPy's order of complex numbers in
 sort, argsort and sort_complex."""

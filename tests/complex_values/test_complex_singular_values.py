@@ -1,6 +1,6 @@
 """numpy.linalg's svd and svdvals of complex matrices (LAPACK's gesdd on the parts
 interleaved) and what reads singular values (norms of orders 2, -2, 'nuc', cond,
-matrix_rank), pinv and lstsq (real systems of twice the size), matrix_power and
+matrix_rank), pinv and lstsq (NumPy's recipes over the SVD), matrix_power and
 multi_dot: NumPy's values to rounding and NumPy's dtypes; singular vectors by what
 defines them (U diag(s) Vh = A, orthonormal columns), their phases being LAPACK's
 choice; and derivatives by JAX's convention against central differences."""
