@@ -1,11 +1,14 @@
 """numpy.linalg's solvers and factorizations compiled by jitflow (LAPACK from
 scipy-openblas32, called once per matrix) against NumPy's own (its bundled OpenBLAS),
-float64, on a batch of small matrices and on single larger ones. Prints each median
-time and the ratio NumPy / jitflow (above 1: jitflow is faster). Both are checked to
-agree before timing; the calls alternate, in rounds, so that drift hits both alike.
+float64 (complex128 with --complex: LAPACK's complex routines, on the real and
+imaginary parts interleaved), on a batch of small matrices and on single larger ones.
+Prints each median time and the ratio NumPy / jitflow (above 1: jitflow is faster).
+Both are checked to agree before timing; the calls alternate, in rounds, so that drift
+hits both alike.
 
-    python benchmarks/bench_linalg.py
+    python benchmarks/bench_linalg.py [--complex]
 """
+import sys
 
 import numpy as np
 
@@ -33,21 +36,24 @@ CASES = {
 SHAPES = [(1000, 4), (100, 16), (1, 128), (1, 512)]  # (batch, n)
 
 
-def operands(kind, batch, n, rng):
+def operands(kind, batch, n, rng, complex_values):
     a = rng.standard_normal((batch, n, n))
-    if kind == "spd":
-        a = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+    b = rng.standard_normal((batch, n, 1))
+    if complex_values:
+        a, b = a + 1j * rng.standard_normal(a.shape), b + 1j * rng.standard_normal(b.shape)
+    if kind == "spd":  # (Hermitian positive definite)
+        a = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
     else:
         a = a + n ** 0.5 * np.eye(n)
-    return a, rng.standard_normal((batch, n, 1))
+    return a, b
 
 
-def main():
+def main(complex_values=False):
     rng = np.random.default_rng(0)
     print(f"{'function':10} {'batch x n':>12} {'NumPy':>10} {'jitflow':>10} {'ratio':>6}")
     for name, (program, kind) in CASES.items():
         for batch, n in SHAPES:
-            a, b = operands(kind, batch, n, rng)
+            a, b = operands(kind, batch, n, rng, complex_values)
             compiled = jitflow.function(lambda a, b: program(jnp, a, b))
             np.testing.assert_allclose(compiled(a, b), program(np, a, b), rtol=1e-6,
                                        atol=1e-8)
@@ -61,4 +67,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(complex_values="--complex" in sys.argv[1:])

@@ -511,7 +511,13 @@ EFFECTS = {"debug_callback": "tests/test_debug.py"}
 # are LAPACK's choice: compared with numpy.linalg, within tolerances, in their own file.
 FACTORIZATIONS = dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "svd", "qr"],
                                "tests/test_linalg_factorizations.py")
-FACTORIZATIONS["eig"] = "tests/complex_values/test_complex_linalg_and_sorting.py"
+FACTORIZATIONS["eig"] = FACTORIZATIONS["complex_solve"] = \
+    "tests/complex_values/test_complex_linalg_and_sorting.py"
+FACTORIZATIONS.update(dict.fromkeys(["complex_slogdet", "complex_eigh", "complex_eig"],
+                                    "tests/complex_values/test_complex_decompositions.py"))
+FACTORIZATIONS["complex_svd"] = "tests/complex_values/test_complex_singular_values.py"
+FACTORIZATIONS.update(dict.fromkeys(["complex_cholesky", "complex_qr"],
+                                    "tests/complex_values/test_complex_factorizations.py"))
 # A Python function called from compiled code, whatever it computes.
 CALLBACKS = {"pure_callback": "tests/test_pure_callback.py"}
 # Two results, equal to NumPy's within an FFT's error bound (not elementwise roundings).

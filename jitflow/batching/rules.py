@@ -172,7 +172,9 @@ RULES = {
     "scatter": _scatter,
     "dft": _dft,
     # numpy.linalg's factorizations batch over leading axes, broadcast like matmul's
-    **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr"],
+    **dict.fromkeys(["solve", "slogdet", "cholesky", "eigh", "eig", "svd", "qr",
+                     "complex_slogdet", "complex_eigh", "complex_svd", "complex_cholesky",
+                     "complex_qr", "complex_eig", "complex_solve"],
                    broadcasting),
 }
 

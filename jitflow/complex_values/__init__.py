@@ -36,14 +36,15 @@ def _install_functions():
     """numpy.fft's transforms into jitflow.numpy.fft, numpy.linalg's eig and eigvals
     into jitflow.numpy.linalg, and sort_complex into jitflow.numpy (they give complex
     values from real ones)."""
-    from . import fft, linalg
+    from . import fft, linalg, singular_values  # noqa: F401 (registers its functions)
     for name in fft.TRANSFORMS:
         setattr(jnp.fft, name, getattr(fft, name))
         functions.IMPLEMENTATIONS[f"fft.{name}"] = getattr(fft, name)
     for name in ("eig", "eigvals"):
         setattr(jnp.linalg, name, getattr(linalg, name))
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
-    for name in ("solve", "inv"):  # (complex operands only: routing.py sends them)
+    for name in ("solve", "inv", "slogdet", "det", "eigh", "eigvalsh", "cholesky", "qr"):
+        # (complex operands only: routing.py sends them)
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
     jnp.sort_complex = arrays.sort_complex
 

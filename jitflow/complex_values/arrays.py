@@ -254,3 +254,63 @@ def conjugate_of(z):
 def jnp_ravel(value, dtype):
     z = as_complex(value, dtype)
     return _complex(jnp.ravel(z.real), jnp.ravel(z.imag), dtype)
+
+
+for _name in ("cross", "linalg.cross"):
+    _bilinear(jnp.cross if _name == "cross" else jnp.linalg.cross, _name, summed=False)
+
+
+@_named("linalg.matmul")
+def linalg_matmul(x1, x2, /):
+    return IMPLEMENTATIONS["matmul"](x1, x2)
+
+
+@_named("linalg.tensordot")
+def linalg_tensordot(x1, x2, /, *, axes=2):
+    return IMPLEMENTATIONS["tensordot"](x1, x2, axes)
+
+
+@_named("linalg.outer")
+def linalg_outer(x1, x2, /):
+    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
+        raise ValueError(at_user_line(f"Input arrays must be one-dimensional, got "
+                                      f"shapes {np.shape(x1)} and {np.shape(x2)}"))
+    return IMPLEMENTATIONS["outer"](x1, x2)
+
+
+@_named("linalg.matrix_transpose")
+def linalg_matrix_transpose(x, /):
+    return IMPLEMENTATIONS["matrix_transpose"](x)
+
+
+@_named("linalg.diagonal")
+def linalg_diagonal(x, /, *, offset=0):
+    return IMPLEMENTATIONS["diagonal"](x, offset, -2, -1)
+
+
+@_named("linalg.trace")
+def linalg_trace(x, /, *, offset=0, dtype=None):
+    """The sum of each matrix's diagonal (the last two axes), as NumPy's."""
+    if dtype is not None and np.dtype(dtype).kind != "c":
+        raise TypeError(at_user_line(f"jitflow.numpy.linalg.trace of complex values with "
+                                     f"the real dtype {np.dtype(dtype)}"))
+    z = as_complex(x, None if dtype is None else np.dtype(dtype))
+    return _complex(jnp.linalg.trace(z.real, offset=offset),
+                    jnp.linalg.trace(z.imag, offset=offset), z.dtype)
+
+
+@_named("vecdot", "linalg.vecdot")
+def vecdot(x1, x2, /, *, out=None, axes=None, axis=-1, dtype=None):
+    """sum(conj(x1) * x2) along `axis`, the operands broadcast: NumPy's vecdot, which
+    conjugates its first operand."""
+    if out is not None or axes is not None or dtype is not None:
+        raise TypeError(at_user_line("jitflow.numpy.vecdot of complex values: out=, axes= "
+                                     "and dtype= are not supported"))
+    x1, x2 = _array_operand(x1), _array_operand(x2)
+    dtype, _ = result_dtype(x1, x2)
+    x1, x2 = (IMPLEMENTATIONS["moveaxis"](as_complex(x, dtype), axis, -1) for x in (x1, x2))
+    if x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(at_user_line(f"vecdot: the vectors' lengths differ ({x1.shape[-1]} "
+                                      f"and {x2.shape[-1]}) along axis {axis}"))
+    product = IMPLEMENTATIONS["multiply"](conjugate_of(x1), x2)
+    return IMPLEMENTATIONS["sum"](product, axis=-1)

@@ -1,4 +1,10 @@
-"""numpy.linalg's eig and eigvals of real matrices on traced values: LAPACK's geev
+"""numpy.linalg of complex matrices on traced values: solve and inv (ops.complex_solve,
+LAPACK's gesv), slogdet and det (ops.complex_slogdet, LAPACK's getrf), eigh and
+eigvalsh (ops.complex_eigh, LAPACK's heevd), cholesky (ops.complex_cholesky, potrf),
+qr (ops.complex_qr, geqrf and ungqr), eig and eigvals (ops.complex_eig, geev); and eig
+and eigvals of real matrices.
+
+eig and eigvals of real matrices: LAPACK's geev
 (ops.eig) gives the eigenvalues' real and imaginary parts and the eigenvectors packed
 as real columns (a conjugate pair's vectors v +- iu as v and u side by side), which
 become complex values here.
@@ -23,6 +29,9 @@ from .functions import _complex, as_complex
 from .parts import is_complex, result_dtype
 
 EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 
 
 def _eager(a):
@@ -31,9 +40,6 @@ def _eager(a):
 
 
 def _real_matrices(a, name):
-    if is_complex(a):
-        raise TypeError(at_user_line(f"jitflow.numpy.linalg.{name} of a complex matrix is "
-                                     f"not supported; jitflow computes it for real ones"))
     a = jnp.asarray(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(at_user_line(
@@ -50,6 +56,9 @@ def _complex_dtype(real):
 def eigvals(a):
     if _eager(a):
         return np.linalg.eigvals(a)
+    if is_complex(a):
+        a = _complex_matrices(a, "eigvals")
+        return _complex(*ops.complex_eig(a.real, a.imag, vectors=False), a.dtype)
     a = _real_matrices(a, "eigvals")
     real, imag = ops.eig(a, vectors=False)
     return _complex(real, imag, _complex_dtype(real))
@@ -58,6 +67,11 @@ def eigvals(a):
 def eig(a):
     if _eager(a):
         return np.linalg.eig(a)
+    if is_complex(a):
+        a = _complex_matrices(a, "eig")
+        values_real, values_imag, real, imag = ops.complex_eig(a.real, a.imag)
+        return EigResult(_complex(values_real, values_imag, a.dtype),
+                         _complex(real, imag, a.dtype))
     a = _real_matrices(a, "eig")
     real, imag, packed = ops.eig(a, vectors=True)
     dtype = _complex_dtype(real)
@@ -72,15 +86,7 @@ def eig(a):
     return EigResult(_complex(real, imag, dtype), _complex(vector_real, vector_imag, dtype))
 
 
-# --- complex linear systems, as real ones of twice the size ---------------------------------
-
-def _embedded(a):
-    """The real matrix [[ar, -ai], [ai, ar]] of complex matrices a: it maps the stacked
-    parts [xr; xi] of x to those of a x, so it is as well conditioned as a."""
-    top = jnp.concatenate([a.real, jnp.negative(a.imag)], axis=-1)
-    bottom = jnp.concatenate([a.imag, a.real], axis=-1)
-    return jnp.concatenate([top, bottom], axis=-2)
-
+# --- complex linear systems --------------------------------------------------------------
 
 def _complex_matrices(a, name, dtype=None):
     a = as_complex(a, dtype)
@@ -92,23 +98,83 @@ def _complex_matrices(a, name, dtype=None):
 
 
 def solve(a, b):
-    """x with a x = b, for a complex a or b: the real system of twice the size
-    (_embedded), solved by LAPACK's gesv as real systems are. b is a vector where it has
-    one axis (NumPy 2's rule), else a stack of matrices."""
+    """x with a x = b, for a complex a or b, by LAPACK's gesv (ops.complex_solve). b is
+    a vector where it has one axis (NumPy 2's rule), else a stack of matrices."""
     dtype, _ = result_dtype(a, b)
     a = _complex_matrices(a, "solve", dtype)
     b = as_complex(b, dtype)
     vector = b.ndim == 1
-    stacked = jnp.concatenate([b.real, b.imag], axis=-1 if vector else -2)
-    x = jnp.linalg.solve(_embedded(a), stacked)
-    n = a.shape[-1]
-    real = x[..., :n] if vector else x[..., :n, :]
-    imag = x[..., n:] if vector else x[..., n:, :]
+    parts = [jnp.expand_dims(p, -1) for p in (b.real, b.imag)] if vector else [b.real, b.imag]
+    real, imag = ops.complex_solve(a.real, a.imag, *parts)
+    if vector:
+        real, imag = jnp.squeeze(real, -1), jnp.squeeze(imag, -1)
     return _complex(real, imag, dtype)
 
 
 def inv(a):
     a = _complex_matrices(a, "inv")
-    n = a.shape[-1]
-    inverse = jnp.linalg.inv(_embedded(a))  # [[xr, -xi], [xi, xr]]
-    return _complex(inverse[..., :n, :n], inverse[..., n:, :n], a.dtype)
+    return _complex(*ops.complex_inverse((a.real, a.imag)), a.dtype)
+
+
+# --- determinants and Hermitian eigenproblems: LAPACK's complex routines --------------------
+
+def slogdet(a):
+    """(sign, log|det a|): the sign a complex number of modulus 1 (0 for a singular
+    matrix), log|det| real (-inf for a singular one), as NumPy's."""
+    a = _complex_matrices(a, "slogdet")
+    sign_real, sign_imag, logabsdet = ops.complex_slogdet(a.real, a.imag)
+    return SlogdetResult(_complex(sign_real, sign_imag, a.dtype), logabsdet)
+
+
+def det(a):
+    """sign * e^log|det|, as NumPy computes the determinant from slogdet."""
+    sign, logabsdet = slogdet(a)
+    magnitude = jnp.exp(logabsdet)
+    return _complex(jnp.multiply(sign.real, magnitude), jnp.multiply(sign.imag, magnitude),
+                    sign.dtype)
+
+
+def eigh(a, UPLO="L"):
+    """Eigenvalues (real, ascending) and unit eigenvectors of the Hermitian matrix held
+    in a's lower (UPLO='L') or upper ('U') triangle; the imaginary parts of the diagonal
+    are not read, as LAPACK's heevd reads none. Each eigenvector's phase is LAPACK's
+    choice (NumPy's build may choose another)."""
+    a = _complex_matrices(a, "eigh")
+    if UPLO not in ("L", "U"):
+        raise ValueError(at_user_line("UPLO argument must be 'L' or 'U'"))
+    real, imag = a.real, a.imag
+    if UPLO == "U":  # the upper triangle of a is the lower one of its adjoint
+        real, imag = jnp.matrix_transpose(real), jnp.negative(jnp.matrix_transpose(imag))
+    values, vectors_real, vectors_imag = ops.complex_eigh(real, imag)
+    return EighResult(values, _complex(vectors_real, vectors_imag, a.dtype))
+
+
+def eigvalsh(a, UPLO="L"):
+    return eigh(a, UPLO).eigenvalues
+
+
+def cholesky(a, /, *, upper=False):
+    """L, lower triangular, with L L^H the Hermitian matrix of a's lower triangle; L^H
+    for upper=True, as NumPy's."""
+    a = _complex_matrices(a, "cholesky")
+    real, imag = ops.complex_cholesky(a.real, a.imag)
+    if upper:  # L^H, its zeros +0.0 as NumPy's (which factors the upper triangle)
+        real, imag = jnp.matrix_transpose(real), jnp.subtract(0, jnp.matrix_transpose(imag))
+    return _complex(real, imag, a.dtype)
+
+
+def qr(a, mode="reduced"):
+    a = as_complex(a)
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(at_user_line(
+            f"{a.ndim}-dimensional array given. Array must be at least two-dimensional"))
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(at_user_line(f"Unrecognized mode '{mode}'"))
+    if mode == "raw":
+        raise NotImplementedError(at_user_line(
+            "jitflow.numpy.linalg.qr: mode='raw' (LAPACK's Householder reflectors) is "
+            "not supported; use 'reduced', 'complete' or 'r'"))
+    q_real, q_imag, r_real, r_imag = ops.complex_qr(a.real, a.imag,
+                                                    complete=mode == "complete")
+    r = _complex(r_real, r_imag, a.dtype)
+    return r if mode == "r" else QRResult(_complex(q_real, q_imag, a.dtype), r)

@@ -78,10 +78,8 @@ def _each_part(function, name):
     _named(name)(apply)
 
 
-for _name in ("round", "around", "nan_to_num", "rollaxis", "resize", "take_along_axis",
-              "linalg.trace", "linalg.diagonal"):
-    _each_part(getattr(jnp.linalg, _name[7:]) if _name.startswith("linalg.")
-               else getattr(jnp, _name), _name)
+for _name in ("round", "around", "nan_to_num", "rollaxis", "resize", "take_along_axis"):
+    _each_part(getattr(jnp, _name), _name)
 
 
 def _each_piece(function, name):

@@ -142,10 +142,16 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     A = asarray(A)
     if _ndim(A) < 2:
         return astype(_any(ops.not_equal(A, 0)), _np.int64)
-    s = svd(A, compute_uv=False, hermitian=hermitian)
+    return rank_above_cutoff(svd(A, compute_uv=False, hermitian=hermitian), _shape(A),
+                             tol, rtol)
+
+
+def rank_above_cutoff(s, shape, tol=None, rtol=None):
+    """How many of the singular values s of matrices of `shape` lie above matrix_rank's
+    cutoff (tol, or rtol times the largest; by default NumPy's)."""
     if tol is None:
         if rtol is None:
-            rtol = max_side(A) * _np.finfo(_dtype_of(s)).eps
+            rtol = builtins.max(shape[-2:]) * _np.finfo(_dtype_of(s)).eps
         else:
             rtol = expand_dims(asarray(rtol), -1)
         tol = multiply(_strongest(s), rtol)
@@ -238,29 +244,34 @@ def matrix_power(a, n):
         return broadcast_to(eye(_shape(a)[-1], dtype=_dtype_of(a)), _shape(a))
     if n < 0:
         a, n = inv(a), -n
-    return _power_by_squaring(a, n)
+    return power_by_squaring(a, n)
 
 
-def _power_by_squaring(a, n):
+def power_by_squaring(a, n, product=matmul):
     """NumPy's order of products: a few by hand, then the binary decomposition."""
     if n <= 3:
         result = a
         for _ in range(n - 1):
-            result = matmul(result, a)
+            result = product(result, a)
         return result
     square = result = None
     while n > 0:
-        square = a if square is None else matmul(square, square)
+        square = a if square is None else product(square, square)
         n, bit = divmod(n, 2)
         if bit:
-            result = square if result is None else matmul(result, square)
+            result = square if result is None else product(result, square)
     return result
 
 
 def multi_dot(arrays, *, out=None):
     if out is not None:
         raise TypeError(at_user_line("jitflow.numpy.linalg.multi_dot: out= is not supported"))
-    arrays = [asarray(a) for a in arrays]
+    return chained_product([asarray(a) for a in arrays], matmul, reshape, ravel)
+
+
+def chained_product(arrays, product, reshape, ravel):
+    """multi_dot of `arrays` with these functions (those of complex values for them)."""
+    arrays = list(arrays)
     if len(arrays) < 2:
         raise ValueError(at_user_line("Expecting at least two arrays."))
     first_vector, last_vector = _ndim(arrays[0]) == 1, _ndim(arrays[-1]) == 1
@@ -271,8 +282,9 @@ def multi_dot(arrays, *, out=None):
     if any(_ndim(a) != 2 for a in arrays):
         raise _np.linalg.LinAlgError(at_user_line(
             "multi_dot: every array but the first and the last must be two-dimensional"))
-    result = _chain(arrays, _chain_order([_shape(a)[0] for a in arrays] +
-                                         [_shape(arrays[-1])[1]]), 0, len(arrays) - 1)
+    result = chain(arrays, chain_order([_shape(a)[0] for a in arrays] +
+                                       [_shape(arrays[-1])[1]]), 0, len(arrays) - 1,
+                   product)
     if first_vector and last_vector:
         return reshape(result, ())
     if first_vector or last_vector:
@@ -280,7 +292,7 @@ def multi_dot(arrays, *, out=None):
     return result
 
 
-def _chain_order(sizes):
+def chain_order(sizes):
     """split[i][j]: where the cheapest product of matrices i..j splits (the classic
     dynamic programme over chain lengths; the first cheapest split wins, as in NumPy)."""
     count = len(sizes) - 1
@@ -297,15 +309,20 @@ def _chain_order(sizes):
     return split
 
 
-def _chain(arrays, split, i, j):
+def chain(arrays, split, i, j, product=matmul):
+    """The product of arrays i..j in the order `split` (chain_order's) gives."""
     if i == j:
         return arrays[i]
     k = split[i][j]
-    return matmul(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
+    return product(chain(arrays, split, i, k, product), chain(arrays, split, k + 1, j, product))
 
 
 def tensorsolve(a, b, axes=None):
-    a, b = asarray(a), asarray(b)
+    return solved_tensor(asarray(a), asarray(b), axes, solve, transpose, reshape, ravel)
+
+
+def solved_tensor(a, b, axes, solve, transpose, reshape, ravel):
+    """tensorsolve with these functions (those of complex values for them)."""
     rank = _ndim(a)
     if axes is not None:
         order = [k for k in range(rank) if k not in [x % rank for x in axes]] + \
@@ -321,7 +338,11 @@ def tensorsolve(a, b, axes=None):
 
 
 def tensorinv(a, ind=2):
-    a = asarray(a)
+    return inverted_tensor(asarray(a), ind, inv, reshape)
+
+
+def inverted_tensor(a, ind, inv, reshape):
+    """tensorinv with these functions (those of complex values for them)."""
     if ind <= 0:
         raise ValueError(at_user_line("Invalid ind argument."))
     shape = _shape(a)

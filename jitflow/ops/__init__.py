@@ -16,4 +16,5 @@ from .sorting import *       # noqa: F401,F403  sort, argsort
 from .debug import *         # noqa: F401,F403  debug_callback
 from .linalg import *        # noqa: F401,F403  solve, slogdet, cholesky, eigh, svd, qr
 from .fourier import *       # noqa: F401,F403  dft
+from .complex_linalg import *  # noqa: F401,F403  complex_slogdet, complex_eigh
 from .host import *          # noqa: F401,F403  pure_callback

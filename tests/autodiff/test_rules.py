@@ -229,6 +229,32 @@ def _slogdet_draw(data, rng):
     return [well_conditioned(rng, batch + (n, n))], {}
 
 
+def _complex_slogdet_draw(data, rng):
+    batch, n = _square_batch(data)
+    return [well_conditioned(rng, batch + (n, n)), normal(rng, batch + (n, n))], {}
+
+
+def _complex_svd_draw(data, rng):
+    """The singular values only: each pair of singular vectors has a phase of LAPACK's
+    choosing (the vectors are tested with functions free of it in
+    tests/complex_values/test_complex_singular_values.py)."""
+    batch, _ = _square_batch(data)
+    m, n = (data.draw(st.integers(1, 3), label=name) for name in "mn")
+    real = separated_singular_values(rng, batch, m, n)
+    return [real, 0.1 * normal(rng, batch + (m, n))], {"full_matrices": False,
+                                                        "compute_uv": False}
+
+
+def _complex_solve_draw(data, rng):
+    (a, b), _ = _solve_draw(data, rng)
+    return [a, normal(rng, a.shape), b, normal(rng, b.shape)], {}
+
+
+def _complex_qr_draw(data, rng):
+    operands, params = _qr_draw(data, rng)
+    return [operands[0], 0.1 * normal(rng, operands[0].shape)], params
+
+
 def separated_singular_values(rng, batch, m, n):
     """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
     k = min(m, n)
@@ -301,6 +327,8 @@ CASES = {
     "scatter_add": _scatter_add_draw, "scatter": _scatter_draw, "concatenate": _concatenate_draw, "pad": _pad_draw,
     "matmul": _matmul_draw, "sort": _sort_draw, "dft": _dft_draw,
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
+    "complex_slogdet": _complex_slogdet_draw, "complex_svd": _complex_svd_draw,
+    "complex_qr": _complex_qr_draw, "complex_solve": _complex_solve_draw,
 }
 
 # Deliberately not differentiated as the function they compute.
@@ -309,9 +337,20 @@ SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in tes
                             "tests/test_pure_callback.py)",
            "eig": "its derivatives are not implemented: its rules refuse by name "
                   "(tested in tests/complex_values/test_complex_linalg_and_sorting.py)",
+           "complex_eig": "first derivatives of the eigenvalues only (its rules refuse "
+                          "the eigenvectors' and second ones by name): tested in "
+                          "tests/complex_values/test_complex_decompositions.py",
            **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
                            "differentiated as a symmetric function of it: tested on "
-                           "symmetrized operands in tests/test_linalg_factorizations.py")}
+                           "symmetrized operands in tests/test_linalg_factorizations.py"),
+           "complex_cholesky": "reads one triangle of a Hermitian matrix, differentiated "
+                               "as a Hermitian function of it: tested on Hermitian operands "
+                               "in tests/complex_values/test_complex_factorizations.py",
+           "complex_eigh": "reads one triangle of a Hermitian matrix and its eigenvectors' "
+                           "phases are LAPACK's choice: differentiated as a Hermitian "
+                           "function, tested on Hermitian operands with losses that do not "
+                           "depend on the phases in "
+                           "tests/complex_values/test_complex_decompositions.py"}
 
 
 def differentiable_primitives():

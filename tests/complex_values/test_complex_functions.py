@@ -83,9 +83,9 @@ def test_statistics_and_norms_of_magnitudes(name):
 @pytest.mark.parametrize("fn, name", [
     (lambda z: np.cumprod(z), "jitflow.numpy.cumprod"),
     (lambda z: z.max(), "jitflow.numpy.max"),
-    (lambda z: np.linalg.norm(z, "nuc"), "singular values"),
+    (lambda z: np.median(z), "jitflow.numpy.median"),
     (lambda z: np.arcsin(z), "jitflow.numpy.arcsin"), (lambda z: z < 1, "jitflow.numpy.less"),
-    (lambda z: np.linalg.det(z[:, :3]), "linalg.det"),
+    (lambda z: np.ptp(z), "jitflow.numpy.ptp"),
     (lambda z: np.maximum(z, 1), "jitflow.numpy.maximum"),
     (lambda z: jnp.nanmean(z), "jitflow.numpy.nanmean")])
 def test_what_is_not_computed_on_complex_values_raises_naming_it(fn, name):

@@ -28,12 +28,20 @@ ARGUMENTS = {
     "getrf": "iipip",      # m, n, a, lda, ipiv
     "potrf": "cipi",       # uplo, n, a, lda
     "syevd": "ccipip",     # jobz, uplo, n, a, lda, w
+    "heevd": "ccipip",     # jobz, uplo, n, a, lda, w (a complex, w real)
     "geev": "ccipipppipi",  # jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr
     "gesdd": "ciipippipi",  # jobz, m, n, a, lda, s, u, ldu, vt, ldvt
     "geqrf": "iipip",      # m, n, a, lda, tau
     "orgqr": "iiipip",     # m, n, k, a, lda, tau
+    "ungqr": "iiipip",     # m, n, k, a, lda, tau (complex)
+}
+# where the routine of complex matrices has other arguments (its eigenvalues complex)
+COMPLEX_ARGUMENTS = {
+    "geev": "ccipippipi",  # jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr
 }
 PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+# the routines of complex matrices, by the dtype of their parts (interleaved in memory)
+COMPLEX_PREFIX = {np.dtype(np.float32): "c", np.dtype(np.float64): "z"}
 KINDS = {"i": I32, "c": I8, "p": PTR}
 
 
@@ -60,17 +68,19 @@ def _registered(symbol):
     return symbol
 
 
-def routine(module, name, dtype):
-    """LAPACKE's `name` routine for `dtype` declared in `module`: i32 (layout, ...)."""
+def routine(module, name, dtype, complex_parts=False):
+    """LAPACKE's `name` routine for `dtype` declared in `module`: i32 (layout, ...);
+    complex_parts: the routine of complex matrices whose parts are of `dtype`."""
     if not available():
         raise NotImplementedError(
             f"numpy.linalg's {name} needs LAPACK, from the scipy-openblas32 package, "
             f"which is not installed or does not load")
-    symbol = _registered(f"scipy_LAPACKE_{PREFIX[np.dtype(dtype)]}{name}")
+    prefix = (COMPLEX_PREFIX if complex_parts else PREFIX)[np.dtype(dtype)]
+    symbol = _registered(f"scipy_LAPACKE_{prefix}{name}")
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
-    kinds = ARGUMENTS[name]
+    kinds = (COMPLEX_ARGUMENTS if complex_parts else {}).get(name, ARGUMENTS[name])
     function = ir.Function(module, ir.FunctionType(I32, [I32] + [KINDS[k] for k in kinds]),
                            symbol)
     for argument, kind in zip(function.args[1:], kinds):

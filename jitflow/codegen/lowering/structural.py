@@ -15,6 +15,7 @@ from ..control.python_callbacks import pure_python_callback, python_callback
 from ..control.while_grad import while_grad
 from ..emitter import I64
 from ..gemm.matmul import matmul
+from ..linalg.complex_factorizations import LOWERINGS as COMPLEX_FACTORIZATIONS
 from ..linalg.factorizations import LOWERINGS as FACTORIZATIONS
 from ..loops.arg_reductions import arg_reduce
 from ..loops.fourier import dft_rows
@@ -107,5 +108,5 @@ STRUCTURAL = {
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
     "while": while_loop, "scan": scan, "while_grad": while_grad,
     "debug_callback": python_callback, "pure_callback": pure_python_callback,
-    **FACTORIZATIONS,
+    **FACTORIZATIONS, **COMPLEX_FACTORIZATIONS,
 }
