@@ -264,3 +264,16 @@ def test_derivatives_where_the_factors_are_not_unique_are_refused(name, args):
         return jnp.sum(result[0])
     with pytest.raises(NotImplementedError, match=name):
         jitflow.grad(fn)(*args)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_svd_of_a_matrix_holding_inf_fails_as_numpys(dtype, backend):
+    """gesdd refuses the scaling of a norm that is inf (a negative info); NumPy reads
+    any nonzero info as "SVD did not converge", and so must native code."""
+    a = (np.eye(4) * 3).astype(dtype)
+    a[2, 0] = np.inf
+    for fn in (np.linalg.svd, np.linalg.svdvals, lambda a: np.linalg.norm(a, "nuc")):
+        with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+            fn(a)
+        with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+            jitflow.function(fn)(a)

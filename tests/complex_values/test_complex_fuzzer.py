@@ -3,8 +3,9 @@
 Each program is a few steps (test_compositions.py's Step and Program) over complex64
 and complex128 inputs and their real partners (float32, float64, int32): arithmetic
 with arrays and Python scalars, conj, abs, angle, real, imag, exp, integer powers,
-comparisons, where, sums, products, shape functions, indexing, casts and numpy.fft's
-transforms. It runs in NumPy, the reference, on inputs as drawn (any layout, 0-d,
+comparisons, where, sums, products, shape functions, indexing, casts, numpy.fft's
+transforms, C99's elementary functions and numpy.linalg's functions of Hermitian
+positive definite matrices made from a value (`_gram`). It runs in NumPy, the reference, on inputs as drawn (any layout, 0-d,
 length-0 and length-1 axes, parts holding 0, -0.0, inf, -inf, NaN and ordinary
 magnitudes), traced on the interpreter, and compiled to native code (first call,
 repeated calls, C-contiguous copies); then again on a grid of corner values. Each run
@@ -214,19 +215,43 @@ FFT_OPS.update({name: _n_d(name) for name in ("fft2", "fftn", "irfftn", "rfftn")
 REAL_INPUT_FFTS = {"rfft", "ihfft", "rfftn"}
 HALF_SPECTRUM_FFTS = {"irfft", "hfft", "irfftn"}  # (signals built by mirroring)
 
-OPS = {**EXACT_OPS, **ELEMENTWISE_OPS, **SUM_OPS, **PRODUCT_OPS, **FFT_OPS}
+
+
+def _gram(xp, x):
+    """x's last axis as vectors v made into v v^H + 3 I: Hermitian, positive definite,
+    its eigenvalues 3 and 3 + |v|^2, so its condition number is at most 1 + |v|^2 / 3
+    and numpy.linalg's functions of it are well defined."""
+    outer = x[..., :, None] * xp.conj(x)[..., None, :]
+    return outer + 3 * xp.eye(x.shape[-1])
+
+
+# numpy.linalg of complex matrices (LAPACK's complex routines on both sides), on grams.
+LINALG_OPS = {
+    "det": lambda xp, x: xp.linalg.det(_gram(xp, x)),
+    "slogdet_sign": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[0],
+    "slogdet_log": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[1],
+    "inv": lambda xp, x: xp.linalg.inv(_gram(xp, x)),
+    "solve": lambda xp, x: xp.linalg.solve(_gram(xp, x), x[..., None])[..., 0],
+    "eigvalsh": lambda xp, x: xp.linalg.eigvalsh(_gram(xp, x)),
+    "cholesky": lambda xp, x: xp.linalg.cholesky(_gram(xp, x)),
+    "svdvals": lambda xp, x: xp.linalg.svdvals(_gram(xp, x)),
+    "norm_nuc": lambda xp, x: xp.linalg.norm(_gram(xp, x), "nuc"),
+}
+
+OPS = {**EXACT_OPS, **ELEMENTWISE_OPS, **SUM_OPS, **PRODUCT_OPS, **FFT_OPS, **LINALG_OPS}
 INEXACT = set(OPS) - set(EXACT_OPS)
 # Where an operand holds inf or NaN, or the result overflows, these compare by class
 # only (see `compare`). exp does not: NumPy's is C99's (glibc's cexp) in every loop,
 # and jitflow's gives its special values part for part.
 LOOSE_ON_NON_FINITE = {"multiply", "divide", "square", "power", "power_operator"} | \
-    set(PRODUCT_OPS) | set(FFT_OPS)
+    set(PRODUCT_OPS) | set(FFT_OPS) | set(LINALG_OPS)
 
 # Steps whose results are sums (of products, of roots of unity times values): rounded
 # and overflowing in an order of their own.
 # (Not a division or negative power: their bounds overflow where the divisor is 0, and
 # there NumPy's inf and NaN are compared.)
-ROUNDED_SUMS = {"multiply", "square"} | set(SUM_OPS) | set(PRODUCT_OPS) | set(FFT_OPS)
+ROUNDED_SUMS = {"multiply", "square"} | set(SUM_OPS) | set(PRODUCT_OPS) | set(FFT_OPS) | \
+    set(LINALG_OPS)
 
 # --- drawing steps -----------------------------------------------------------------------
 
@@ -410,9 +435,16 @@ def _refusal(draw, values, usable, x_index):
     return Step("reshape", (x_index,), {"shape": (np.size(x) + 1,)})
 
 
+def _linalg(draw, values, usable, x_index):
+    if not _is_complex(values[x_index]) or np.ndim(values[x_index]) == 0:
+        return None
+    return Step(draw(st.sampled_from(sorted(LINALG_OPS))), (x_index,), {})
+
+
 DRAW_STEP = {"elementwise": _elementwise, "sum": _sum, "product": _product,
-             "shape": _shape, "fft": _fft}
-STEP_KINDS = ["elementwise"] * 4 + ["shape"] * 3 + ["fft"] * 2 + ["sum", "product"]
+             "shape": _shape, "fft": _fft, "linalg": _linalg}
+STEP_KINDS = ["elementwise"] * 4 + ["shape"] * 3 + ["fft"] * 2 + ["sum", "product",
+                                                                  "linalg"]
 
 
 # --- programs ----------------------------------------------------------------------------
@@ -614,6 +646,8 @@ def _bound(step, args, expected):
             return _sum_bound(step, magnitudes[0], expected)
         if op in PRODUCT_OPS:
             return _product_bound(step, magnitudes)
+        if op in LINALG_OPS:
+            return _linalg_bound(args[0], expected)
         return _transform_bound(step, magnitudes[0])
 
 
@@ -642,6 +676,22 @@ def _product_bound(step, magnitudes):
     a, b = magnitudes
     terms = {"outer": 1, "vdot": a.size}.get(step.op, a.shape[-1] if a.ndim else 1)
     return 2 * max(terms, 1), OPS[step.op](np, a, b)
+
+
+def _linalg_bound(x, expected):
+    """A backward-stable factorization of a matrix of condition number c gives results
+    within about n c eps of the largest: per matrix, the condition number of the gram
+    (1 + |v|^2 / 3) times its result's largest magnitude."""
+    x = np.asarray(x)
+    n = x.shape[-1]
+    squares = np.sum(np.abs(x.astype(np.complex128)) ** 2, axis=-1)
+    condition = 1 + squares / 3
+    largest = _magnitude(expected)
+    if largest.ndim > condition.ndim:  # (a vector or matrix per gram)
+        axes = tuple(range(condition.ndim, largest.ndim))
+        largest = np.max(largest, axis=axes, keepdims=True, initial=0.0)
+        condition = condition.reshape(condition.shape + (1,) * len(axes))
+    return 16 * n, condition * (largest + 1)
 
 
 def _transform_bound(step, magnitude):

@@ -168,7 +168,7 @@ def complex_svd(lo, node, inputs, outputs):
         a_at, s_at, u_at, vh_at = pointers
         info = _call(lo, "gesdd", real.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
                      u_at, I32(u_columns), vh_at, I32(n))
-        _check(lo, info, SVD_DID_NOT_CONVERGE)
+        _check(lo, info, SVD_DID_NOT_CONVERGE, refusal_is_failure=True)
     _per_matrix(lo, batch, [(work, 3), (values, 1), (u, 3), (vh, 3)], call)
     if vectors:
         _copy_pairs(lo, _part_views(u), outputs[:2])

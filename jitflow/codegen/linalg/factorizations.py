@@ -42,16 +42,20 @@ def _per_matrix(lo, batch, operands, call):
     lo.loop_nest(tuple(batch), views, body)
 
 
-def _check(lo, info, failure=None):
+def _check(lo, info, failure=None, refusal_is_failure=False):
     """Flag LAPACK's status: `failure` for a positive info (the matrix's fault), unless
-    None (a positive info is then an answer, not an error)."""
+    None (a positive info is then an answer, not an error). refusal_is_failure: a
+    negative info is `failure` too. gesdd gives one for a matrix holding inf or NaN (an
+    inner scaling routine refuses its norm), where NumPy, which reads any nonzero info
+    as a failure, raises "SVD did not converge"."""
     b, error = lo.builder, lo.em.error
     if failure is not None:
         error.flag_if(b.icmp_signed(">", info, I32(0)), failure)
     memory = b.or_(b.icmp_signed("==", info, I32(WORK_MEMORY_ERROR)),
                    b.icmp_signed("==", info, I32(WORK_MEMORY_ERROR - 1)))
     error.flag_if(memory, OUT_OF_MEMORY)
-    error.flag_if(b.icmp_signed("<", info, I32(0)), LAPACK_FAILED)
+    error.flag_if(b.icmp_signed("<", info, I32(0)),
+                  failure if refusal_is_failure else LAPACK_FAILED)
 
 
 def _call(lo, name, dtype, *arguments):
@@ -226,7 +230,7 @@ def svd(lo, node, inputs, outputs):
         a_at, s_at, u_at, vt_at = pointers
         info = _call(lo, "gesdd", a.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
                      u_at, I32(u_columns), vt_at, I32(n))
-        _check(lo, info, SVD_DID_NOT_CONVERGE)
+        _check(lo, info, SVD_DID_NOT_CONVERGE, refusal_is_failure=True)
     _per_matrix(lo, batch, [(work, 2), (s, 1), (u, 2), (vt, 2)], call)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..emitter import I64, PTR, Emitter, define_function, ltype, module_global
-from ..lowering.constants import global_for
+from ..constants import global_for
 from ..views import View
 
 TILE_BYTES = 32  # of each row per tile: 8 float32 or 4 float64 rows (measured best on AVX2)

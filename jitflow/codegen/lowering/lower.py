@@ -22,7 +22,7 @@ from ..loops.vector_loops import vector_lanes, vector_loop
 from ..memory import MemoryPlan
 from ..views import View, collapse
 from .aliasing import AliasScopes
-from .constants import global_for
+from ..constants import global_for
 from .elementwise import ElementwiseLowering
 from .kernels import SharedKernels
 from .node_clock import NodeClock

@@ -13,7 +13,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from ..memory import aligned_bytes
+from .memory import aligned_bytes
 
 # Constants of more bytes than this are kept outside the module.
 INLINE_BYTES = 512

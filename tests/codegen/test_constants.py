@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import jitflow
-from jitflow.codegen.lowering import constants
+from jitflow.codegen import constants
 from jitflow.codegen.memory import ALIGNMENT
 
 
