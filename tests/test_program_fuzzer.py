@@ -671,6 +671,12 @@ def _sum_tolerance(step, args, result):
         bound = np.sum(magnitudes[0].ravel() * magnitudes[1].ravel())
         return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
                 "zero_sign": False}
+    if step.op in ("convolve", "correlate_same"):  # sums of products of the magnitudes
+        a, v = (m.ravel() for m in magnitudes)
+        terms = max(min(a.size, v.size), 1)
+        bound = OPS[step.op](np, a, v) if a.size and v.size else 0.0
+        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
+                "zero_sign": False}
     if step.op == "add_at":  # at most three values added to an element, in another order
         bound = 3 * np.max(magnitudes[0], initial=0.0)
         return {"atol": 4 * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,

@@ -64,6 +64,17 @@ def _sqrt_special_values(x, y, real, imag):
 
 # --- logarithms ---------------------------------------------------------------------------
 
+def _log_magnitude(x, y, larger):
+    """log |z|; where |z| overflows with finite parts (both near the largest float),
+    log of the larger part plus half log1p of the smaller one's ratio squared."""
+    magnitude = jnp.hypot(x, y)
+    overflows = jnp.logical_and(jnp.isinf(magnitude), jnp.isfinite(larger))
+    safe_larger = jnp.where(overflows, larger, 1.0)
+    ratio = jnp.divide(jnp.minimum(jnp.abs(x), jnp.abs(y)), safe_larger)
+    scaled = jnp.add(jnp.log(safe_larger), jnp.multiply(0.5, jnp.log1p(jnp.square(ratio))))
+    return jnp.where(overflows, scaled, jnp.log(magnitude))
+
+
 def log(x, y):
     """log|z| + i atan2(y, x). Near |z| = 1, log|z| is log1p(x^2 + y^2 - 1) / 2 with
     x^2 + y^2 - 1 summed exactly (double-double, in float64), as glibc's clog keeps it
@@ -76,7 +87,7 @@ def log(x, y):
     a_safe = jnp.where(near_one, a, 1.0)
     b_safe = jnp.where(near_one, b, 0.0)
     near = jnp.multiply(jnp.log1p(_squares_minus_one(a_safe, b_safe)), 0.5)
-    far = jnp.log(jnp.hypot(x64, y64))
+    far = _log_magnitude(x64, y64, larger)
     real = jnp.astype(jnp.where(near_one, near, far), dtype)
     return real, jnp.arctan2(y, x)
 

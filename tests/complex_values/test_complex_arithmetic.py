@@ -157,3 +157,25 @@ def test_sign_of_values_whose_magnitude_overflows(dtype):
     assert got.dtype == dtype
     assert_complex_same(got, expected.astype(dtype), scale=1.0,
                         eps=4 * np.finfo(dtype).eps, what="sign")
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_logs_of_values_whose_magnitude_overflows(dtype):
+    """|z| of parts near the largest float overflows; log|z| must not (NumPy's is
+    glibc's clog)."""
+    big = float(np.finfo(dtype).max) * 0.99
+    z = np.array([complex(big, big), complex(-big, big / 3)], dtype)
+    for name in ("log", "log2", "log10"):
+        got, expected = run(getattr(np, name), z)
+        assert_complex_same(got, expected, scale=np.abs(expected),
+                            eps=4 * np.finfo(dtype).eps, what=name)
+
+
+def test_derivatives_of_powers_at_zero_are_the_formulas_not_nan():
+    """power's unused branches (log 0, 1/0) must not turn the chosen one's derivative
+    into NaN; z ** 1 at 0 has derivative 1 (found by the complex gradient fuzzer)."""
+    zero = np.array(0j)
+    for n, expected in ((1, 1.0), (2, 0.0), (3, 0.0)):
+        for grad in (jitflow.grad(lambda z: np.real(np.power(z, n))),
+                     jitflow.function(jitflow.grad(lambda z: np.real(np.power(z, n))))):
+            np.testing.assert_array_equal(grad(zero), expected)
