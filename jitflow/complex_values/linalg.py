@@ -24,6 +24,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import ops
 from ..errors import at_user_line
+from ..numpy.decompositions import check_qr_mode
 from ..trace import Tracer, innermost_builder
 from .functions import _complex, as_complex
 from .parts import is_complex, result_dtype
@@ -168,12 +169,7 @@ def qr(a, mode="reduced"):
     if a.ndim < 2:
         raise np.linalg.LinAlgError(at_user_line(
             f"{a.ndim}-dimensional array given. Array must be at least two-dimensional"))
-    if mode not in ("reduced", "complete", "r", "raw"):
-        raise ValueError(at_user_line(f"Unrecognized mode '{mode}'"))
-    if mode == "raw":
-        raise NotImplementedError(at_user_line(
-            "jitflow.numpy.linalg.qr: mode='raw' (LAPACK's Householder reflectors) is "
-            "not supported; use 'reduced', 'complete' or 'r'"))
+    check_qr_mode(mode)
     q_real, q_imag, r_real, r_imag = ops.complex_qr(a.real, a.imag,
                                                     complete=mode == "complete")
     r = _complex(r_real, r_imag, a.dtype)

@@ -86,15 +86,20 @@ def cholesky(a, /, *, upper=False):
     return matrix_transpose(factor) if upper else factor
 
 
-def qr(a, mode="reduced"):
-    (a,) = _common_float(a)
-    _stacked_matrices("qr", a, square=False)
+def check_qr_mode(mode):
+    """NumPy's modes of qr, but 'raw' (LAPACK's Householder reflectors)."""
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(at_user_line(f"Unrecognized mode '{mode}'"))
     if mode == "raw":
         raise NotImplementedError(at_user_line(
             "jitflow.numpy.linalg.qr: mode='raw' (LAPACK's Householder reflectors) is "
             "not supported; use 'reduced', 'complete' or 'r'"))
+
+
+def qr(a, mode="reduced"):
+    (a,) = _common_float(a)
+    _stacked_matrices("qr", a, square=False)
+    check_qr_mode(mode)
     q, r = ops.qr(a, complete=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import jitflow
-from complex_checks import assert_complex_same
-from test_complex_derivatives import central_differences
+from complex_checks import assert_gradient_matches_central_differences, assert_complex_same
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -184,13 +183,7 @@ LOSSES = {
 @pytest.mark.parametrize("name", sorted(LOSSES))
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
 def test_gradients_match_central_differences(name, compiled):
-    loss = LOSSES[name]
-    gradient = jitflow.grad(loss)
-    if compiled:
-        gradient = jitflow.function(gradient)
-    expected = central_differences(lambda z, _: loss(z.reshape(A.shape)), A.ravel(),
-                                   None).reshape(A.shape)
-    np.testing.assert_allclose(gradient(A), expected, rtol=1e-6, atol=1e-6)
+    assert_gradient_matches_central_differences(LOSSES[name], A, compiled)
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import jitflow
+from complex_checks import central_differences
 
 rng = np.random.default_rng(11)
 Z = rng.standard_normal(6) + 1j * rng.standard_normal(6)
@@ -26,17 +27,6 @@ LOSSES = {
     "sqrt, log and tanh": lambda z, x: np.sum(np.abs(np.sqrt(z) + np.log(z) * np.tanh(z))),
     "power": lambda z, x: np.sum((z ** (0.5 + 1j)).real),
 }
-
-
-def central_differences(loss, z, x, h=1e-6):
-    """dL/dx - i dL/dy, one part of one element at a time."""
-    gradient = np.zeros_like(z)
-    for i in range(z.size):
-        for part, unit in ((1, 1.0), (-1j, 1j)):
-            step = np.zeros_like(z)
-            step[i] = h * unit
-            gradient[i] += part * (loss(z + step, x) - loss(z - step, x)) / (2 * h)
-    return gradient
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))

@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import jitflow
-from complex_checks import assert_complex_same
+from complex_checks import assert_gradient_matches_central_differences, assert_complex_same
 from test_complex_decompositions import complex_normal
-from test_complex_derivatives import central_differences
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -85,9 +84,4 @@ LOSSES = {
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
 def test_gradients_match_central_differences(name, compiled):
     loss, a = LOSSES[name]
-    gradient = jitflow.grad(loss)
-    if compiled:
-        gradient = jitflow.function(gradient)
-    expected = central_differences(lambda z, _: loss(z.reshape(a.shape)), a.ravel(),
-                                   None).reshape(a.shape)
-    np.testing.assert_allclose(gradient(a), expected, rtol=1e-6, atol=1e-6)
+    assert_gradient_matches_central_differences(loss, a, compiled)

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import jitflow
-from complex_checks import assert_complex_same
+from complex_checks import assert_gradient_matches_central_differences, assert_complex_same
 from test_complex_decompositions import complex_normal
-from test_complex_derivatives import central_differences
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -127,10 +126,4 @@ GRADIENT_CASES = [(name, shape) for name in sorted(LOSSES) for shape in SHAPES
 @pytest.mark.parametrize("name, shape", GRADIENT_CASES)
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
 def test_gradients_match_central_differences(name, shape, compiled):
-    loss, a = LOSSES[name], SHAPES[shape]
-    gradient = jitflow.grad(loss)
-    if compiled:
-        gradient = jitflow.function(gradient)
-    expected = central_differences(lambda z, _: loss(z.reshape(a.shape)), a.ravel(),
-                                   None).reshape(a.shape)
-    np.testing.assert_allclose(gradient(a), expected, rtol=1e-6, atol=1e-6)
+    assert_gradient_matches_central_differences(LOSSES[name], SHAPES[shape], compiled)
