@@ -19,14 +19,23 @@ def _eager(args):
         for a in args)
 
 
-def _scale(norm, n, inverse, name):
+def _scale(norm, n, inverse, name, a=None):
+    """The factor of a transform of length n, computed as NumPy computes it: in the
+    real dtype of the input `a` with Python's 1.0 (float16 for a float16 input)."""
     if norm not in _NORMS:
         raise ValueError(at_user_line(f"jitflow.numpy.fft.{name}: invalid norm={norm!r}; "
                                       f"use 'backward', 'ortho' or 'forward'"))
     norm = norm or "backward"
+    real = np.result_type(_dtype_of(a).type(0).real.dtype if a is not None else np.float64,
+                          1.0)
     if norm == "ortho":
-        return float(1 / np.sqrt(n))
-    return 1 / n if (norm == "forward") != inverse else None
+        return float(np.reciprocal(np.sqrt(n, dtype=real)))
+    return float(np.reciprocal(n, dtype=real)) if (norm == "forward") != inverse else None
+
+
+def _dtype_of(a):
+    dtype = getattr(a, "dtype", None)
+    return np.asarray(a).dtype if dtype is None else np.dtype(dtype)
 
 
 def _length(n, default, name):
@@ -58,8 +67,7 @@ def _scaled(parts, factor):
 def _transform_dtype(a):
     """NumPy's transforms compute in complex64 for float16, float32 and complex64
     input, in complex128 for any other (bool and every integer too)."""
-    dtype = getattr(a, "dtype", None)
-    dtype = np.asarray(a).dtype if dtype is None else np.dtype(dtype)
+    dtype = _dtype_of(a)
     single = dtype in (np.float16, np.float32, np.complex64)
     return np.dtype(np.complex64 if single else np.complex128)
 
@@ -94,7 +102,7 @@ def _c2c(a, n, axis, norm, inverse, name):
 
     def transform(r, i):
         return dft_last(_resized(r, n, -1), _resized(i, n, -1), 1 if inverse else -1)
-    parts = _scaled(_along((real, imag), axis, transform), _scale(norm, n, inverse, name))
+    parts = _scaled(_along((real, imag), axis, transform), _scale(norm, n, inverse, name, a))
     return _complex(*parts, dtype)
 
 
@@ -122,7 +130,7 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
 
     def transform(r, i):
         return real_dft(_resized(r, n, -1), -1)
-    parts = _scaled(_along((real, None), axis, transform), _scale(norm, n, False, "rfft"))
+    parts = _scaled(_along((real, None), axis, transform), _scale(norm, n, False, "rfft", a))
     return _complex(*parts, dtype)
 
 
@@ -145,8 +153,13 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
         if n % 2 == 0:
             keep[-1] = False
         return (hermitian_inverse(r, jnp.where(keep, i, 0), n),)
-    (result,) = _scaled(_along((real, imag), axis, transform), _scale(norm, n, True, "irfft"))
-    return result
+    (result,) = _scaled(_along((real, imag), axis, transform), _scale(norm, n, True, "irfft", a))
+    return jnp.astype(result, np.float16) if _is_half(a) else result
+
+
+def _is_half(a):
+    """NumPy's irfft (and hfft) of a real float16 array is float16, computed in float32."""
+    return _dtype_of(a) == np.float16
 
 
 def _no_out(out, name):
@@ -165,7 +178,8 @@ def hfft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out, "hfft")
     if norm not in _NORMS:
         _scale(norm, 1, False, "hfft")
-    return irfft(as_complex(a, _transform_dtype(a)).conj(), n, axis, _SWAPPED[norm])
+    conjugate = a if not is_complex(a) else as_complex(a).conj()  # (NumPy's conjugate)
+    return irfft(conjugate, n, axis, _SWAPPED[norm])
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None):

@@ -80,6 +80,14 @@ def test_round_trips_in_single_precision():
     np.testing.assert_allclose(got, x, atol=1e-5)
 
 
+@pytest.mark.parametrize("name", ["fft", "rfft", "irfft", "hfft", "ihfft", "irfftn"])
+def test_float16_inputs_give_numpys_dtypes(name):
+    """float16 is computed in single precision; irfft and hfft of a real float16 array
+    give float16, as NumPy's do."""
+    x = (np.arange(12) * 0.37).astype(np.float16).reshape(2, 6)
+    check(getattr(np.fft, name), x)
+
+
 @pytest.mark.parametrize("fn, error", [
     (lambda x: np.fft.fft(x, 0), ValueError), (lambda x: np.fft.rfft(x * 1j), TypeError),
     (lambda x: np.fft.fft(x, norm="sideways"), ValueError),
