@@ -10,7 +10,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import pytree
 from ..trace import Tracer
-from . import arrays, creation, functions, more_arrays, routing
+from . import arrays, creation, functions, more_arrays, ordering, routing
 from .functions import as_complex, call
 from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer
@@ -64,8 +64,8 @@ def _interleaved(value):
     return jnp.stack([value.real, value.imag], axis=-1)
 
 
-# (arrays, creation and more_arrays register their functions when imported)
-_REGISTERING = (arrays, creation, more_arrays)
+# (these modules register their functions when imported)
+_REGISTERING = (arrays, creation, more_arrays, ordering)
 pytree.complex_from_parts = _from_parts
 pytree.complex_from_interleaved = _from_interleaved
 pytree.interleaved_of = _interleaved

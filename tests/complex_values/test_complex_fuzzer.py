@@ -3,7 +3,8 @@
 Each program is a few steps (test_compositions.py's Step and Program) over complex64
 and complex128 inputs and their real partners (float32, float64, int32): arithmetic
 with arrays and Python scalars, conj, abs, angle, real, imag, exp, integer powers,
-comparisons, where, sums, products, shape functions, indexing, casts, numpy.fft's
+comparisons and NumPy's order of complex numbers (less, maximum, fmin, max, argmin,
+...), where, sums, products, shape functions, indexing, casts, numpy.fft's
 transforms, C99's elementary functions and numpy.linalg's functions of Hermitian
 positive definite matrices made from a value (`_gram`). It runs in NumPy, the reference, on inputs as drawn (any layout, 0-d,
 length-0 and length-1 axes, parts holding 0, -0.0, inf, -inf, NaN and ordinary
@@ -160,7 +161,15 @@ EXACT_OPS = {
     "take_along_first": lambda xp, x, indices: x[indices],
     "concatenate": lambda xp, x, y, axis: xp.concatenate([x, y], axis=axis),
     "stack": lambda xp, x, y, axis: xp.stack([x, y], axis=axis),
+    # NumPy's order of complex numbers (real part, then imaginary part; NaN apart)
+    "less": lambda xp, x, y: x < y,
+    "greater_equal": lambda xp, x, y: xp.greater_equal(x, y),
+    **{name: (lambda name: lambda xp, x, y: getattr(xp, name)(x, y))(name)
+       for name in ("maximum", "minimum", "fmax", "fmin")},
+    "max": lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    "argmin": lambda xp, x, axis: xp.argmin(x, axis=axis),
 }
+ORDERED_BINARY = ["less", "greater_equal", "maximum", "minimum", "fmax", "fmin"]
 
 # Elementwise steps NumPy rounds its own way: a multiply (and so square and powers) is
 # not the plain formula in NumPy's loops; exp, abs and angle are transcendental.
@@ -287,8 +296,9 @@ def _elementwise(draw, values, usable, x_index):
                                "divide", "negative", "conj", "conj_method", "real",
                                "imag_attribute", "isnan", "isinf", "isfinite", "square",
                                "power", "power_operator", "exp", "abs", "angle",
-                               "where", *sorted(ELEMENTARY)]))
-    if op in ("add", "subtract", "equal", "not_equal", "multiply", "divide"):
+                               "where", *sorted(ELEMENTARY), *ORDERED_BINARY]))
+    if op in ("add", "subtract", "equal", "not_equal", "multiply", "divide",
+              *ORDERED_BINARY):
         y = _operand(draw, values, usable, x)
         return Step(op, (x_index, y) if draw(st.booleans()) else (y, x_index), {})
     if op == "power":
@@ -312,7 +322,10 @@ def _elementwise(draw, values, usable, x_index):
 
 def _sum(draw, values, usable, x_index):
     ndim = np.ndim(values[x_index])
-    op = draw(st.sampled_from(list(SUM_OPS)))
+    op = draw(st.sampled_from(list(SUM_OPS) + ["max", "argmin"]))
+    if op == "argmin":
+        return Step(op, (x_index,), {"axis": None if ndim == 0 or draw(st.booleans())
+                                     else draw(st.integers(-ndim, ndim - 1))})
     if op == "cumsum":
         axis = None if ndim == 0 or draw(st.booleans()) else \
             draw(st.integers(-ndim, ndim - 1))
@@ -767,7 +780,8 @@ UNARY_CASES = [(op, {}) for op in ("negative", "conj", "conj_method", "real",
     [("angle", {"deg": False}), ("angle", {"deg": True})] + \
     [("power", {"n": n}) for n in range(-3, 5)] + \
     [("power_operator", {"n": n}) for n in (-3, -2, 0, 1, 2, 3, 4)]
-BINARY_CASES = ["add", "subtract", "multiply", "divide", "equal", "not_equal"]
+BINARY_CASES = ["add", "subtract", "multiply", "divide", "equal", "not_equal",
+                *ORDERED_BINARY]
 
 
 def _check_step_everywhere(step, arguments):
