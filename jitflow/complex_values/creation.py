@@ -3,6 +3,8 @@ ones, empty, full and their *_like forms, eye, identity, arange and linspace, an
 arrays made from (nested) lists holding complex numbers or traced values. Each part is
 made as jitflow makes real arrays. Routed here by routing.py where a complex dtype is
 asked for while tracing, or a complex value is given."""
+import warnings
+
 import numpy as np
 
 from .. import numpy as jnp
@@ -16,17 +18,19 @@ BY_DTYPE = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_
 
 
 def _target(dtype, *values):
-    """The complex dtype asked for, or the one NumPy gives `values`."""
-    if dtype is not None:
-        dtype = np.dtype(dtype)
-        if dtype.kind != "c":
-            raise TypeError(at_user_line(f"a complex value cannot be made into an array of "
-                                         f"the real dtype {dtype} here; take .real first"))
-        return dtype
-    return result_dtype(*values)[0]
+    """The dtype asked for, or the complex one NumPy gives `values`."""
+    return np.dtype(dtype) if dtype is not None else result_dtype(*values)[0]
 
 
 def _filled(shape, value, dtype):
+    """An array of `shape` and `dtype` holding `value`; a real dtype keeps the real part,
+    as NumPy's assignment does (with its ComplexWarning)."""
+    if dtype.kind != "c":
+        if is_complex(value) or getattr(value, "_complex_parts", None) is not None:
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          np.exceptions.ComplexWarning, stacklevel=4)
+        return jnp.full(shape, parts_of(value, np.result_type(dtype, np.complex64))[0],
+                        dtype)
     real, imag = parts_of(value, dtype)
     return _complex(jnp.full(shape, real, part_dtype(dtype)),
                     jnp.full(shape, imag, part_dtype(dtype)), dtype)
@@ -54,9 +58,9 @@ def _like(fill, name):
         else:
             fill_value = fill
         dtype = args[0] if args else dtype
-        own = a.dtype if getattr(a, "_complex_parts", None) is not None or \
-            is_complex(a) else None
-        dtype = _target(dtype if dtype is not None else own, fill_value)
+        own = getattr(a, "dtype", None)
+        dtype = np.dtype(dtype if dtype is not None else
+                         own if own is not None else np.asarray(a).dtype)
         return _filled(jnp.shape(a) if shape is None else shape, fill_value, dtype)
     _named(name)(make)
 

@@ -73,11 +73,22 @@ def test_empty_has_the_shape_and_dtype_asked_for():
     assert (empty.shape, empty.dtype) == ((2, 3), np.complex64)
 
 
-def test_refusals_name_what_is_not_supported():
+def test_arange_with_complex_bounds_is_refused_by_name():
     with pytest.raises(TypeError, match="arange with complex start"):
         jitflow.function(lambda x: jnp.arange(1j, 3, dtype=complex))(np.ones(2))
-    with pytest.raises(TypeError, match="real dtype float64"):
-        jitflow.function(lambda x: jnp.full(3, x[0] * 1j, np.float64))(np.ones(2))
+
+
+@pytest.mark.parametrize("fn", [lambda xp, x: xp.full_like(x, 3j),
+                                lambda xp, x: xp.full(3, x[1] * 1j + 2, np.float64),
+                                lambda xp, x: xp.full_like(x.astype(np.int32), 2.5 + 1j)])
+def test_complex_fill_values_of_real_arrays_keep_the_real_part_and_warn(fn):
+    x = np.arange(3.0)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        expected = fn(np, x)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        got = jitflow.function(lambda x: fn(jnp, x))(x)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
 
 
 # Functions of a complex z (4, 5), compared with NumPy to rounding (`exact`: bit for bit).
