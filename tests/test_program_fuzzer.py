@@ -73,6 +73,9 @@ def is_inexact(step, values):
     args = [values[a] if isinstance(a, int) else a[1] for a in step.args]
     floats = any(np.asarray(a).dtype.kind == "f" or isinstance(a, float) for a in args)
     if step.op == "power":
+        # (int32 and uint64 arrays promote to float64: NumPy's C pow of floats then)
+        arrays = [np.asarray(a).dtype for a in args if isinstance(a, np.ndarray)]
+        floats |= bool(arrays) and np.result_type(*arrays).kind == "f"
         exponent = step.args[1]
         return floats and not (isinstance(exponent, tuple) and exponent[0] == "lit" and
                                exponent[1] in EXACT_EXPONENTS)
