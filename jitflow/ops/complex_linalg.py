@@ -44,7 +44,7 @@ from .contraction import matmul
 from .elementwise import (add, add_tangents, divide, equal, multiply, negative,
                           subtract)
 from .linalg import (_checked_matrix, _column, _diag_embed, _diag_part, _inverse_gaps,
-                     _mT, _symmetrized)
+                     _mT, _symmetrized, eig_p)
 from .creation import iota
 from .reductions import argmin, reduce_sum
 from .select import cast
@@ -552,7 +552,7 @@ def _eig_impl(real, imag, *, vectors):
 
 def _no_vector_derivative(rule):
     raise NotImplementedError(
-        f"numpy.linalg.eig of a complex matrix: jitflow gives the {rule} of the "
+        f"numpy.linalg.eig: jitflow gives the {rule} of the "
         f"eigenvalues (once), not of the eigenvectors nor a second derivative; stop the "
         f"derivative with jitflow.stop_gradient, or give one with jitflow.custom_vjp")
 
@@ -606,6 +606,30 @@ def complex_eig(real, imag, *, vectors=True):
     """(eigenvalues' parts[, right eigenvectors' parts]) of general complex matrices,
     as LAPACK's geev gives them (each vector of unit norm, its largest part real)."""
     return bind(complex_eig_p, real, imag, vectors=bool(vectors))
+
+
+# --- eig of real matrices ------------------------------------------------------------------
+# A real matrix's eigenvalues are those of the complex matrix a + 0i, so the complex
+# rules give their derivatives: a real input's cotangent is the real part's.
+
+def _real_eig_vjp(cts, a, *, out, vectors):
+    if vectors and cts[2] is not None:
+        _no_vector_derivative("derivative")
+    dtype = constant_type(a).dtype
+    return _eig_vjp(cts[:2], a, _or_zeros(None, a, dtype), out=out[:2], vectors=False)[:1]
+
+
+def _real_eig_jvp(tangents, a, *, out, vectors):
+    if vectors:
+        _no_vector_derivative("forward derivative")
+    dtype = constant_type(a).dtype
+    zeros = _or_zeros(None, a, dtype)
+    return _eig_jvp([_or_zeros(tangents[0], a, dtype), zeros], a, zeros, out=out,
+                    vectors=False)
+
+
+# installed from here: ops/linalg.py, where eig_p lives, sits below this module
+eig_p.vjp, eig_p.jvp = _real_eig_vjp, _real_eig_jvp
 
 
 __all__ = ["complex_cholesky", "complex_eig", "complex_eigh", "complex_inverse",

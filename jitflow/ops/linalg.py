@@ -257,16 +257,9 @@ def _eig_impl(a, *, vectors):
     return w.real.astype(a.dtype), w.imag.astype(a.dtype), packed.astype(a.dtype)
 
 
-def _eig_no_derivative(*args, **kwargs):
-    raise NotImplementedError(
-        "numpy.linalg.eig / eigvals: jitflow does not differentiate the eigenvalues or "
-        "eigenvectors of a general matrix yet (eigh differentiates those of a symmetric "
-        "one); stop the derivative with jitflow.stop_gradient, or give one with "
-        "jitflow.custom_vjp")
-
-
-eig_p = register(Primitive("eig", _eig_type, _eig_impl, multiple_results=True,
-                           vjp=_eig_no_derivative, jvp=_eig_no_derivative))
+# Its derivative rules (the eigenvalues', first order) are installed by
+# ops/complex_linalg.py, from the complex matrix's.
+eig_p = register(Primitive("eig", _eig_type, _eig_impl, multiple_results=True))
 
 
 def eig(a, *, vectors=True): return bind(eig_p, a, vectors=bool(vectors))

@@ -335,8 +335,9 @@ CASES = {
 SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in test_api.py)",
            "pure_callback": "a Python function: its rules refuse by name (tested in "
                             "tests/test_pure_callback.py)",
-           "eig": "its derivatives are not implemented: its rules refuse by name "
-                  "(tested in tests/complex_values/test_complex_linalg_and_sorting.py)",
+           "eig": "first derivatives of the eigenvalues only (its rules refuse the "
+                  "eigenvectors' by name): tested in "
+                  "tests/complex_values/test_complex_linalg_and_sorting.py",
            "complex_eig": "first derivatives of the eigenvalues only (its rules refuse "
                           "the eigenvectors' and second ones by name): tested in "
                           "tests/complex_values/test_complex_decompositions.py",

@@ -1,7 +1,8 @@
 """numpy.linalg's solve and inv of complex matrices (LAPACK's gesv, as NumPy's) against
 NumPy's, to rounding; eig and eigvals of real matrices (LAPACK's geev, as NumPy's: its values
 and vectors, to the rounding of two builds of LAPACK, always as complex arrays),
-batched, under vmap, and their clear errors; and NumPy's order of complex numbers in
+batched, under vmap, and their clear errors; the eigenvalues' derivatives against central
+differences; and NumPy's order of complex numbers in
 sort, argsort and sort_complex."""
 import numpy as np
 import pytest
@@ -47,8 +48,52 @@ def test_eig_under_vmap_and_its_errors():
     assert_complex_same(got, np.linalg.eigvals(a).astype(np.complex128))
     with pytest.raises(np.linalg.LinAlgError, match="square"):
         jitflow.function(np.linalg.eig)(np.ones((2, 3)))
-    with pytest.raises(NotImplementedError, match="does not differentiate"):
-        jitflow.grad(lambda a: np.linalg.eigvals(a).real.sum())(a[0])
+    with pytest.raises(NotImplementedError, match="not of the eigenvectors"):
+        jitflow.grad(lambda a: np.linalg.eig(a)[1].real.sum())(a[0])
+    with pytest.raises(NotImplementedError, match="not of the eigenvectors"):
+        jitflow.jvp(np.linalg.eig, (a[0],), (a[0],))
+
+
+REAL_EIGENVALUE_LOSSES = {
+    "parts": lambda a: np.sum(np.linalg.eigvals(a).real * WEIGHTS) +
+    np.sum(np.linalg.eigvals(a).imag ** 2),
+    "moduli": lambda a: np.sum(np.abs(np.linalg.eigvals(a) + 1)),
+    "eig, values only": lambda a: np.sum(np.angle(np.linalg.eig(a)[0] + 2j)),
+}
+WEIGHTS = np.array([0.5, -1.0, 2.0, 1.5])
+
+
+@pytest.mark.parametrize("name", sorted(REAL_EIGENVALUE_LOSSES))
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_real_matrices_eigenvalue_gradients_match_central_differences(name, compiled):
+    """A real matrix with a complex pair and two real eigenvalues: the gradient of a
+    real loss of its eigenvalues (the complex matrix a + 0i's rule, real part)."""
+    loss = REAL_EIGENVALUE_LOSSES[name]
+    a = np.random.default_rng(3).standard_normal((4, 4))
+    assert np.any(np.linalg.eigvals(a).imag != 0) and np.any(np.linalg.eigvals(a).imag == 0)
+    gradient = jitflow.grad(loss)
+    if compiled:
+        gradient = jitflow.function(gradient)
+    h, expected = 1e-6, np.zeros_like(a)
+    for index in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[index] = h
+        expected[index] = (loss(a + step) - loss(a - step)) / (2 * h)
+    np.testing.assert_allclose(gradient(a), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_real_matrices_forward_derivative_of_eigenvalues():
+    a = np.random.default_rng(5).standard_normal((4, 4))
+    direction = np.random.default_rng(6).standard_normal((4, 4))
+    values, derivatives = jitflow.function(
+        lambda a, d: jitflow.jvp(np.linalg.eigvals, (a,), (d,)))(a, direction)
+    h = 1e-6
+    expected = (np.linalg.eigvals(a + h * direction) -
+                np.linalg.eigvals(a - h * direction)) / (2 * h)
+    # LAPACK builds may order the eigenvalues otherwise: pair each with NumPy's nearest
+    nearest = np.argmin(np.abs(values[:, None] - np.linalg.eigvals(a)[None]), axis=1)
+    assert sorted(nearest) == [0, 1, 2, 3]
+    np.testing.assert_allclose(derivatives, expected[nearest], rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("case", ["matrices", "vector", "inverse", "real a", "real b",
