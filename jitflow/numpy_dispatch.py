@@ -149,13 +149,30 @@ def _namespace(module):
 _IN_PLACE = {name: getattr(in_place, name) for name in in_place.__all__}
 
 
+_SCIMATH_ADVICE = (
+    ": its result is complex or real depending on the values (complex where one is out of "
+    "the real function's domain), which compiled code cannot know; make the input complex "
+    "first, as in np.sqrt(x.astype(complex)), to get complex results always")
+
+
+def _mirrored(namespace, func):
+    """Whether func is the NumPy function jitflow's `namespace` mirrors under its name.
+    Other modules reuse the names with other meanings: numpy.emath.sqrt of a negative
+    number is complex, numpy.char.equal compares strings."""
+    numpy_module = {jnp: np, jnp.linalg: np.linalg, jnp.fft: np.fft}[namespace]
+    return getattr(numpy_module, func.__name__, None) is func
+
+
 def dispatch_function(func, args, kwargs):
     module = getattr(func, "__module__", "") or ""
     namespace = _namespace(module)
+    if namespace is not None and not _mirrored(namespace, func):
+        namespace = None
     function = _IN_PLACE.get(func.__name__) if namespace is jnp else None
     function = function or getattr(namespace, func.__name__, None)
     if function is None or not callable(function):
         qualified = f"{module.replace('numpy._core', 'numpy')}.{func.__name__}"
         raise TypeError(at_user_line(f"{qualified} is not supported by jitflow on traced "
-                                     f"values (jitflow.numpy lists what is)"))
+                                     f"values (jitflow.numpy lists what is)"
+                                     f"{_SCIMATH_ADVICE if 'scimath' in module else ''}"))
     return function(*args, **kwargs)

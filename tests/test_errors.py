@@ -72,6 +72,25 @@ def test_unsupported_numpy_function_is_named():
         jitflow.function(lambda x: np.heaviside(x * 1j, 0))(X)
 
 
+@pytest.mark.parametrize("function", [np.emath.sqrt, np.emath.log, np.emath.log2,
+                                      np.emath.log10, np.emath.arcsin, np.emath.arccos,
+                                      np.emath.arctanh, lambda x: np.emath.power(x, 0.5)])
+def test_numpy_functions_of_other_modules_are_not_taken_for_their_namesakes(function):
+    """numpy.emath.sqrt(-1.0) is 1j: a dtype that depends on the values. It was once
+    computed as numpy.sqrt (NaN) because it shares that name."""
+    x = np.array([-1.0, 4.0])
+    with pytest.raises(TypeError, match=r"numpy\.lib\.scimath\.\w+ is not supported.*"
+                                        r"complex or real depending on the values"):
+        jitflow.function(function)(x)
+    with pytest.raises(TypeError, match=r"numpy\.lib\.scimath"):
+        jitflow.grad(lambda x: function(x).real.sum())(x)
+
+
+def test_string_functions_are_not_taken_for_the_ufuncs_they_are_named_after():
+    with pytest.raises(TypeError, match=r"numpy\.char\.equal is not supported"):
+        jitflow.function(lambda x: np.char.equal(x, x))(X)
+
+
 def test_unsupported_ufunc_method_is_named():
     with pytest.raises(TypeError, match=r"numpy\.maximum\.accumulate is not supported"):
         jitflow.function(lambda x: np.maximum.accumulate(x))(X)
