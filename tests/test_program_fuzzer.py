@@ -635,12 +635,16 @@ def same_kind(error, expected):
     """Whether jitflow's error is of the kind NumPy's is (an OverflowError for one).
     A TypeError also answers an error NumPy raises for the values (a negative integer
     power, an index out of bounds): jitflow raises type errors while tracing, before any
-    value is seen, so a later step's type error comes first. A spurious TypeError still
-    shows, in the programs where NumPy computes every step."""
+    value is seen, so a later step's type error comes first. So does the OverflowError
+    of a Python integer out of its array's range (NumPy raises it at that step whatever
+    the values). A spurious one still shows, in the programs where NumPy computes every
+    step."""
     if isinstance(expected, OverflowError):
         return isinstance(error, OverflowError)
     value_dependent = isinstance(expected, (ValueError, ArithmeticError, IndexError))
-    if value_dependent and type(error) is TypeError:
+    raised_while_tracing = type(error) is TypeError or (
+        type(error) is OverflowError and "Python integer" in str(error))
+    if value_dependent and raised_while_tracing:
         return True
     return isinstance(error, fidelity.error_kinds(expected))
 
@@ -864,3 +868,19 @@ def test_a_later_steps_type_error_may_come_before_an_earlier_steps_value_error()
         jitflow.function(program)(x, n)
     assert same_kind(TypeError("-bool"), expected)
     assert not same_kind(ValueError("shape"), TypeError("bool"))
+
+
+def test_a_later_steps_out_of_range_integer_may_come_before_an_earlier_steps_value_error():
+    # int32 ** -1 raises for the values; 2**31 + an int32 array raises OverflowError for
+    # the Python integer whatever the values, while tracing (found by the fuzzer)
+    def program(x):
+        return 2_147_483_648 + x ** x
+    x = np.array([0, 1, -1], np.int32)
+    expected = fidelity.numpy_outcome(program, x)[1]
+    assert isinstance(expected, ValueError)
+    with pytest.raises(OverflowError, match="Python integer"):
+        jitflow.function(program)(x)
+    with pytest.raises(OverflowError, match="Python integer"):
+        program(np.zeros(3, np.int32))
+    assert same_kind(OverflowError("Python integer 2147483648 out of bounds"), expected)
+    assert not same_kind(OverflowError("int32 overflow"), expected)
