@@ -10,7 +10,8 @@ import numpy as np
 from .. import numpy as jnp
 from .. import pytree
 from ..trace import Tracer
-from . import arrays, creation, functions, more_arrays, ordering, routing
+from . import (arrays, creation, functions, more_arrays, ordering, routing, selecting,
+               statistics)
 from .functions import as_complex, call
 from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer
@@ -65,7 +66,7 @@ def _interleaved(value):
 
 
 # (these modules register their functions when imported)
-_REGISTERING = (arrays, creation, more_arrays, ordering)
+_REGISTERING = (arrays, creation, more_arrays, ordering, selecting, statistics)
 pytree.complex_from_parts = _from_parts
 pytree.complex_from_interleaved = _from_interleaved
 pytree.interleaved_of = _interleaved

@@ -1,10 +1,12 @@
 """NumPy's order of complex numbers: by real part, then imaginary part (lexicographic),
-for comparisons, maximum / minimum / fmax / fmin, max / min and argmax / argmin.
+for comparisons, maximum / minimum / fmax / fmin, max / min (and nanmax / nanmin) and
+argmax / argmin.
 
 NumPy's loops compare a < b as (ar < br and neither imaginary part NaN) or (ar == br
 and ai < bi), so any comparison with a NaN part is false; maximum(a, b) is a where a
 holds a NaN or a >= b, else b (a NaN wins), fmax the same with b's NaN losing; argmax
-is the first NaN, else the first of the largest; max is the element argmax names."""
+is the first NaN, else the first of the largest; max is the element argmax names;
+nanmax (fmax.reduce) the first of the largest without a NaN, or the first if all are."""
 import numpy as np
 
 from .. import numpy as jnp
@@ -65,14 +67,17 @@ _binary("fmin", _choice(LESS_EQUAL, False))
 
 # --- reductions ---------------------------------------------------------------------------
 
-def _last_axis_first_largest(r, i):
+def _last_axis_first_largest(r, i, nan_wins=True):
     """Along the last axis: the index of the first NaN element, else of the first
-    largest (by real part, then imaginary part)."""
+    largest (by real part, then imaginary part). Without `nan_wins` (fmax.reduce):
+    the first largest of the elements without a NaN, else (all NaN) the first."""
     nan = _nan(r, i)
     real_max = jnp.max(jnp.where(nan, -np.inf, r), axis=-1, keepdims=True)
     candidates = jnp.logical_and(jnp.equal(r, real_max), jnp.logical_not(nan))
     imag_max = jnp.max(jnp.where(candidates, i, -np.inf), axis=-1, keepdims=True)
     largest = jnp.logical_and(candidates, jnp.equal(i, imag_max))
+    if not nan_wins:
+        return jnp.argmax(largest, axis=-1)  # 0 where every element is NaN
     return jnp.where(jnp.any(nan, axis=-1), jnp.argmax(nan, axis=-1),
                      jnp.argmax(largest, axis=-1))
 
@@ -97,7 +102,7 @@ def _axes(z, axis):
     return sorted({a % z.ndim for a in ((axis,) if isinstance(axis, int) else axis)})
 
 
-def _extreme(names, largest):
+def _extreme(names, largest, nan_wins=True):
     name = names[0]
 
     def reduce(a, axis=None, out=None, keepdims=False, **kwargs):
@@ -105,7 +110,7 @@ def _extreme(names, largest):
         z = as_complex(a)
         (r, i), axes = _along_last(z, axis, name)
         sign = 1 if largest else -1
-        index = jnp.expand_dims(_last_axis_first_largest(sign * r, sign * i), -1)
+        index = jnp.expand_dims(_last_axis_first_largest(sign * r, sign * i, nan_wins), -1)
         r, i = (jnp.take_along_axis(p, index, axis=-1)[..., 0] for p in (r, i))
         if keepdims:
             full = tuple(1 if d in axes else z.shape[d] for d in range(z.ndim))
@@ -133,5 +138,7 @@ def _arg_extreme(name, largest):
 
 _extreme(("max", "amax"), True)
 _extreme(("min", "amin"), False)
+_extreme(("nanmax",), True, nan_wins=False)  # NumPy's fmax.reduce
+_extreme(("nanmin",), False, nan_wins=False)
 _arg_extreme("argmax", True)
 _arg_extreme("argmin", False)

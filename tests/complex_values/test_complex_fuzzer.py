@@ -168,7 +168,15 @@ EXACT_OPS = {
        for name in ("maximum", "minimum", "fmax", "fmin")},
     "max": lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
     "argmin": lambda xp, x, axis: xp.argmin(x, axis=axis),
+    **{name: (lambda name: lambda xp, x, axis, keepdims:
+              getattr(xp, name)(x, axis=axis, keepdims=keepdims))(name)
+       for name in ("nanmax", "nanmin", "ptp")},
+    "clip": lambda xp, x, low, high: xp.clip(x, low, high),
+    "isin": lambda xp, x, y: xp.isin(x, y),
+    "searchsorted": lambda xp, x, v, side:
+    xp.searchsorted(xp.sort(xp.ravel(x)), v, side=side),
 }
+EXTREMES = ["max", "nanmax", "nanmin", "ptp"]
 ORDERED_BINARY = ["less", "greater_equal", "maximum", "minimum", "fmax", "fmin"]
 
 # Elementwise steps NumPy rounds its own way: a multiply (and so square and powers) is
@@ -199,6 +207,9 @@ SUM_OPS = {
     "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
     "mean": lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
     "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
+    "nancumsum": lambda xp, x, axis: xp.nancumsum(x, axis=axis),
+    "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
+    "median": lambda xp, x, axis, keepdims: xp.median(x, axis=axis, keepdims=keepdims),
 }
 
 PRODUCT_OPS = {
@@ -322,16 +333,29 @@ def _elementwise(draw, values, usable, x_index):
 
 def _sum(draw, values, usable, x_index):
     ndim = np.ndim(values[x_index])
-    op = draw(st.sampled_from(list(SUM_OPS) + ["max", "argmin"]))
+    op = draw(st.sampled_from(list(SUM_OPS) + EXTREMES + ["argmin"]))
     if op == "argmin":
         return Step(op, (x_index,), {"axis": None if ndim == 0 or draw(st.booleans())
                                      else draw(st.integers(-ndim, ndim - 1))})
-    if op == "cumsum":
+    if op in ("cumsum", "nancumsum"):
         axis = None if ndim == 0 or draw(st.booleans()) else \
             draw(st.integers(-ndim, ndim - 1))
         return Step(op, (x_index,), {"axis": axis})
     return Step(op, (x_index,), {"axis": draw_axis(draw, ndim),
                                  "keepdims": draw(st.booleans())})
+
+
+def _choosing(draw, values, usable, x_index):
+    """clip between two Python numbers, isin, searchsorted: comparisons in NumPy's
+    order of complex numbers (and equality)."""
+    op = draw(st.sampled_from(["clip", "isin", "searchsorted"]))
+    if op == "clip":
+        low, high = (draw(st.sampled_from(LITERALS + [None])) for _ in range(2))
+        return Step(op, (x_index,), {"low": low, "high": high})
+    y = _operand(draw, values, usable, values[x_index])
+    if op == "isin":
+        return Step(op, (x_index, y), {})
+    return Step(op, (x_index, y), {"side": draw(st.sampled_from(["left", "right"]))})
 
 
 def _product(draw, values, usable, x_index):
@@ -455,9 +479,9 @@ def _linalg(draw, values, usable, x_index):
 
 
 DRAW_STEP = {"elementwise": _elementwise, "sum": _sum, "product": _product,
-             "shape": _shape, "fft": _fft, "linalg": _linalg}
-STEP_KINDS = ["elementwise"] * 4 + ["shape"] * 3 + ["fft"] * 2 + ["sum", "product",
-                                                                  "linalg"]
+             "shape": _shape, "fft": _fft, "linalg": _linalg, "choosing": _choosing}
+STEP_KINDS = ["elementwise"] * 4 + ["shape"] * 3 + ["fft"] * 2 + ["sum"] * 2 + [
+    "product", "linalg", "choosing"]
 
 
 # --- programs ----------------------------------------------------------------------------
@@ -675,10 +699,12 @@ def _elementary_scale(op, expected):
 
 def _sum_bound(step, magnitude, expected):
     axis = step.params["axis"]
-    if step.op == "cumsum":
+    if step.op in ("cumsum", "nancumsum"):
         terms = magnitude.size if axis is None else magnitude.shape[axis]
         return terms, np.cumsum(magnitude, axis=axis)
     keepdims = step.params["keepdims"]
+    if step.op == "median":  # the mean of two elements at most
+        return 2, np.max(magnitude, axis=axis, keepdims=keepdims, initial=0.0)
     terms = magnitude.size // max(expected.size, 1)
     bound = np.sum(magnitude, axis=axis, keepdims=keepdims)
     return terms, bound / max(terms, 1) if step.op == "mean" else bound
