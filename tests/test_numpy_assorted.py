@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitflow
 import jitflow.numpy as jnp
-from fidelity import given_per_backend
+from fidelity import assert_same, given_per_backend
 from jitflow.testing import check_grads
 from numpy_programs import check_program
 from strategies import DTYPES, arrays
@@ -189,3 +189,16 @@ def test_correlate_edges_sum_only_the_terms_inside(mode, special, backend):
         got = jitflow.function(lambda a, v: fn.__call__(a, v))(a, v)
         with np.errstate(invalid="ignore"):
             np.testing.assert_allclose(got, fn(a, v), rtol=1e-15)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_half_correlate_multiplies_and_sums_in_float32(mode, backend):
+    """NumPy's half dot rounds once, at the end: 65504 * -3 + inf is inf, where products
+    rounded to half would give -inf + inf = NaN (found by the fuzzer)."""
+    a = np.array([0.0, 1.0, -1.0, np.nan, np.inf, 2.5, -3.0, 0.5, np.inf, -0.0, 65504.0,
+                  1.0, -1.0, np.inf, 2.5, -3.0, 0.5, np.inf, -0.0, 65504.0, -0.0], np.float16)
+    for fn in (lambda a, v: np.correlate(a, v, mode), lambda a, v: np.convolve(a, v, mode),
+               lambda a, v: np.convolve(a[:9], v, mode)):
+        with np.errstate(all="ignore"):
+            expected = fn(a, a)
+        assert_same(jitflow.function(fn)(a, a), expected)

@@ -185,6 +185,11 @@ def correlate(a, v, mode="valid"):
     n, m = _shape(a)[0], _shape(v)[0]
     if n == 0 or m == 0:
         raise ValueError(at_user_line(f"{'a' if n == 0 else 'v'} cannot be empty"))
+    if _np.result_type(_dtype_of(a), _dtype_of(v)) == _np.float16:
+        # NumPy's half dot multiplies and sums in float32, rounding once at the end
+        # (65504 * -3 + inf is inf, not half's -inf + inf)
+        return astype(correlate(astype(a, _np.float32), astype(v, _np.float32), mode),
+                      _np.float16)
     inverted = n < m
     if inverted:
         a, v, n, m = v, a, m, n
