@@ -67,12 +67,16 @@ class GradientTape:
         seeds = self._seeds(targets, output_gradients, structure)
         scope = self._scope
         reads = [scope.first_read(v) for v in variables]
-        graph = Graph([r._var for r in reads if r is not None], scope.recorded(),
-                      [t._var for t in targets if scope.recorded_value(t)])
+        sources = [r._var for r in reads if r is not None]
+        # (a complex Variable's interleaved value may be made while the tape records:
+        # the node that made it is not part of what is differentiated)
+        nodes = [n for n in scope.recorded() if not any(o in sources for o in n.outputs)]
+        graph = Graph(sources, nodes, [t._var for t in targets if scope.recorded_value(t)])
         cts = iter(backward_pass(graph, scope.environment(), [
             s for t, s in zip(targets, seeds) if scope.recorded_value(t)]))
         grads = [next(cts) if r is not None else None for r in reads]
-        grads = [_unconnected(v, g, unconnected_gradients) for v, g in zip(variables, grads)]
+        grads = [_complex_gradient(v, _unconnected(v, g, unconnected_gradients))
+                 for v, g in zip(variables, grads)]
         if not self.persistent:
             scope.release()
         return pytree.unflatten(source_structure, grads)
@@ -116,6 +120,7 @@ class TapeScope:
         self.start = len(self.builder.nodes)  # what the tape records begins here
         self.watched = set()  # id() of Variables watched explicitly
         self._reads = {}  # id(Variable) -> its value when first read, while watched
+        self._complex = {}  # id(complex Variable) -> what its reads give (_read_complex)
         self._released = False
 
     def _watches(self, variable):
@@ -125,23 +130,43 @@ class TapeScope:
     def read(self, variable):
         key = id(variable)
         if key in self._reads:
-            return self._reads[key] if self.inner is None else self.inner.read(variable)
+            if self.inner is None:
+                return self._complex.get(key, self._reads[key])
+            value = self.inner.read(variable)
+            seen, derived = self._complex.get(key, (None, None))
+            return derived if value is seen else value  # (a new value once assigned)
         if self.inner is not None:
             value = self.inner.read(variable)
         elif self._watches(variable):
             value = read_only(variable, self.builder.new_input(
-                variable.type, f"Variable {variable.name!r}", variable.held()))
+                variable_scope.leaf_type(variable), f"Variable {variable.name!r}",
+                variable_scope.held_leaf(variable)))
         else:
             return variable.held()
-        if self._watches(variable):
+        if not self._watches(variable):
+            return value
+        if variable.dtype.kind != "c":
             self._reads[key] = value
-        return value
+            return value
+        return self._read_complex(variable, value)
+
+    def _read_complex(self, variable, value):
+        """A complex Variable's value is differentiated through one real array, its
+        parts interleaved: that is what the tape notes as read (the value the function
+        computes with is made of it)."""
+        key = id(variable)
+        leaf = value if isinstance(value, Tracer) else pytree.interleaved_of(value)
+        derived = pytree.complex_from_interleaved(leaf, variable.dtype)
+        self._reads[key] = leaf
+        self._complex[key] = derived if self.inner is None else (value, derived)
+        return derived
 
     def assign(self, variable, value):
         if self.inner is not None:
             self.inner.assign(variable, value)
             return
         self._reads.pop(id(variable), None)  # later reads see a new, unrecorded value
+        self._complex.pop(id(variable), None)
         variable.store(value._value("assign") if isinstance(value, Tracer) else value)
 
     def first_read(self, variable):
@@ -196,13 +221,23 @@ def _check_variables(leaves, what):
                 f"differentiates with respect to jitflow.Variable objects"))
 
 
+def _complex_gradient(variable, cotangent):
+    """A complex Variable's gradient from its interleaved parts' cotangent (dL/dx,
+    dL/dy): dL/dx - i dL/dy, jitflow.grad's convention (JAX's and autograd's)."""
+    if variable.dtype.kind != "c" or cotangent is None:
+        return cotangent
+    structure = (pytree.Complex, variable.dtype, (pytree.LEAF,))
+    return pytree.unflatten(structure, [cotangent], conjugate=True)
+
+
 def _ones_like(target):
     return jnp.ones_like(target)
 
 
 def _unconnected(variable, gradient, unconnected_gradients):
     if gradient is None:
-        if unconnected_gradients == "zero" and differentiable(variable.type):
-            return result(zeros(variable.type))
+        type = variable_scope.leaf_type(variable)  # (a complex one's: its parts)
+        if unconnected_gradients == "zero" and differentiable(type):
+            return result(zeros(type))
         return None
     return result(gradient)

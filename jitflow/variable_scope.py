@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import pytree
 from .errors import at_user_line
 from .trace.per_thread import PerThreadStack
 from .ir.graph import Graph, Lit
@@ -92,8 +93,7 @@ class TraceScope:
             self._slot_of[key] = len(self.slots)
             self.slots.append(Slot(argument, variable if argument is None else None))
             self._variables.append(variable)
-            self._values[key] = read_only(variable, self.builder.new_input(
-                variable.type, f"Variable {variable.name!r}"))
+            self._values[key] = _traced_value(variable, self.builder)
         return self._values[key]
 
     def assign(self, variable, value):
@@ -119,7 +119,14 @@ class TraceScope:
         return value
 
     def assigned_values(self):
-        return [self._values[id(self._variables[slot])] for slot in self._assigned]
+        """The graph outputs of the Variables assigned (a complex one's: its parts
+        interleaved, as its input)."""
+        values = []
+        for slot in self._assigned:
+            variable = self._variables[slot]
+            value = self._values[id(variable)]
+            values.append(pytree.interleaved_of(value) if _is_complex(variable) else value)
+        return values
 
     def state(self, written=(), paths=(), closed=(), closed_written=(), fixed=()):
         """What calls need (None when the function touches no Variable, writes into no
@@ -128,6 +135,42 @@ class TraceScope:
             return None
         return VariableState(self.slots, self._assigned, written, paths, closed,
                              closed_written, fixed)
+
+
+def _is_complex(variable):
+    return variable.dtype.kind == "c"
+
+
+def held_leaf(variable):
+    """The array a Variable hands compiled code: a complex one's as a real view with
+    a last axis of 2 (real, imaginary), as complex arguments cross."""
+    array = variable.held()
+    return array[..., None].view(array.real.dtype) if _is_complex(variable) else array
+
+
+def leaf_type(variable):
+    """The graph input type of `variable`'s value (held_leaf's)."""
+    if not _is_complex(variable):
+        return variable.type
+    part = np.dtype(np.float32 if variable.dtype == np.complex64 else np.float64)
+    return TensorType(tuple(variable.shape) + (2,), part)
+
+
+def _traced_value(variable, builder):
+    """A new graph input standing for `variable`'s value, as the trace reads it."""
+    tracer = read_only(variable, builder.new_input(leaf_type(variable),
+                                                   f"Variable {variable.name!r}"))
+    if _is_complex(variable):
+        return pytree.complex_from_interleaved(tracer, variable.dtype)
+    return tracer
+
+
+def _held_from_leaf(variable, value):
+    """What a Variable holds of its graph output: a complex one's real array viewed as
+    complex again."""
+    if not _is_complex(variable):
+        return value
+    return np.ascontiguousarray(value).view(variable.dtype)[..., 0]
 
 
 def read_only(variable, tracer):
@@ -282,7 +325,7 @@ class VariableState:
 
     def inputs(self, leaves, variables):
         return [leaf for leaf in leaves if not isinstance(leaf, Stateful)] + \
-            [variable.held() for variable in variables] + list(self.closed)
+            [held_leaf(variable) for variable in variables] + list(self.closed)
 
     def check_writable(self, leaves, name):
         """Before a call: every array written into can take the write, and shares
@@ -320,7 +363,7 @@ class VariableState:
         the written arguments' into the caller's arrays."""
         count, arguments = len(self.assigned), len(self.assigned) + len(self.written)
         for slot, value in zip(self.assigned, values[:count], strict=True):
-            variables[slot].adopt(value)
+            variables[slot].adopt(_held_from_leaf(variables[slot], value))
         # (same dtypes and shapes: a plain copy, faster than np.copyto's dispatch)
         for index, value in zip(self.written, values[count:arguments], strict=True):
             leaves[index][...] = value

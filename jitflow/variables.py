@@ -22,6 +22,8 @@ from . import variable_scope
 from .errors import at_user_line
 from .numpy_dispatch import dispatch_ufunc
 from .ir.types import SUPPORTED_DTYPES, TensorType
+
+COMPLEX_DTYPES = (np.dtype(np.complex64), np.dtype(np.complex128))
 from .trace import Stateful, Tracer, constant_type, read_stateful
 
 _unnamed = itertools.count()
@@ -221,10 +223,10 @@ def _initial_array(value, dtype, name):
     except (TypeError, ValueError) as error:
         raise TypeError(at_user_line(f"Variable {name!r}: cannot make an array of the "
                                      f"initial value ({error})")) from None
-    if array.dtype not in SUPPORTED_DTYPES:
+    if array.dtype not in SUPPORTED_DTYPES + COMPLEX_DTYPES:
         raise TypeError(at_user_line(
             f"Variable {name!r}: dtype {array.dtype} is not supported; use one of "
-            f"{', '.join(map(str, SUPPORTED_DTYPES))}"))
+            f"{', '.join(map(str, SUPPORTED_DTYPES + COMPLEX_DTYPES))}"))
     array.flags.writeable = False
     return array
 
@@ -236,7 +238,7 @@ def fitted(variable, value, what):
     value = read_stateful(value)
     where = f"Variable {variable.name!r}.{what}"
     try:
-        given = constant_type(value)
+        given = _type_of(value)
     except (TypeError, ValueError):
         raise TypeError(at_user_line(f"{where}: the value is a {type(value).__name__}, "
                                      f"not an array or a number")) from None
@@ -255,9 +257,22 @@ def fitted(variable, value, what):
     return value
 
 
+def _type_of(value):
+    """The TensorType of a value assigned: a traced complex value's too."""
+    if getattr(value, "_complex_parts", None) is not None:
+        return TensorType(tuple(value.shape), value.dtype, value.weak)
+    if isinstance(value, complex):  # (weak: it fills a complex Variable of any width)
+        return TensorType((), np.dtype(np.complex128), True)
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind == "c":
+        return TensorType(value.shape, value.dtype)
+    return constant_type(value)
+
+
 def _casts_weakly(given, dtype):
-    """A Python int fits any numeric Variable, a Python float any float Variable."""
-    return given.weak and dtype.kind in ("f" if given.dtype.kind == "f" else "if")
+    """A Python int fits any numeric Variable, a Python float any float or complex
+    Variable, a Python complex any complex one."""
+    allowed = {"f": "fc", "c": "c"}.get(given.dtype.kind, "ifc")
+    return given.weak and dtype.kind in allowed
 
 
 __all__ = ["Variable"]

@@ -11,6 +11,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import writes
 from ..errors import at_user_line
+from ..trace import read_stateful
 from . import elementary, formulas, powers
 from . import tracer
 from .parts import is_complex, parts_of, result_dtype
@@ -25,7 +26,9 @@ def call(name, *args, **kwargs):
         raise TypeError(at_user_line(
             f"jitflow.numpy.{name} of complex values is not supported; on complex values "
             f"jitflow computes {', '.join(sorted(IMPLEMENTATIONS))}"))
-    return implementation(*args, **kwargs)
+    # a Variable (a complex one, or a real one beside complex values) gives its value
+    return implementation(*read_stateful(args),
+                          **{key: read_stateful(value) for key, value in kwargs.items()})
 
 
 def _named(*names):

@@ -24,7 +24,9 @@ float64 = np.dtype(np.float64)
 INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 SUPPORTED_DTYPES = (bool_,) + INTEGER_DTYPES + (float16, float32, float64)
 SHORT_NAMES = {bool_: "bool", float16: "f16", float32: "f32", float64: "f64",
-               **{d: f"{d.kind}{d.itemsize * 8}" for d in INTEGER_DTYPES}}
+               **{d: f"{d.kind}{d.itemsize * 8}" for d in INTEGER_DTYPES},
+               # (no graph holds complex values: these name a complex Variable's type)
+               np.dtype(np.complex64): "c64", np.dtype(np.complex128): "c128"}
 
 
 class ShapeError(ValueError):
