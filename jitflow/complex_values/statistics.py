@@ -52,12 +52,18 @@ def _counted(z, axis, keepdims):
 
 @_named("nanmean")
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
-    """NumPy's sum of the non-NaN elements divided by their count (a complex division;
-    NaN for an all-NaN slice)."""
+    """NumPy's sum of the non-NaN elements divided by their count (NaN for an all-NaN
+    slice)."""
     _no_out("nanmean", out, True, {"dtype": dtype})
     z = as_complex(a)
     total, count = _counted(z, axis, keepdims)
-    return _call("divide", total, count)
+    return _mean_of(total, count)
+
+
+def _mean_of(total, count):
+    """NumPy's in-place total / count: a complex128 division (a complex and an int64),
+    rounded back to the total's dtype."""
+    return _call("astype", _call("divide", total, count), total.dtype)
 
 
 @_named("nanvar")
@@ -67,7 +73,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     _no_out("nanvar", out, True, {"dtype": dtype})
     z = as_complex(a)
     total, count = _counted(z, axis, True)
-    centred = _nan_replaced(_call("subtract", z, _call("divide", total, count)), 0)
+    centred = _nan_replaced(_call("subtract", z, _mean_of(total, count)), 0)
     squares = jnp.add(jnp.multiply(centred.real, centred.real),
                       jnp.multiply(centred.imag, centred.imag))
     dof = jnp.subtract(jnp.sum(jnp.logical_not(_call("isnan", z)), axis=axis,
