@@ -97,8 +97,11 @@ def _arg_reduction(prim, args, batched, size, *, axis, keepdims):
 
 
 def _along_axis(prim, args, batched, size, *, axis):
-    """Scans and sorts: each line along the axis on its own."""
-    return bind(prim, args[0], axis=axis + 1)
+    """Scans and sorts: each line along the axis on its own (operands of one shape: an
+    unbatched one is broadcast along the batch)."""
+    shape = (size,) + shape_of(args[batched.index(True)])[1:]
+    return bind(prim, *(a if b else ops.broadcast_to(a, shape) for a, b in zip(args, batched)),
+                axis=axis + 1)
 
 
 # --- taking parts and putting them back -----------------------------------------------------
@@ -162,6 +165,7 @@ RULES = {
     "argmin": _arg_reduction,
     "cumsum": _along_axis,
     "cumprod": _along_axis,
+    "complex_cumprod": _along_axis,
     "sort": _along_axis,
     "argsort": _along_axis,
     "slice": _slice,

@@ -1,10 +1,13 @@
-"""NumPy's statistics of complex arrays, each as NumPy computes it: the nan-functions
-(an element is NaN when either part is), ptp, median, cov and corrcoef, trapezoid,
-interp of complex values, and searchsorted in NumPy's order of complex numbers."""
+"""NumPy's statistics of complex arrays, each as NumPy computes it: running products
+(cumprod, nancumprod, cumulative_prod; cumulative_sum), the nan-functions (an element
+is NaN when either part is), ptp, median, cov and corrcoef, trapezoid, interp of
+complex values, and searchsorted in NumPy's order of complex numbers."""
 import numpy as np
 
 from .. import numpy as jnp
+from .. import ops
 from ..errors import at_user_line
+from ..ir.types import normalize_axis
 from .functions import IMPLEMENTATIONS, _complex, _named, _no_out, as_complex
 from .ordering import _axes
 from .parts import parts_of, result_dtype
@@ -41,6 +44,53 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
 def nancumsum(a, axis=None, dtype=None, out=None):
     _no_out("nancumsum", out, True, {"dtype": dtype})
     return _call("cumsum", _nan_replaced(as_complex(a), 0), axis)
+
+
+# --- running products ---------------------------------------------------------------------
+
+@_named("cumprod")
+def cumprod(a, axis=None, dtype=None, out=None):
+    """NumPy's running product, multiplied in order along the axis."""
+    _no_out("cumprod", out, True, {"dtype": dtype})
+    z = as_complex(a)
+    if axis is None:
+        z, axis = _call("ravel", z), 0
+    axis = normalize_axis(axis, z.ndim)
+    return _complex(*ops.complex_cumprod(z.real, z.imag, axis=axis), z.dtype)
+
+
+@_named("nancumprod")
+def nancumprod(a, axis=None, dtype=None, out=None):
+    _no_out("nancumprod", out, True, {"dtype": dtype})
+    return cumprod(_nan_replaced(as_complex(a), 1), axis)
+
+
+def _cumulative(name, scan, initial):
+    """NumPy 2.1's cumulative_sum / cumulative_prod of complex values."""
+    def apply(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+        _no_out(name, out, True, {"dtype": dtype})
+        z = as_complex(x)
+        if z.ndim == 0:
+            z = _call("reshape", z, (1,))
+        if axis is None:
+            if z.ndim > 1:
+                raise ValueError(at_user_line(
+                    f"{name}: for arrays which have more than one dimension ``axis`` "
+                    f"argument is required."))
+            axis = 0
+        axis = normalize_axis(axis, z.ndim)
+        result = scan(z, axis)
+        if not include_initial:
+            return result
+        shape = tuple(1 if k == axis else n for k, n in enumerate(result.shape))
+        first = _complex(jnp.full(shape, initial, result.real.dtype),
+                         jnp.zeros(shape, result.real.dtype), result.dtype)
+        return _call("concatenate", [first, result], axis)
+    _named(name)(apply)
+
+
+_cumulative("cumulative_prod", lambda z, axis: cumprod(z, axis), 1)
+_cumulative("cumulative_sum", lambda z, axis: _call("cumsum", z, axis), 0)
 
 
 def _counted(z, axis, keepdims):

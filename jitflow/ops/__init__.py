@@ -17,4 +17,5 @@ from .debug import *         # noqa: F401,F403  debug_callback
 from .linalg import *        # noqa: F401,F403  solve, slogdet, cholesky, eigh, svd, qr
 from .fourier import *       # noqa: F401,F403  dft
 from .complex_linalg import *  # noqa: F401,F403  complex_slogdet, complex_eigh
+from .complex_scans import *  # noqa: F401,F403  complex_cumprod
 from .host import *          # noqa: F401,F403  pure_callback

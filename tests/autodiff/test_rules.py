@@ -293,6 +293,13 @@ def _dft_draw(data, rng):
         "sign": data.draw(st.sampled_from([-1, 1]), label="sign")}
 
 
+def _complex_cumprod_draw(data, rng):
+    """Some elements exactly 0 + 0i: the derivative must not divide by them."""
+    (x,), params = _cumprod_draw(data, rng)
+    imag = np.where((x == 0) & (rng.random(x.shape) < 0.5), 0.0, normal(rng, x.shape))
+    return [x, imag], params
+
+
 def _cast_draw(data, rng):
     return [normal(rng, data.draw(smooth_shapes()))], {"dtype": np.dtype(np.float64)}
 
@@ -329,6 +336,7 @@ CASES = {
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
     "complex_slogdet": _complex_slogdet_draw, "complex_svd": _complex_svd_draw,
     "complex_qr": _complex_qr_draw, "complex_solve": _complex_solve_draw,
+    "complex_cumprod": _complex_cumprod_draw,
 }
 
 # Deliberately not differentiated as the function they compute.

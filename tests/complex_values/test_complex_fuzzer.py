@@ -208,6 +208,7 @@ SUM_OPS = {
     "mean": lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
     "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
     "nancumsum": lambda xp, x, axis: xp.nancumsum(x, axis=axis),
+    "cumprod": lambda xp, x, axis: xp.cumprod(x, axis=axis),
     "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
     "median": lambda xp, x, axis, keepdims: xp.median(x, axis=axis, keepdims=keepdims),
 }
@@ -263,7 +264,8 @@ INEXACT = set(OPS) - set(EXACT_OPS)
 # Where an operand holds inf or NaN, or the result overflows, these compare by class
 # only (see `compare`). exp does not: NumPy's is C99's (glibc's cexp) in every loop,
 # and jitflow's gives its special values part for part.
-LOOSE_ON_NON_FINITE = {"multiply", "divide", "square", "power", "power_operator"} | \
+LOOSE_ON_NON_FINITE = {"multiply", "divide", "square", "power", "power_operator",
+                       "cumprod"} | \
     set(PRODUCT_OPS) | set(FFT_OPS) | set(LINALG_OPS)
 
 # Steps whose results are sums (of products, of roots of unity times values): rounded
@@ -337,7 +339,7 @@ def _sum(draw, values, usable, x_index):
     if op == "argmin":
         return Step(op, (x_index,), {"axis": None if ndim == 0 or draw(st.booleans())
                                      else draw(st.integers(-ndim, ndim - 1))})
-    if op in ("cumsum", "nancumsum"):
+    if op in ("cumsum", "nancumsum", "cumprod"):
         axis = None if ndim == 0 or draw(st.booleans()) else \
             draw(st.integers(-ndim, ndim - 1))
         return Step(op, (x_index,), {"axis": axis})
@@ -702,6 +704,9 @@ def _sum_bound(step, magnitude, expected):
     if step.op in ("cumsum", "nancumsum"):
         terms = magnitude.size if axis is None else magnitude.shape[axis]
         return terms, np.cumsum(magnitude, axis=axis)
+    if step.op == "cumprod":  # each product two roundings of each part
+        terms = magnitude.size if axis is None else magnitude.shape[axis]
+        return 4 * terms, np.cumprod(magnitude, axis=axis)
     keepdims = step.params["keepdims"]
     if step.op == "median":  # the mean of two elements at most
         return 2, np.max(magnitude, axis=axis, keepdims=keepdims, initial=0.0)

@@ -1,5 +1,5 @@
-"""NumPy's statistics, choosing and arranging functions of complex arrays (the
-nan-functions, ptp, median, cov, corrcoef, trapezoid, interp, searchsorted, clip,
+"""NumPy's statistics, choosing and arranging functions of complex arrays (running
+products and their gradients, the nan-functions, ptp, median, cov, corrcoef, trapezoid, interp, searchsorted, clip,
 select, choose, isin, insert, delete, broadcast_arrays, meshgrid, sinc, gradient,
 ediff1d, matvec, vecmat) compiled, against NumPy: across shapes, axes and dtypes, with
 NaN, inf and signed zeros among the values."""
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import jitflow
-from complex_checks import assert_complex_same
+from complex_checks import assert_complex_same, assert_gradient_matches_central_differences
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -69,7 +69,14 @@ ROUNDED = {
     "nanstd ddof": lambda z, axis: np.nanstd(z, axis=axis, ddof=1),
     "nanprod": lambda z, axis: np.nanprod(z, axis=axis),
     "trapezoid": lambda z, axis: np.trapezoid(z, axis=-1 if axis is None else axis),
+    "cumprod": lambda z, axis: np.cumprod(z, axis=axis),
+    "nancumprod": lambda z, axis: np.nancumprod(z, axis=axis),
+    "cumulative_prod": lambda z, axis: np.cumulative_prod(
+        z.ravel() if axis is None else z, axis=axis, include_initial=True),
+    "cumulative_sum": lambda z, axis: np.cumulative_sum(
+        z.ravel() if axis is None else z, axis=axis, include_initial=True),
 }
+PRODUCTS = {"nanprod", "cumprod", "nancumprod", "cumulative_prod"}
 
 
 @pytest.mark.parametrize("name", sorted(ROUNDED))
@@ -82,8 +89,23 @@ def test_sums_of_the_non_nan_elements_are_numpys_to_rounding(name, data):
     axis = axes_of(z, data.draw)
     got, expected = numpy_and_compiled(lambda z: ROUNDED[name](z, axis), z)
     eps = 1e-5 if dtype == np.complex64 else 1e-13
-    scale = (1 + np.nanmax(np.abs(z), initial=0)) ** (z.size if name == "nanprod" else 2)
+    power = min(z.size, 100) if name in PRODUCTS else 2
+    scale = (1 + float(np.nanmax(np.abs(z), initial=0))) ** power
     assert_complex_same(got, expected, eps=eps, scale=scale, zero_sign=False, what=name)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_running_product_gradients_match_central_differences(compiled):
+    """Through zeros too (the rule never divides by an element)."""
+    rng = np.random.default_rng(5)
+    z = rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))
+    z[0, 1] = 0
+    weights = rng.standard_normal((2, 4))
+
+    def loss(z):
+        return np.sum(np.abs(np.cumprod(z, axis=1) + 1) ** 2 * weights) + \
+            np.sum(np.angle(np.cumprod(z) + 3j))
+    assert_gradient_matches_central_differences(loss, z, compiled)
 
 
 def test_nan_functions_corner_cases():

@@ -51,6 +51,33 @@ def cumsum(lo, node, inputs, outputs):
     lo.loop_nest(x.shape, [x, out, index_view(x.shape, (axis,)), lines], body, owner=3)
 
 
+def complex_cumprod(lo, node, inputs, outputs):
+    """The running product of complex values held as parts, sequentially like NumPy's
+    cumprod: out[k] = out[k-1] x[k], (pr xr - pi xi) + (pr xi + pi xr) i."""
+    (xr, xi), (out_r, out_i) = inputs, outputs
+    em, b = lo.em, lo.builder
+    axis = node.params["axis"]
+    step = contiguous_strides(out_r.shape)[axis]
+    multiply, add, subtract = SCALAR["mul"], SCALAR["add"], SCALAR["sub"]
+    dtype = out_r.dtype
+
+    def body(offsets):
+        first = b.icmp_signed("==", offsets[4], I64(0))
+        pr, pi = (em.load(out.base, dtype, b.select(first, at, b.sub(at, I64(step))))
+                  for out, at in ((out_r, offsets[2]), (out_i, offsets[3])))
+        vr, vi = lo.read(xr, offsets[0]), lo.read(xi, offsets[1])
+        real = subtract(em, multiply(em, pr, vr, dtype=dtype),
+                        multiply(em, pi, vi, dtype=dtype), dtype=dtype)
+        imag = add(em, multiply(em, pr, vi, dtype=dtype),
+                   multiply(em, pi, vr, dtype=dtype), dtype=dtype)
+        # the first element is taken as it is (NumPy's cumprod starts from it)
+        em.store(b.select(first, vr, real), out_r.base, dtype, offsets[2])
+        em.store(b.select(first, vi, imag), out_i.base, dtype, offsets[3])
+    lines = index_view(xr.shape, [a for a in range(len(xr.shape)) if a != axis])
+    lo.loop_nest(xr.shape, [xr, xi, out_r, out_i, index_view(xr.shape, (axis,)), lines],
+                 body, owner=5)
+
+
 def gather(lo, node, inputs, outputs):
     """out[..., i, ...] = x[..., idx[i], ...], after every index is checked."""
     x, indices, (out,) = inputs[0], inputs[1:], outputs
@@ -103,6 +130,7 @@ def iota(lo, node, inputs, outputs):
 STRUCTURAL = {
     "reduce_sum": reduce, "reduce_prod": reduce, "reduce_max": reduce, "reduce_min": reduce,
     "argmax": arg_reduce, "argmin": arg_reduce, "cumsum": cumsum, "cumprod": cumsum,
+    "complex_cumprod": complex_cumprod,
     "gather": gather, "sort": sort_along_axis, "argsort": sort_along_axis, "dft": dft_rows,
     "concatenate": concatenate, "pad": pad, "matmul": matmul, "iota": iota,
     "scatter_add": scatter_add, "scatter": scatter, "switch": switch,
