@@ -145,7 +145,7 @@ class TapeScope:
             return variable.held()
         if not self._watches(variable):
             return value
-        if variable.dtype.kind != "c":
+        if variable.type.dtype.kind != "c":
             self._reads[key] = value
             return value
         return self._read_complex(variable, value)
@@ -156,7 +156,7 @@ class TapeScope:
         computes with is made of it)."""
         key = id(variable)
         leaf = value if isinstance(value, Tracer) else pytree.interleaved_of(value)
-        derived = pytree.complex_from_interleaved(leaf, variable.dtype)
+        derived = pytree.complex_from_interleaved(leaf, variable.type.dtype)
         self._reads[key] = leaf
         self._complex[key] = derived if self.inner is None else (value, derived)
         return derived
@@ -224,7 +224,7 @@ def _check_variables(leaves, what):
 def _complex_gradient(variable, cotangent):
     """A complex Variable's gradient from its interleaved parts' cotangent (dL/dx,
     dL/dy): dL/dx - i dL/dy, jitflow.grad's convention (JAX's and autograd's)."""
-    if variable.dtype.kind != "c" or cotangent is None:
+    if variable.type.dtype.kind != "c" or cotangent is None:
         return cotangent
     structure = (pytree.Complex, variable.dtype, (pytree.LEAF,))
     return pytree.unflatten(structure, [cotangent], conjugate=True)

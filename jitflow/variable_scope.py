@@ -138,7 +138,8 @@ class TraceScope:
 
 
 def _is_complex(variable):
-    return variable.dtype.kind == "c"
+    """(`variable` is any Stateful: a Variable, a random generator's state...)"""
+    return variable.type.dtype.kind == "c"
 
 
 def held_leaf(variable):
@@ -152,8 +153,9 @@ def leaf_type(variable):
     """The graph input type of `variable`'s value (held_leaf's)."""
     if not _is_complex(variable):
         return variable.type
-    part = np.dtype(np.float32 if variable.dtype == np.complex64 else np.float64)
-    return TensorType(tuple(variable.shape) + (2,), part)
+    dtype, shape = variable.type.dtype, variable.type.shape
+    part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    return TensorType(tuple(shape) + (2,), part)
 
 
 def _traced_value(variable, builder):
@@ -161,7 +163,7 @@ def _traced_value(variable, builder):
     tracer = read_only(variable, builder.new_input(leaf_type(variable),
                                                    f"Variable {variable.name!r}"))
     if _is_complex(variable):
-        return pytree.complex_from_interleaved(tracer, variable.dtype)
+        return pytree.complex_from_interleaved(tracer, variable.type.dtype)
     return tracer
 
 
@@ -170,7 +172,7 @@ def _held_from_leaf(variable, value):
     complex again."""
     if not _is_complex(variable):
         return value
-    return np.ascontiguousarray(value).view(variable.dtype)[..., 0]
+    return np.ascontiguousarray(value).view(variable.type.dtype)[..., 0]
 
 
 def read_only(variable, tracer):
