@@ -205,6 +205,8 @@ def _checked_by_numpy(function, target, *args, **kwargs):
 def _stand_in(value):
     if not isinstance(value, Tracer):
         return value
+    if value.type.weak:  # a Python number: NumPy casts it by its value's kind (NEP 50)
+        return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[value.dtype.kind]
     zero = np.zeros((), value.dtype)
     return np.broadcast_to(zero, value.shape) if is_array(value) else zero[()]
 

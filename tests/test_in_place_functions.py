@@ -321,3 +321,25 @@ def test_a_python_int_passed_in_that_does_not_fit_raises_as_numpy_does(name):
         write(expected, 5)
         assert_same(compiled(np.int32(0), 5), expected)
         compiled.wait()
+
+
+@pytest.mark.parametrize("target, value", [
+    (np.array(0, np.uint8), 3), (np.array([0, 5], np.uint8), 200),
+    (np.array(0, np.uint8), 2147483648), (np.array([0, 5], np.uint8), -1),
+    (np.array(0, np.uint8), 2.5), (np.array([1.5], np.float32), 2.5),
+    (np.array([1], np.int32), True)], ids=str)
+def test_a_python_number_argument_is_cast_by_its_kind_as_numpy_does(backend, target, value):
+    """A Python int passed to the function stays weakly typed: copyto of 3 into a uint8
+    array is allowed (NEP 50), of 2**31 an OverflowError, of 2.5 a TypeError (the
+    check once took the int for an int64 array and refused it; found by the fuzzer)."""
+    def copy_where(xp, x, y):
+        out = xp.array(x, copy=True)
+        np.copyto(out, y, where=xp.asarray(x) >= 0)
+        return out
+    expected, numpy_error = numpy_outcome(copy_where, np, target, value)
+    traced = jitflow.function(lambda x, y: copy_where(jnp, x, y))
+    if numpy_error is not None:
+        with pytest.raises(error_kinds(numpy_error)):
+            traced(target, value)
+        return
+    assert_same(np.asarray(traced(target, value)), np.asarray(expected))
