@@ -8,6 +8,7 @@ from .. import numpy as jnp
 from .. import ops
 from ..errors import at_user_line
 from ..ir.types import normalize_axis
+from ..numpy.searching import check_search
 from .functions import IMPLEMENTATIONS, _complex, _named, _no_out, as_complex
 from .ordering import _axes
 from .parts import parts_of, result_dtype
@@ -298,12 +299,7 @@ def searchsorted(a, v, side="left", sorter=None):
     elements sort before v (side='left') or not after it ('right')."""
     dtype, _ = result_dtype(a, v)
     a, v = as_complex(a, dtype), as_complex(v, dtype)
-    if a.ndim != 1:
-        raise ValueError(at_user_line(f"searchsorted: object too deep for desired array "
-                                      f"(a must be 1-d, got shape {a.shape})"))
-    if side not in ("left", "right"):
-        raise ValueError(at_user_line(f"searchsorted: side must be 'left' or 'right', "
-                                      f"got {side!r}"))
+    check_search(a.shape, side)
     if sorter is not None:
         a = _call("take", a, sorter)
     elements = _call("reshape", a, (1,) * v.ndim + a.shape)

@@ -23,14 +23,19 @@ def _sorts_before(x, y):
                           ops.logical_and(ops.isnan(y), ops.logical_not(ops.isnan(x))))
 
 
-def searchsorted(a, v, side="left", sorter=None):
-    a = asarray(a)
-    if _ndim(a) != 1:
+def check_search(shape, side):
+    """NumPy's errors for a sorted array a of `shape` searched from `side`."""
+    if len(shape) != 1:
         raise ValueError(at_user_line(f"searchsorted: object too deep for desired array "
-                                      f"(a must be 1-d, got shape {_shape(a)})"))
+                                      f"(a must be 1-d, got shape {tuple(shape)})"))
     if side not in ("left", "right"):
         raise ValueError(at_user_line(f"searchsorted: side must be 'left' or 'right', "
                                       f"got {side!r}"))
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    a = asarray(a)
+    check_search(_shape(a), side)
     if sorter is not None:
         a = take(a, sorter)
     v = asarray(v)
