@@ -16,6 +16,7 @@ from .sorting import *       # noqa: F401,F403  sort, argsort
 from .debug import *         # noqa: F401,F403  debug_callback
 from .linalg import *        # noqa: F401,F403  solve, slogdet, cholesky, eigh, svd, qr
 from .fourier import *       # noqa: F401,F403  dft
-from .complex_linalg import *  # noqa: F401,F403  complex_slogdet, complex_eigh
+from .complex_linalg import *  # noqa: F401,F403  complex_solve, complex_slogdet
+from .complex_spectra import *  # noqa: F401,F403  complex_eigh, complex_svd, complex_eig
 from .complex_scans import *  # noqa: F401,F403  complex_cumprod
 from .host import *          # noqa: F401,F403  pure_callback

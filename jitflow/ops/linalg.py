@@ -258,7 +258,7 @@ def _eig_impl(a, *, vectors):
 
 
 # Its derivative rules (the eigenvalues', first order) are installed by
-# ops/complex_linalg.py, from the complex matrix's.
+# ops/complex_spectra.py, from the complex matrix's.
 eig_p = register(Primitive("eig", _eig_type, _eig_impl, multiple_results=True))
 
 
