@@ -238,7 +238,7 @@ def fitted(variable, value, what):
     value = read_stateful(value)
     where = f"Variable {variable.name!r}.{what}"
     try:
-        given = _type_of(value)
+        given = value_type(value)
     except (TypeError, ValueError):
         raise TypeError(at_user_line(f"{where}: the value is a {type(value).__name__}, "
                                      f"not an array or a number")) from None
@@ -257,8 +257,8 @@ def fitted(variable, value, what):
     return value
 
 
-def _type_of(value):
-    """The TensorType of a value assigned: a traced complex value's too."""
+def value_type(value):
+    """The TensorType of a value assigned (or a gradient): a complex one's too."""
     if getattr(value, "_complex_parts", None) is not None:
         return TensorType(tuple(value.shape), value.dtype, value.weak)
     if isinstance(value, complex):  # (weak: it fills a complex Variable of any width)

@@ -10,9 +10,10 @@ after which the compiled step reads and writes them.
 import numpy as np
 
 from .. import numpy as jnp
+from .. import pytree
 from ..errors import at_user_line
-from ..trace import constant_type
-from ..variables import Variable
+from ..trace import Tracer, constant_type
+from ..variables import Variable, value_type
 from .slots import SlotTable
 
 
@@ -40,8 +41,9 @@ class Optimizer:
         rate = self._learning_rate_now()
         updates = []
         for gradient, variable in pairs:
-            updates += self.update_step(gradient, variable, self._slots_for(variable),
-                                        jnp.asarray(rate, dtype=variable.dtype))
+            target, gradient = _as_updated(variable, gradient)
+            updates += self.update_step(gradient, target, self._slots_for(variable, target),
+                                        jnp.asarray(rate, dtype=target.dtype))
         updates.append((self.iterations, self.iterations.value + 1))
         for target, value in updates:
             target.assign(value)
@@ -65,12 +67,13 @@ class Optimizer:
                                          f"shape {shape}, not a scalar"))
         return rate
 
-    def _slots_for(self, variable):
-        """`variable`'s slots, made on the first step that updates it."""
+    def _slots_for(self, variable, target):
+        """`variable`'s slots (of `target`'s type: its parts' for a complex one), made
+        on the first step that updates it."""
         return self._slots.slots_for(variable, lambda: {
-            name: Variable(np.zeros(variable.shape, variable.dtype),
+            name: Variable(np.zeros(target.shape, target.dtype),
                            name=f"{self.name}/{variable.name}/{name}", trainable=False)
-            for name in self.slot_names})
+            for name in self.slot_names}, (target.shape, target.dtype))
 
     # --- checks -------------------------------------------------------------------------
     def _checked_pairs(self, pairs):
@@ -96,17 +99,17 @@ class Optimizer:
             raise TypeError(self._error(
                 f"expected (gradient, jitflow.Variable) pairs, got a "
                 f"{type(variable).__name__} in place of a Variable"))
-        if variable.dtype.kind != "f":
+        if variable.dtype.kind not in "fc":
             raise TypeError(self._error(
                 f"Variable {variable.name!r} has dtype {variable.dtype}; optimizers "
-                f"update float Variables only"))
+                f"update float and complex Variables only"))
 
     def _check_gradient(self, gradient, variable):
         """The gradient must have the Variable's shape and dtype; a Python number takes
         the Variable's dtype in the arithmetic, as it does in NumPy."""
         what = f"the gradient of Variable {variable.name!r}"
         try:
-            given = constant_type(gradient)
+            given = value_type(gradient)
         except (TypeError, ValueError):
             raise TypeError(self._error(f"{what} is a {type(gradient).__name__}, not an "
                                         f"array")) from None
@@ -121,3 +124,41 @@ class Optimizer:
 
     def _error(self, message):
         return at_user_line(f"{self.name}.apply_gradients: {message}")
+
+
+class _Parts:
+    """A complex Variable as the optimizers update it: its real and imaginary parts, one
+    real array with a last axis of 2, each part a parameter of its own (as PyTorch's
+    optimizers update complex parameters: Adam's moments are per part)."""
+
+    def __init__(self, variable):
+        self.variable, self.name = variable, variable.name
+        self.dtype = np.dtype(np.float32 if variable.dtype == np.complex64 else np.float64)
+        self.shape = tuple(variable.shape) + (2,)
+
+    @property
+    def value(self):
+        return _interleaved(self.variable.read(), self.dtype)
+
+    def assign(self, value):
+        if isinstance(value, Tracer):
+            self.variable.assign(pytree.complex_from_interleaved(value, self.variable.dtype))
+        else:
+            self.variable.assign(np.ascontiguousarray(value).view(self.variable.dtype)[..., 0])
+
+
+def _interleaved(z, part_dtype):
+    """A complex value's parts as one real array with a last axis of 2."""
+    if getattr(z, "_complex_parts", None) is not None:
+        return pytree.interleaved_of(z)
+    return np.asarray(z)[..., None].view(part_dtype)
+
+
+def _as_updated(variable, gradient):
+    """(what update_step updates, its gradient): a complex Variable's parts, and the
+    parts' gradient (dL/dx, dL/dy), which is conj of jitflow's complex gradient
+    dL/dx - i dL/dy, so that each part descends."""
+    if variable.dtype.kind != "c":
+        return variable, gradient
+    parts = _Parts(variable)
+    return parts, _interleaved(jnp.conj(gradient), parts.dtype)

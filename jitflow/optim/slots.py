@@ -27,15 +27,17 @@ class SlotTable:
         # id(Variable) -> _Entry; an entry left behind is under its own id
         self._entries = {}
 
-    def slots_for(self, variable, make):
+    def slots_for(self, variable, make, slot_type=None):
         """`variable`'s slots: its own, or those a Variable of its name left behind, or
-        new ones from `make()`."""
+        new ones from `make()`. Slots have `slot_type` (shape, dtype): the Variable's,
+        unless given."""
         entry = self._entries.get(id(variable))
         if entry is not None and entry.owner() is variable:
             return entry.slots
         if entry is not None:  # a Variable that is gone had this id: its slots stay
             self._entries[id(entry)] = self._entries.pop(id(variable))
-        slots = self._claim_left_behind(variable)
+        slots = self._claim_left_behind(variable, slot_type or (variable.shape,
+                                                                 variable.dtype))
         if slots is None:
             slots = make()
         self._entries[id(variable)] = _Entry(lambda: variable, variable.name, slots)
@@ -55,7 +57,7 @@ class SlotTable:
     def all_slots(self):
         return [slot for entry in self._entries.values() for slot in entry.slots.values()]
 
-    def _claim_left_behind(self, variable):
+    def _claim_left_behind(self, variable, slot_type):
         left = [(key, entry) for key, entry in self._entries.items()
                 if entry.owner() is None and entry.name == variable.name]
         if not left:
@@ -67,12 +69,13 @@ class SlotTable:
                 f"names, or pickle the optimizer together with its model"))
         key, entry = left[0]
         for name, slot in entry.slots.items():
-            if (slot.shape, slot.dtype) != (variable.shape, variable.dtype):
+            if (slot.shape, slot.dtype) != slot_type:
                 raise ValueError(at_user_line(
                     f"{self.owner_name}: the slot {name!r} left behind by a Variable named "
                     f"{variable.name!r} has shape {slot.shape} and dtype {slot.dtype}, but "
-                    f"the Variable updated now has shape {variable.shape} and dtype "
-                    f"{variable.dtype}"))
+                    f"the Variable updated now (shape {variable.shape}, dtype "
+                    f"{variable.dtype}) needs shape {slot_type[0]} and dtype "
+                    f"{slot_type[1]}"))
         del self._entries[key]
         return entry.slots
 

@@ -139,11 +139,6 @@ def test_eager_calls_stay_numpys():
     np.testing.assert_array_equal(jnp.linalg.det(Z[:, :3]), np.linalg.det(Z[:, :3]))
 
 
-def test_optimizers_refuse_complex_variables_clearly():
-    with pytest.raises(TypeError, match="complex128"):
-        jitflow.optim.SGD(0.1).apply_gradients([(Z, jitflow.Variable(Z))])
-
-
 def test_vmap_counts_a_complex_arrays_axes_from_its_own_end():
     z = np.arange(24).reshape(2, 3, 4) * (1 + 2j)
 

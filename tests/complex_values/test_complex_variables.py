@@ -1,7 +1,8 @@
 """Complex Variables: held, assigned and read eagerly and inside @jitflow.function
 (as arguments and closed over, complex64 and complex128, 0-d and n-d) as NumPy computes
 the same steps; left as they were by a call that raises; differentiated by
-GradientTape with jitflow.grad's convention; pickled."""
+GradientTape with jitflow.grad's convention; updated by the optimizers as their parts;
+pickled."""
 import pickle
 
 import numpy as np
@@ -118,3 +119,47 @@ def test_a_complex_variable_pickles_with_its_value():
     copy = pickle.loads(pickle.dumps(v))
     assert copy.name == "phases"
     assert_complex_same(copy.numpy(), v.numpy())
+
+
+OPTIMIZERS = {
+    "SGD": lambda: jitflow.optim.SGD(0.05), "momentum": lambda: jitflow.optim.SGD(
+        0.02, momentum=0.9, nesterov=True),
+    "Adam": lambda: jitflow.optim.Adam(0.05), "AdamW": lambda: jitflow.optim.AdamW(0.05),
+    "RMSprop": lambda: jitflow.optim.RMSprop(0.01),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_optimizers_update_a_complex_variable_as_its_parts(name, compiled):
+    """A complex Variable steps exactly as a float Variable holding its parts (last axis
+    real, imaginary) would, with the parts' gradient (dL/dx, dL/dy): each part is a
+    parameter of its own, as PyTorch updates complex parameters."""
+    a = np.array([2 - 1j, 0.5 + 1j, -1j])
+
+    def loss_of_parts(p):
+        z = p[..., 0] + 1j * p[..., 1]
+        return np.sum(np.abs(a * z - 1) ** 2)
+
+    start = np.array([3 + 3j, -1 + 0j, 0.5j])
+    complex_variable = jitflow.Variable(start)
+    parts_variable = jitflow.Variable(np.stack([start.real, start.imag], axis=-1))
+    optimizers = OPTIMIZERS[name](), OPTIMIZERS[name]()
+
+    def step():
+        with jitflow.GradientTape() as tape:
+            loss = loss_of_parts(np.stack([complex_variable.real, complex_variable.imag], -1))
+        optimizers[0].apply_gradients([(tape.gradient(loss, complex_variable),
+                                        complex_variable)])
+        with jitflow.GradientTape() as tape:
+            loss = loss_of_parts(parts_variable)
+        optimizers[1].apply_gradients([(tape.gradient(loss, parts_variable), parts_variable)])
+    if compiled:
+        step = jitflow.function(step)
+    for _ in range(5):
+        step()
+    parts = parts_variable.numpy()
+    np.testing.assert_allclose(complex_variable.numpy(), parts[..., 0] + 1j * parts[..., 1],
+                               rtol=1e-12, atol=1e-12)
+    assert [s.shape for s in optimizers[0].variables()[1:]] == \
+        [s.shape for s in optimizers[1].variables()[1:]]

@@ -118,7 +118,7 @@ ERRORS = [  # (gradients and Variables, error, words)
      "in place of a Variable"),
     (lambda w, i: [(np.zeros(3), w), (np.zeros(2, np.int64), i)], TypeError,
      "SGD.apply_gradients: Variable 'count' has dtype int64; optimizers update float "
-     "Variables only"),
+     "and complex Variables only"),
     (lambda w, i: [(np.zeros(3), w), (np.ones(3), w)], ValueError,
      "SGD.apply_gradients: Variable 'w' appears twice"),
     (lambda w, i: [(None, w)], ValueError,
