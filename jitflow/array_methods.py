@@ -26,6 +26,7 @@ def _binary(name, reflected=False):
     ufunc = {"divide": "true_divide"}.get(name, name)
 
     def method(self, other):
+        other = read_stateful(other)  # (a complex Variable's value is complex)
         if complex_values.is_complex(other):
             operands = (other, self) if reflected else (self, other)
             return complex_values.call(ufunc, *operands)

@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from ..errors import at_user_line
-from ..trace import Tracer
+from ..trace import NO_VALUE, Tracer
 from .parts import part_dtype
 
 
@@ -56,10 +56,35 @@ class ComplexTracer:
     __len__, __iter__ = Tracer.__len__, Tracer.__iter__  # (shape and [i] are its own)
 
     def __array__(self, dtype=None, copy=None):
+        """The value, where both parts' are known and carry no derivative (eagerly
+        computed values inside jitflow.grad, as a real Tracer gives them); else an
+        error: a compiled function's values are not known while it is traced."""
+        parts = [np.asarray(p) for p in self._known_parts()]
+        if parts:
+            value = np.empty(np.broadcast_shapes(*(p.shape for p in parts)), self.dtype)
+            value.real, value.imag = parts
+            return value if dtype is None else value.astype(dtype)
         raise TypeError(at_user_line(
             f"a traced complex value {self.dtype}{list(self.shape)} cannot become a NumPy "
             f"array while the function is traced; compute with NumPy's functions (they "
             f"are traced) and return the value to look at it"))
+
+    def _known_parts(self):
+        """Both parts' values, where each is known (a constant, or a Tracer whose
+        builder knows its value) and carries no derivative; else []."""
+        values = []
+        for part in self._complex_parts:
+            if not isinstance(part, Tracer):
+                values.append(part)
+                continue
+            builder = part._builder
+            if builder.carries_derivative(part._var):
+                return []
+            value = builder.value_of(part._var)
+            if value is NO_VALUE:
+                return []
+            values.append(value)
+        return values
 
     def __bool__(self):
         raise TypeError(at_user_line("the truth value of a traced complex value is not "

@@ -43,9 +43,6 @@ def save(fn, path, *example_args, **example_kwargs):
         raise TypeError(f"jitflow.save({name}): the example arguments must be arrays or "
                         f"numbers, not traced values")
     graph, out_structure, state, _ = fn._trace(bound, structure, types, paths, leaves)
-    if pytree.has_complex(structure) or pytree.has_complex(out_structure):
-        raise TypeError(f"jitflow.save({name}): complex arguments and results are not "
-                        f"supported yet; pass and return their real and imaginary parts")
     _check_state(name, state)
     graph = closed_as_constants(graph, state)
     variables = [slot.variable for slot in state.slots] if state is not None else []
@@ -82,9 +79,27 @@ def _check_state(name, state):
 
 
 def _variable_entry(variable, arrays):
-    arrays.append(np.array(variable.held()))
-    return {"name": variable.name, "trainable": variable.trainable,
-            "array": len(arrays) - 1}
+    """A Variable's entry; a complex one's array is kept as its parts interleaved (the
+    file holds real arrays only) and its entry names its dtype."""
+    held = variable.held()
+    entry = {"name": variable.name, "trainable": variable.trainable}
+    if held.dtype.kind == "c":
+        entry["complex"] = held.dtype.name
+        held = held[..., None].view(held.real.dtype)
+    arrays.append(np.array(held))
+    return dict(entry, array=len(arrays) - 1)
+
+
+def _variable_value(entry, arrays):
+    array = arrays[entry["array"]]
+    if "complex" not in entry:
+        return array
+    dtype = {"complex64": np.complex64, "complex128": np.complex128}[entry["complex"]]
+    if array.dtype != np.dtype(dtype).type(0).real.dtype or array.shape[-1:] != (2,):
+        raise FormatError(f"Variable {entry['name']!r}: a {entry['complex']} Variable's "
+                          f"parts must be a real array with a last axis of 2, got "
+                          f"{array.dtype}{list(array.shape)}")
+    return np.ascontiguousarray(array).view(dtype)[..., 0]
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -113,7 +128,7 @@ class LoadedFunction:
         self._structure = decode_structure(document["structure"], "arguments")
         self._encoded_structure = encode_structure(self._structure, "arguments")
         self._out_structure = decode_structure(document["out_structure"], "results")
-        self.variables = [Variable(arrays[entry["array"]], name=entry["name"],
+        self.variables = [Variable(_variable_value(entry, arrays), name=entry["name"],
                                    trainable=bool(entry["trainable"]))
                           for entry in document["variables"]]
         self._assigned = [self.variables[i] for i in document["assigned"]]
@@ -161,18 +176,30 @@ class LoadedFunction:
                 for leaf, type, path in zip(leaves, self.in_types, paths)]
 
     def _replay(self, *leaves):
+        # (the graph reads and gives a complex Variable's parts interleaved)
         env = dict(zip(self.graph.inputs,
-                       list(leaves) + [v.read() for v in self.variables]))
+                       list(leaves) + [_as_leaf(v.read()) for v in self.variables]))
         env = run_nodes(self.graph, env)
         outputs = [_value(env, v) for v in self.graph.outputs]
         count = pytree.leaf_count(self._out_structure)
         for variable, value in zip(self._assigned, outputs[count:]):
+            if variable.dtype.kind == "c":
+                value = pytree.complex_from_interleaved(value, variable.dtype)
             variable.assign(value)
         return pytree.unflatten(self._out_structure, outputs[:count])
 
     def __repr__(self):
         types = ", ".join(str(t) for t in self.in_types)
         return f"<jitflow saved function {self.__name__}({types})>"
+
+
+def _as_leaf(value):
+    """A Variable's value as the graph reads it: a complex one's parts interleaved."""
+    if getattr(value, "_complex_parts", None) is not None:
+        return pytree.interleaved_of(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
+        return value[..., None].view(value.real.dtype)
+    return value
 
 
 def _value(env, value):

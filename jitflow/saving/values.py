@@ -13,6 +13,7 @@ Decoding builds only these types: no name in a file is ever looked up as code.
 """
 import numpy as np
 
+from .. import pytree
 from ..ir.types import SUPPORTED_DTYPES, TensorType
 from .errors import FormatError, NotSerializableError
 
@@ -104,10 +105,14 @@ def decode_type(data, where):
 
 def encode_structure(structure, where):
     """A pytree structure: "*" a leaf, null nothing, else [kind, keys, children] with
-    kind "tuple", "list" or "dict" (a namedtuple is stored as a tuple)."""
+    kind "tuple", "list" or "dict" (a namedtuple is stored as a tuple), or "complex"
+    (a complex value: keys its dtype's name, null for a Python complex; its children
+    one leaf, an array's parts interleaved, or two, a scalar's parts)."""
     if structure is None or isinstance(structure, str):
         return structure
     kind, keys, children = structure
+    if kind is pytree.Complex:
+        return ["complex", None if keys is None else np.dtype(keys).name, list(children)]
     name = "dict" if kind is dict else "list" if kind is list else "tuple"
     return [name, None if keys is None else [encode(k, where) for k in keys],
             [encode_structure(c, where) for c in children]]
@@ -119,6 +124,8 @@ _KINDS = {"tuple": tuple, "list": list, "dict": dict}
 def decode_structure(data, where):
     if data is None or data == "*":
         return "*" if data else None
+    if isinstance(data, list) and len(data) == 3 and data[0] == "complex":
+        return _decode_complex(data, where)
     if not (isinstance(data, list) and len(data) == 3 and data[0] in _KINDS
             and isinstance(data[2], list)):
         raise FormatError(f"{where}: {data!r:.80} is not a pytree structure")
@@ -128,6 +135,18 @@ def decode_structure(data, where):
             (keys is not None and len(keys) != len(data[2])):
         raise FormatError(f"{where}: the keys of {data!r:.80} do not fit its kind")
     return (kind, keys, tuple(decode_structure(c, where) for c in data[2]))
+
+
+_COMPLEX = {"complex64": np.dtype(np.complex64), "complex128": np.dtype(np.complex128),
+            None: None}
+
+
+def _decode_complex(data, where):
+    _, dtype, children = data
+    if dtype not in _COMPLEX or not isinstance(children, list) or \
+            children not in (["*"], ["*", "*"]):
+        raise FormatError(f"{where}: {data!r:.80} is not a complex value's structure")
+    return (pytree.Complex, _COMPLEX[dtype], tuple(children))
 
 
 __all__ = ["encode", "decode", "encode_type", "decode_type", "encode_structure",

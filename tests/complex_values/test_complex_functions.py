@@ -163,11 +163,35 @@ def test_out_arrays_and_donation_take_complex_arrays():
     assert_complex_same(got, Z * 2)
 
 
-def test_export_and_saving_refuse_complex_values_clearly(tmp_path):
+def test_onnx_export_refuses_complex_values_clearly():
     import jitflow.onnx
     with pytest.raises(TypeError, match="complex arguments are not supported"):
         jitflow.onnx.to_model(lambda x: x * 2, Z)
     with pytest.raises(TypeError, match="complex results are not supported"):
         jitflow.onnx.to_model(lambda x: x * 1j, Z.real)
-    with pytest.raises(TypeError, match="complex arguments and results"):
-        jitflow.save(jitflow.function(lambda z: z * 2), str(tmp_path / "f.jf"), Z)
+
+
+def test_saved_functions_take_give_and_hold_complex_values(tmp_path):
+    """Complex arguments (arrays, Python complex numbers), results and Variables are
+    saved (a Variable's value as its parts) and loaded: the same values, assignments
+    and gradients as the function saved."""
+    phases = jitflow.Variable(np.exp(1j * np.arange(4.0)).astype(np.complex64))
+
+    def rotate(x, z, scale):
+        phases.assign(phases * np.complex64(1j))
+        return {"rotated": z * phases * scale, "size": np.abs(z).sum() * x}
+
+    args = (np.float32(2), Z[0].astype(np.complex64), 1 - 2j)
+    start = phases.numpy()
+    path = jitflow.save(rotate, str(tmp_path / "rotate.jitflow"), *args)
+    loaded = jitflow.load(path)
+    assert_complex_same(loaded.variables[0].numpy(), start)
+    for _ in range(2):
+        got, expected = loaded(*args), rotate(*args)
+        assert_complex_same(got["rotated"], expected["rotated"])
+        assert_complex_same(got["size"], expected["size"])
+        assert_complex_same(loaded.variables[0].numpy(), phases.numpy())
+    gradient = jitflow.grad(lambda z: np.sum(np.abs(loaded(args[0], z, 1j)["rotated"] - 1)))
+    expected = jitflow.grad(lambda z: np.sum(np.abs(rotate(args[0], z, 1j)["rotated"] - 1)))
+    phases.assign(loaded.variables[0].numpy())
+    assert_complex_same(gradient(args[1]), expected(args[1]), eps=1e-6)
