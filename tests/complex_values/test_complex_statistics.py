@@ -8,13 +8,15 @@ import warnings
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
 from complex_checks import assert_complex_same, assert_gradient_matches_central_differences
 
 pytestmark = pytest.mark.usefixtures("backend")
+# Each example compiles its function anew: fewer of them in CI, many more when thorough.
+EXAMPLES = settings(max_examples=15 if settings.default.max_examples < 1000 else 400)
 
 NAN, INF = float("nan"), float("inf")
 PARTS = [0.0, -0.0, 1.0, -1.0, 2.5, 0.5, NAN, INF, -INF]
@@ -55,6 +57,7 @@ EXACT = {
 
 
 @pytest.mark.parametrize("name", sorted(EXACT))
+@EXAMPLES
 @given(data=st.data())
 def test_choices_and_order_statistics_are_numpys(name, data):
     z = data.draw(complex_arrays(min_side=1))
@@ -80,6 +83,7 @@ PRODUCTS = {"nanprod", "cumprod", "nancumprod", "cumulative_prod"}
 
 
 @pytest.mark.parametrize("name", sorted(ROUNDED))
+@EXAMPLES
 @given(data=st.data())
 def test_sums_of_the_non_nan_elements_are_numpys_to_rounding(name, data):
     finite_or_nan = st.sampled_from([0.0, -0.0, 1.0, -2.5, NAN]) | st.floats(-10, 10)
@@ -164,6 +168,7 @@ def test_interp_and_trapezoid_of_complex_values():
         assert_complex_same(got, expected, eps=1e-15, scale=8, what=name)
 
 
+@EXAMPLES
 @given(z=complex_arrays(), data=st.data())
 def test_searchsorted_in_numpys_order_of_complex_numbers(z, data):
     v = data.draw(complex_arrays())
@@ -176,6 +181,7 @@ def test_searchsorted_in_numpys_order_of_complex_numbers(z, data):
     assert_complex_same(got, expected, what="sorter")
 
 
+@EXAMPLES
 @given(z=complex_arrays(), low=st.sampled_from([None, 0, 1j, 0.5 - 0.5j, NAN,
                                                 complex(1, NAN), complex(-0.0, 0.0)]),
        high=st.sampled_from([None, 1, 2 + 2j, -1j, complex(NAN, 1)]))
@@ -207,6 +213,7 @@ CHOOSING = {
 
 
 @pytest.mark.parametrize("name", sorted(CHOOSING))
+@EXAMPLES
 @given(z=hnp.arrays(np.complex128, hnp.array_shapes(min_dims=1, max_dims=2, min_side=1,
                                                     max_side=4),
                     elements=st.builds(complex, st.floats(-4, 4), st.floats(-4, 4))))
