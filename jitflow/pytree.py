@@ -34,6 +34,20 @@ complex_from_interleaved = _refuse
 interleaved_of = _refuse
 
 
+def as_interleaved(value):
+    """A complex array (NumPy's, a view of it; or traced) as one real array with a last
+    axis of 2: real, imaginary. A 0-d value too."""
+    if getattr(value, "_complex_parts", None) is not None:
+        return interleaved_of(value)
+    return np.asarray(value)[..., None].view(np.asarray(value).real.dtype)
+
+
+def from_interleaved(leaf, dtype):
+    """The complex array of `dtype` whose parts `leaf` holds interleaved (a view of a
+    NumPy leaf; traced for a traced one): as_interleaved's inverse."""
+    return _joined([leaf], dtype, conjugate=False)
+
+
 def complex_leaves(tree):
     """(leaves, complex dtype or None) of a complex value, or None for anything else."""
     if getattr(tree, "_complex_parts", None) is not None:
@@ -44,7 +58,7 @@ def complex_leaves(tree):
         if tree.dtype.kind != "c":
             return None
         if tree.ndim:
-            return [tree[..., None].view(tree.real.dtype)], tree.dtype
+            return [as_interleaved(tree)], tree.dtype
         return [tree.real, tree.imag], tree.dtype
     if isinstance(tree, complex):
         return [tree.real, tree.imag], None

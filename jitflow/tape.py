@@ -155,8 +155,8 @@ class TapeScope:
         parts interleaved: that is what the tape notes as read (the value the function
         computes with is made of it)."""
         key = id(variable)
-        leaf = value if isinstance(value, Tracer) else pytree.interleaved_of(value)
-        derived = pytree.complex_from_interleaved(leaf, variable.type.dtype)
+        leaf = value if isinstance(value, Tracer) else pytree.as_interleaved(value)
+        derived = pytree.from_interleaved(leaf, variable.type.dtype)
         self._reads[key] = leaf
         self._complex[key] = derived if self.inner is None else (value, derived)
         return derived

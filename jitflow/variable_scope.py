@@ -125,7 +125,7 @@ class TraceScope:
         for slot in self._assigned:
             variable = self._variables[slot]
             value = self._values[id(variable)]
-            values.append(pytree.interleaved_of(value) if _is_complex(variable) else value)
+            values.append(pytree.as_interleaved(value) if _is_complex(variable) else value)
         return values
 
     def state(self, written=(), paths=(), closed=(), closed_written=(), fixed=()):
@@ -146,7 +146,7 @@ def held_leaf(variable):
     """The array a Variable hands compiled code: a complex one's as a real view with
     a last axis of 2 (real, imaginary), as complex arguments cross."""
     array = variable.held()
-    return array[..., None].view(array.real.dtype) if _is_complex(variable) else array
+    return pytree.as_interleaved(array) if _is_complex(variable) else array
 
 
 def leaf_type(variable):
@@ -163,7 +163,7 @@ def _traced_value(variable, builder):
     tracer = read_only(variable, builder.new_input(leaf_type(variable),
                                                    f"Variable {variable.name!r}"))
     if _is_complex(variable):
-        return pytree.complex_from_interleaved(tracer, variable.type.dtype)
+        return pytree.from_interleaved(tracer, variable.type.dtype)
     return tracer
 
 
@@ -172,7 +172,7 @@ def _held_from_leaf(variable, value):
     complex again."""
     if not _is_complex(variable):
         return value
-    return np.ascontiguousarray(value).view(variable.type.dtype)[..., 0]
+    return pytree.from_interleaved(value, variable.type.dtype)
 
 
 def read_only(variable, tracer):

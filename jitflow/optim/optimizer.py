@@ -12,7 +12,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import pytree
 from ..errors import at_user_line
-from ..trace import Tracer, constant_type
+from ..trace import constant_type
 from ..variables import Variable, value_type
 from .slots import SlotTable
 
@@ -138,20 +138,10 @@ class _Parts:
 
     @property
     def value(self):
-        return _interleaved(self.variable.read(), self.dtype)
+        return pytree.as_interleaved(self.variable.read())
 
     def assign(self, value):
-        if isinstance(value, Tracer):
-            self.variable.assign(pytree.complex_from_interleaved(value, self.variable.dtype))
-        else:
-            self.variable.assign(np.ascontiguousarray(value).view(self.variable.dtype)[..., 0])
-
-
-def _interleaved(z, part_dtype):
-    """A complex value's parts as one real array with a last axis of 2."""
-    if getattr(z, "_complex_parts", None) is not None:
-        return pytree.interleaved_of(z)
-    return np.asarray(z)[..., None].view(part_dtype)
+        self.variable.assign(pytree.from_interleaved(value, self.variable.dtype))
 
 
 def _as_updated(variable, gradient):
@@ -161,4 +151,4 @@ def _as_updated(variable, gradient):
     if variable.dtype.kind != "c":
         return variable, gradient
     parts = _Parts(variable)
-    return parts, _interleaved(jnp.conj(gradient), parts.dtype)
+    return parts, pytree.as_interleaved(jnp.conj(gradient))

@@ -85,7 +85,7 @@ def _variable_entry(variable, arrays):
     entry = {"name": variable.name, "trainable": variable.trainable}
     if held.dtype.kind == "c":
         entry["complex"] = held.dtype.name
-        held = held[..., None].view(held.real.dtype)
+        held = pytree.as_interleaved(held)
     arrays.append(np.array(held))
     return dict(entry, array=len(arrays) - 1)
 
@@ -99,7 +99,7 @@ def _variable_value(entry, arrays):
         raise FormatError(f"Variable {entry['name']!r}: a {entry['complex']} Variable's "
                           f"parts must be a real array with a last axis of 2, got "
                           f"{array.dtype}{list(array.shape)}")
-    return np.ascontiguousarray(array).view(dtype)[..., 0]
+    return pytree.from_interleaved(array, dtype)
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ class LoadedFunction:
         count = pytree.leaf_count(self._out_structure)
         for variable, value in zip(self._assigned, outputs[count:]):
             if variable.dtype.kind == "c":
-                value = pytree.complex_from_interleaved(value, variable.dtype)
+                value = pytree.from_interleaved(value, variable.dtype)
             variable.assign(value)
         return pytree.unflatten(self._out_structure, outputs[:count])
 
@@ -195,11 +195,9 @@ class LoadedFunction:
 
 def _as_leaf(value):
     """A Variable's value as the graph reads it: a complex one's parts interleaved."""
-    if getattr(value, "_complex_parts", None) is not None:
-        return pytree.interleaved_of(value)
-    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
-        return value[..., None].view(value.real.dtype)
-    return value
+    complex_value = getattr(value, "_complex_parts", None) is not None or \
+        (isinstance(value, np.ndarray) and value.dtype.kind == "c")
+    return pytree.as_interleaved(value) if complex_value else value
 
 
 def _value(env, value):
