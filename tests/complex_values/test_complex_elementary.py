@@ -16,10 +16,11 @@ from fidelity import given_per_backend
 
 pytestmark = pytest.mark.usefixtures("backend")
 
+INVERSE = ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]
 FUNCTIONS = ["sqrt", "log", "log10", "log2", "log1p", "expm1", "exp", "exp2", "sinh",
-             "cosh", "tanh", "sin", "cos", "tan", "reciprocal", "sign"]
-SPECIAL = [0.0, -0.0, 1.0, -2.5, 0.3, np.inf, -np.inf, np.nan, 1e300, -800.0, 800.0,
-           3e-310, 1e-200]
+             "cosh", "tanh", "sin", "cos", "tan", "reciprocal", "sign", *INVERSE]
+SPECIAL = [0.0, -0.0, 1.0, -2.5, 0.3, np.inf, -np.inf, np.nan, 1e300, -800.0,
+           800.0, 3e-310, 1e-200, 1 + 2.0 ** -40, 1e20]
 GRID = np.array([complex(r, i) for r, i in itertools.product(SPECIAL, SPECIAL)])
 # NumPy's losses to cancellation: |1 + z| / |log1p z| and (|e^z| + 1) / |expm1 z|
 CONDITION = {"log1p": lambda z: np.abs(1 + z) / np.abs(np.log1p(z)),
@@ -121,3 +122,55 @@ def test_sqrt_near_the_largest_float_does_not_overflow(dtype):
     got, expected = jitflow.function(np.sqrt)(z), np.sqrt(z)
     assert_complex_same(got, expected, scale=np.abs(expected),
                         eps=8 * np.finfo(dtype).eps)
+
+
+def _near_branch_points(dtype):
+    """Values within a few roundings of +-1 and +-i, and just off the cuts beyond them,
+    where the textbook formulas cancel."""
+    eps = float(np.finfo(np.float32 if dtype == np.complex64 else np.float64).eps)
+    offsets = np.array([0.0, eps, -eps, 1e3 * eps, 1e-3, 0.5])
+    tiny = np.array([0.0, -0.0, 1e-300, 1e-30, eps, 1e-3])
+    lines = [complex(sign * (1 + d), t) for sign in (1, -1) for d in offsets for t in tiny]
+    return np.array(lines + [complex(t, sign * (1 + d)) for sign in (1, -1)
+                             for d in offsets for t in tiny], dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", INVERSE)
+def test_inverse_functions_stay_accurate_at_their_branch_points(name, dtype):
+    z = _near_branch_points(dtype)
+    with np.errstate(all="ignore"):
+        got, expected = jitflow.function(getattr(np, name))(z), getattr(np, name)(z)
+    compare(name, got, expected, z)
+
+
+DERIVATIVES = {"arcsin": lambda z: 1 / np.sqrt(1 - z * z),
+               "arccos": lambda z: -1 / np.sqrt(1 - z * z),
+               "arctan": lambda z: 1 / (1 + z * z),
+               "arcsinh": lambda z: 1 / np.sqrt(1 + z * z),
+               "arccosh": lambda z: 1 / (np.sqrt(z - 1) * np.sqrt(z + 1)),
+               "arctanh": lambda z: 1 / (1 - z * z)}
+# on each function's cut (a limit from one side only) and beside it
+OFF_CUTS = np.array([0.4 + 0.3j, -1.7 + 0.6j, 2.5 - 0.2j, -0.3 - 2.2j, 0.5 + 0j, 3j + 0.1])
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+@pytest.mark.parametrize("name", INVERSE)
+def test_inverse_functions_derivatives_are_f_prime(name, compiled):
+    from complex_checks import assert_gradient_matches_central_differences
+    fn = getattr(np, name)
+    z = OFF_CUTS if name != "arccosh" else OFF_CUTS + 1.6  # (its cut: the real axis below 1)
+    loss = lambda z: np.sum(np.abs(fn(z)) ** 2 + (fn(z) * np.arange(1, 7)).real)  # noqa: E731
+    assert_gradient_matches_central_differences(loss, z, compiled)
+    tangent = np.linspace(0.5, 2, 6) - 0.7j
+    pushed = jitflow.jvp(fn, (z,), (tangent,))[1]
+    np.testing.assert_allclose(pushed, DERIVATIVES[name](z) * tangent, rtol=1e-12)
+
+
+def test_second_derivative_of_an_inverse_function():
+    # d^2/dx^2 Re arcsin(x (1 + i)) = Re((1 + i)^2 z / (1 - z^2)^1.5), z = x (1 + i)
+    second = jitflow.function(jitflow.grad(jitflow.grad(
+        lambda x: np.real(np.arcsin(x * (1 + 1j))))))
+    z = 0.3 * (1 + 1j)
+    np.testing.assert_allclose(second(0.3), np.real((1 + 1j) ** 2 * z / (1 - z * z) ** 1.5),
+                               rtol=1e-12)

@@ -194,14 +194,14 @@ ELEMENTWISE_OPS = {
     "exp": lambda xp, x: xp.exp(x),
     "abs": lambda xp, x: xp.abs(x),
     "angle": lambda xp, x, deg: xp.angle(x, deg=deg),
-    **{name: (lambda name: lambda xp, x: getattr(xp, name)(x))(name)
-       for name in ("sqrt", "log", "log2", "log10", "log1p", "expm1", "exp2", "sin",
-                    "cos", "tan", "sinh", "cosh", "tanh", "reciprocal", "sign")},
 }
 # C99's functions (glibc's in NumPy): their special values are compared exactly, and
 # their ordinary ones relative to the result's magnitude (`_elementary_scale`).
+INVERSE = {"arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"}
 ELEMENTARY = {"sqrt", "log", "log2", "log10", "log1p", "expm1", "exp2", "sin", "cos",
-              "tan", "sinh", "cosh", "tanh", "reciprocal", "sign"}
+              "tan", "sinh", "cosh", "tanh", "reciprocal", "sign", *INVERSE}
+ELEMENTWISE_OPS.update({name: (lambda name: lambda xp, x: getattr(xp, name)(x))(name)
+                        for name in sorted(ELEMENTARY)})
 
 SUM_OPS = {
     "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
@@ -885,9 +885,12 @@ GRADIENT_OPS = {
     "flip": EXACT_OPS["flip"], "roll": EXACT_OPS["roll"],
     "getitem": EXACT_OPS["getitem"], "concatenate": EXACT_OPS["concatenate"],
     "fft": FFT_OPS["fft"], "ifft": FFT_OPS["ifft"], "fft2": FFT_OPS["fft2"],
+    **{name: ELEMENTWISE_OPS[name] for name in sorted(INVERSE)},
 }
 # Steps with a kink or a cut, where central differences are taken only on values away
-# from it: abs and division at 0, angle across the negative real axis.
+# from it: abs and division at 0, angle across the negative real axis, the inverse
+# functions across their cuts (arccosh's the real axis below 1; arctan's and arcsinh's
+# the imaginary axis beyond +-i; the others' the real axis beyond +-1).
 NEAR_ZERO_LIMIT, MAX_MAGNITUDE = 0.05, 1e3
 
 
@@ -977,7 +980,18 @@ def _smooth_there(step, args):
     if step.op == "angle":
         z = np.asarray(args[0], np.complex128)
         return bool(np.all((z.real > NEAR_ZERO_LIMIT) | (np.abs(z.imag) > NEAR_ZERO_LIMIT)))
+    if step.op in INVERSE:
+        return _away_from_cut(step.op, np.asarray(args[0], np.complex128))
     return True
+
+
+def _away_from_cut(op, z):
+    along, across = (z.imag, z.real) if op in ("arctan", "arcsinh") else (z.real, z.imag)
+    if op == "arccosh":
+        off_cut = along > 1 + NEAR_ZERO_LIMIT
+    else:
+        off_cut = np.abs(along) < 1 - NEAR_ZERO_LIMIT
+    return bool(np.all(off_cut | (np.abs(across) > NEAR_ZERO_LIMIT)))
 
 
 def _moderate(value):
