@@ -167,20 +167,37 @@ def ptp(a, axis=None, out=None, keepdims=False):
                  _call("min", a, axis, keepdims=keepdims))
 
 
+def _lines(z, axis):
+    """(z's reduced axes as one last axis, in C order, the kept shape, the reduced axes)."""
+    axes = _axes(z, axis)
+    kept = [d for d in range(z.ndim) if d not in axes]
+    length = int(np.prod([z.shape[d] for d in axes], dtype=np.int64))
+    shape = tuple(z.shape[d] for d in kept)
+    lines = _call("reshape", _call("transpose", z, kept + axes), shape + (length,))
+    return lines, shape, axes
+
+
+def _kept_dims(z, result, axes, keepdims):
+    if not keepdims:
+        return result
+    return _call("reshape", result, tuple(1 if d in axes else z.shape[d] for d in range(z.ndim)))
+
+
+def _nan_filled(shape, z):
+    return _complex(jnp.full(shape, np.nan, z.real.dtype), jnp.full(shape, np.nan, z.real.dtype),
+                    z.dtype)
+
+
 @_named("median")
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """NumPy's: the middle element in NumPy's sort order, or the mean of the middle two;
     a slice holding a NaN gives its largest element (a NaN: NaNs sort last)."""
     _no_out("median", out, True, {})
     z = as_complex(a)
-    axes = _axes(z, axis)
-    kept = [d for d in range(z.ndim) if d not in axes]
-    length = int(np.prod([z.shape[d] for d in axes], dtype=np.int64))
-    shape = tuple(z.shape[d] for d in kept)
-    lines = _call("reshape", _call("transpose", z, kept + axes), shape + (length,))
+    lines, shape, axes = _lines(z, axis)
+    length = lines.shape[-1]
     if length == 0:
-        result = _complex(jnp.full(shape, np.nan, z.real.dtype),
-                          jnp.full(shape, np.nan, z.real.dtype), z.dtype)
+        result = _nan_filled(shape, z)
     else:
         ordered = _call("sort", lines, -1)
         middle = _call("getitem", ordered, (Ellipsis, slice((length - 1) // 2,
@@ -190,10 +207,71 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         nan = _call("isnan", last)
         result = _complex(jnp.where(nan, last.real, result.real),
                           jnp.where(nan, last.imag, result.imag), z.dtype)
-    if keepdims:
-        result = _call("reshape", result,
-                       tuple(1 if d in axes else z.shape[d] for d in range(z.ndim)))
-    return result
+    return _kept_dims(z, result, axes, keepdims)
+
+
+_SMALL_LINES = 600  # NumPy's nanmedian takes a masked median of shorter lines
+
+
+@_named("nanmedian")
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """NumPy's: the median of each line's elements that are not NaN (in either part).
+    NumPy computes it two ways, and jitflow as it does: over the whole array (axis None,
+    or every axis), or along lines of 600 or more, np.median of the rest, and a line of
+    NaNs gives its last element; along shorter lines, a masked median, whose middle
+    element is averaged with itself, and a line of NaNs gives nan+0j."""
+    _no_out("nanmedian", out, True, {})
+    z = as_complex(a)
+    if z.size == 0:
+        return _call("nanmean", z, axis=axis, keepdims=keepdims)
+    lines, shape, axes = _lines(z, axis)
+    length = lines.shape[-1]
+    nan = _call("isnan", lines)
+    count = jnp.sum(jnp.logical_not(nan), axis=-1, keepdims=True)
+    if shape and length < _SMALL_LINES:
+        result, all_nan = _masked_median(lines, nan, count), _complex(
+            *(np.dtype(z.real.dtype).type(v) for v in (np.nan, 0.0)), z.dtype)
+    else:  # np.median of the rest, the mean of its middle one or two (NaNs sort last)
+        low, high = _middle_two(_call("sort", lines, -1), count)
+        pair_mean = _call("mean", _call("concatenate", [low, high], axis=-1), -1)
+        odd = jnp.equal(jnp.remainder(count[..., 0], 2), 1)
+        middle = _call("mean", low, -1)  # (dividing by 1 takes -0j to 0j)
+        result = _complex(jnp.where(odd, middle.real, pair_mean.real),
+                          jnp.where(odd, middle.imag, pair_mean.imag), z.dtype)
+        all_nan = _call("getitem", lines, (Ellipsis, -1))
+    none = jnp.equal(count[..., 0], 0)
+    result = _complex(jnp.where(none, all_nan.real, result.real),
+                      jnp.where(none, all_nan.imag, result.imag), z.dtype)
+    return _kept_dims(z, result, axes, keepdims)
+
+
+def _middle_positions(count):
+    """Where a sorted line's middle one or two are: (count - 1) // 2 and count // 2."""
+    return (jnp.maximum(jnp.floor_divide(count - 1, 2), 0), jnp.floor_divide(count, 2))
+
+
+def _middle_two(ordered, count):
+    return tuple(_call("take_along_axis", ordered, position, -1)
+                 for position in _middle_positions(count))
+
+
+def _masked_median(lines, nan, count):
+    """NumPy's masked median (np.ma.median): the NaNs, masked, are sorted as inf + 0j
+    (after a tie, here; NumPy's sort leaves that order open), and one that lands in the
+    middle is read as inf + infj; the middle two are averaged, as one is with itself."""
+    inf = np.dtype(lines.real.dtype).type(np.inf)
+    filled = _complex(jnp.where(nan, inf, lines.real), jnp.where(nan, 0, lines.imag),
+                      lines.dtype)
+    order = _call("argsort", filled, -1)
+    ordered = _call("take_along_axis", filled, order, -1)
+    masked = jnp.take_along_axis(nan, order, -1)
+    pair = []
+    for position in _middle_positions(count):
+        value = _call("take_along_axis", ordered, position, -1)
+        read_as_inf = jnp.take_along_axis(masked, position, -1)
+        pair.append(_complex(jnp.where(read_as_inf, inf, value.real),
+                             jnp.where(read_as_inf, inf, value.imag), lines.dtype))
+    return _call("mean", _call("concatenate", pair, axis=-1), -1)
 
 
 @_named("trapezoid")

@@ -211,6 +211,7 @@ SUM_OPS = {
     "cumprod": lambda xp, x, axis: xp.cumprod(x, axis=axis),
     "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
     "median": lambda xp, x, axis, keepdims: xp.median(x, axis=axis, keepdims=keepdims),
+    "nanmedian": lambda xp, x, axis, keepdims: xp.nanmedian(x, axis=axis, keepdims=keepdims),
 }
 
 PRODUCT_OPS = {
@@ -731,7 +732,7 @@ def _sum_bound(step, magnitude, expected):
         terms = magnitude.size if axis is None else magnitude.shape[axis]
         return 4 * terms, np.cumprod(magnitude, axis=axis)
     keepdims = step.params["keepdims"]
-    if step.op == "median":  # the mean of two elements at most
+    if step.op in ("median", "nanmedian"):  # the mean of two elements at most
         return 2, np.max(magnitude, axis=axis, keepdims=keepdims, initial=0.0)
     terms = magnitude.size // max(expected.size, 1)
     bound = np.sum(magnitude, axis=axis, keepdims=keepdims)

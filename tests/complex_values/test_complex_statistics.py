@@ -1,5 +1,5 @@
 """NumPy's statistics, choosing and arranging functions of complex arrays (running
-products and their gradients, the nan-functions, ptp, median, cov, corrcoef, trapezoid, interp, searchsorted, clip,
+products and their gradients, the nan-functions, ptp, median, nanmedian, cov, corrcoef, trapezoid, interp, searchsorted, clip,
 select, choose, isin, insert, delete, broadcast_arrays, meshgrid, sinc, gradient,
 ediff1d, matvec, vecmat) compiled, against NumPy: across shapes, axes and dtypes, with
 NaN, inf and signed zeros among the values."""
@@ -53,6 +53,8 @@ EXACT = {
         np.concatenate([z, np.ones_like(z)], axis=-1), axis=None if axis is None else -1),
     "nancumsum": lambda z, axis: np.nancumsum(z, axis=axis),
     "median": lambda z, axis: np.median(z, axis=axis),
+    "nanmedian": lambda z, axis: np.nanmedian(z, axis=axis),
+    "nanmedian keepdims": lambda z, axis: np.nanmedian(z, axis=axis, keepdims=True),
 }
 
 
@@ -126,10 +128,28 @@ def test_nan_functions_corner_cases():
         "median, inf beside": (np.median, np.array([complex(1, INF), 3 + 0j])),
         "median keepdims": (lambda z: np.median(z, axis=(0, 2), keepdims=True),
                             np.arange(24).reshape(2, 3, 4) * (1 - 1j)),
+        # NumPy's two ways: a line of 600 or more (np.median of what is not NaN; all
+        # NaN: the line's last element) and a shorter one (masked: all NaN is nan+0j)
+        "nanmedian of long lines": (lambda z: np.nanmedian(z, axis=1), _long_lines()),
+        "nanmedian of short lines": (lambda z: np.nanmedian(z[:, :7], axis=1), _long_lines()),
+        "nanmedian of all NaN": (np.nanmedian, np.array([complex(NAN, 2), complex(1, NAN)])),
+        "nanmedian over two axes": (lambda z: np.nanmedian(z, axis=(1, 0)),
+                                    np.array([[NAN, 2 + 1j], [1j, complex(3, NAN)]])),
+        "nanmedian of none": (lambda z: np.nanmedian(z, axis=0), np.zeros((0, 2), complex)),
+        "nanmedian, inf beside": (lambda z: np.nanmedian(z, axis=-1),
+                                  np.array([[complex(1, INF), 3 + 0j, NAN], [2 - 1j, NAN, NAN]])),
     }
     for name, (fn, z) in cases.items():
         got, expected = numpy_and_compiled(fn, z)
         assert_complex_same(got, expected, what=name)
+
+
+def _long_lines():
+    z = np.full((3, 650), complex(NAN, 1))
+    z[0, :9] = np.arange(9) - 1j
+    z[1, 100:110] = np.arange(10) * (1 + 1j)
+    z[2, -1] = complex(3, NAN)
+    return z
 
 
 def test_cov_and_corrcoef_of_complex_variables():
