@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 import jitflow  # noqa: E402
-from fidelity import BACKENDS  # noqa: E402
+from fidelity import BACKENDS, THOROUGH_EXAMPLES  # noqa: E402
 # Native code is built before the first call returns, so that tests of the native
 # backend run native code; tests/test_background_compile.py turns this back on.
 jitflow.config.background_compile = False
@@ -28,7 +28,7 @@ jitflow.config.background_compile = False
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow,
                                                  HealthCheck.filter_too_much])
-settings.register_profile("thorough", max_examples=1000, deadline=None,
+settings.register_profile("thorough", max_examples=THOROUGH_EXAMPLES, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow,
                                                  HealthCheck.filter_too_much])
 settings.load_profile("ci")

@@ -40,6 +40,7 @@ NATIVE_ULPS = 8
 # property test draws 1/NATIVE_SHARE of the profile's examples (20 of 'ci's 40, 500 of
 # 'thorough's 1000).
 NATIVE_SHARE = 2
+THOROUGH_EXAMPLES = 1000  # the thorough profile's
 
 # The kinds of error jitflow must raise exactly when NumPy does.
 ERROR_KINDS = (TypeError, ValueError, IndexError, ArithmeticError)
@@ -134,13 +135,18 @@ def native_tolerance(tolerance, transcendental):
     return tolerance
 
 
-def given_per_backend(*strategies, **named_strategies):
+def given_per_backend(*strategies, ci_examples=None, **named_strategies):
     """@given for a test that runs on each backend (through the `backend` fixture, which
     the test may also take as an argument): the interpreter draws the profile's examples,
-    native code 1/NATIVE_SHARE of them."""
+    native code 1/NATIVE_SHARE of them. `ci_examples` caps the interpreter's below the
+    thorough profile, for a test whose every example compiles and differentiates anew."""
     def decorate(test):
-        interpreter = given(*strategies, **named_strategies)(test)
-        examples = max(1, settings.default.max_examples // NATIVE_SHARE)
+        interpreter_examples = settings.default.max_examples
+        if ci_examples is not None and interpreter_examples < THOROUGH_EXAMPLES:
+            interpreter_examples = min(ci_examples, interpreter_examples)
+        interpreter = settings(max_examples=interpreter_examples)(
+            given(*strategies, **named_strategies)(test))
+        examples = max(1, interpreter_examples // NATIVE_SHARE)
         native = settings(max_examples=examples)(
             given(*strategies, **named_strategies)(test))
         signature = inspect.signature(interpreter)

@@ -101,7 +101,8 @@ def away_from_kinks(x):
                                        (math.inf, 1), ("fro", (0, 1)), (1, (1, 0)),
                                        (math.inf, (0, 1))])
 @given_per_backend(x=hnp.arrays(np.float64, (3, 4), elements=st.floats(0.1, 2) |
-                                st.floats(-2, -0.1)).filter(away_from_kinks))
+                                st.floats(-2, -0.1)).filter(away_from_kinks),
+                   ci_examples=12)
 def test_derivatives(ord, axis, x):
     def fn(x):
         return jnp.linalg.norm(x, ord, axis)

@@ -230,7 +230,7 @@ DIFFERENTIABLE = {
 
 @pytest.mark.parametrize("name", sorted(DIFFERENTIABLE))
 @given_per_backend(x=hnp.arrays(np.float64, st.sampled_from([(3, 2), (4, 2), (3, 1, 2)]),
-                                elements=st.floats(-2, 2)))
+                                elements=st.floats(-2, 2)), ci_examples=12)
 def test_derivatives(name, x):
     fn = DIFFERENTIABLE[name]
     check_grads(fn, (x,), order=2)

@@ -213,7 +213,7 @@ DIFFERENTIABLE = {
 @given_per_backend(x=hnp.arrays(np.float64, (3, 3), elements=st.floats(-2, 2),
                                 unique=True).filter(
     lambda x: np.min(np.abs(np.subtract.outer(x.ravel(), x.ravel())) +
-                     np.eye(9)) > 1e-2))
+                     np.eye(9)) > 1e-2), ci_examples=12)
 def test_derivatives(name, x):
     fn = DIFFERENTIABLE[name]
     check_grads(fn, (x,), order=1, rtol=1e-4, atol=1e-4)

@@ -194,7 +194,7 @@ DERIVATIVES = {  # name: (function, its arguments' range)
 
 
 @pytest.mark.parametrize("name", sorted(DERIVATIVES))
-@given_per_backend(data=st.data())
+@given_per_backend(data=st.data(), ci_examples=12)
 def test_derivatives(name, data):
     fn, (low, high) = DERIVATIVES[name]
     nin = getattr(np, name).nin
