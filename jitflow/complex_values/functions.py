@@ -12,7 +12,7 @@ from .. import numpy as jnp
 from .. import writes
 from ..errors import at_user_line
 from ..trace import read_stateful
-from . import elementary, formulas, inverse, powers
+from . import elementary, formulas, powers
 from . import tracer
 from .parts import is_complex, parts_of, result_dtype
 from .tracer import ComplexTracer
@@ -65,6 +65,12 @@ def _unary(formula, names, real_result=False):
     _named(*names)(apply)
 
 
+def install_unary(formula, name):
+    """formula (parts -> parts) as the complex function `name`, for one whose derivative
+    rule comes from a layer above (autodiff/holomorphic.py)."""
+    _unary(formula, (name,))
+
+
 def _binary(formula, names, real_result=False):
     def apply(a, b, out=None, where=True, **kwargs):
         _no_out(names[0], out, where, kwargs)
@@ -90,8 +96,6 @@ _unary(lambda r, i: formulas.multiply(r, i, r, i), ("square",))
 for _name in ("sqrt", "log", "log10", "log2", "log1p", "expm1", "exp2", "sinh", "cosh",
               "tanh", "sin", "cos", "tan"):
     _unary(getattr(elementary, _name), (_name,))
-for _name in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"):
-    _unary(getattr(inverse, _name), (_name,))
 _unary(formulas.absolute, ("absolute", "abs"), real_result=True)
 _unary(formulas.isnan, ("isnan",), real_result=True)
 _unary(formulas.isinf, ("isinf",), real_result=True)

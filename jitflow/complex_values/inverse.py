@@ -8,14 +8,13 @@ textbook -i log(iz + sqrt(1 - z^2)) cancels; arctanh is Kahan's log1p and atan2 
 arcsinh, arccosh and arctan are those at iz, as C99 defines them. Both precisions are
 computed in float64 (complex64's then rounded once), so one set of thresholds serves.
 
-Their derivatives are f'(z) (1 / sqrt(1 - z^2) and its kin), given by custom_jvp: the
-branches' own derivatives are not finite everywhere f's is (sqrt of a zero A - 1 on the
-real axis), and a branch not taken would leak inf * 0 into the other's.
+Their derivatives are f'(z) (1 / sqrt(1 - z^2) and its kin, DERIVATIVES), given by
+rule: the formulas work on |x| and |y| and restore the signs with copysign, whose
+derivative is 0 across the axes (|x|' = 0 at 0), where f' is not.
 """
 import numpy as np
 
 from .. import numpy as jnp
-from ..autodiff import custom_jvp
 from . import elementary, formulas
 from .formulas import part_dtype_of
 
@@ -229,7 +228,7 @@ def _arccosh_derivative(x, y):
     return formulas.reciprocal(*formulas.multiply(*below, *above))
 
 
-_DERIVATIVES = {
+DERIVATIVES = {  # f'(z), parts -> parts
     "arcsin": lambda x, y: _inverse_root(x, y, -1),
     "arccos": _arccos_derivative,
     "arctan": lambda x, y: formulas.reciprocal(*_one_plus_square(x, y, 1)),
@@ -239,25 +238,8 @@ _DERIVATIVES = {
 }
 
 
-def _holomorphic(name, formula):
-    """The parts function `name`, whose derivative is f'(z) (dx + i dy)."""
-    values = _in_float64(name, formula)
-    values.__qualname__ = name  # found by name where pickled
-    function = custom_jvp(values)
-    function.__module__ = __name__
-
-    @function.defjvp
-    def rule(primals, tangents):
-        (x, y), (dx, dy) = primals, tangents
-        slope_r, slope_i = _DERIVATIVES[name](x, y)
-        return function(x, y), (jnp.subtract(jnp.multiply(slope_r, dx), jnp.multiply(slope_i, dy)),
-                                jnp.add(jnp.multiply(slope_i, dx), jnp.multiply(slope_r, dy)))
-    return function
-
-
-arcsin = _holomorphic("arcsin", _arcsin)
-arccos = _holomorphic("arccos", _arccos)
-arctan = _holomorphic("arctan", _arctan)
-arcsinh = _holomorphic("arcsinh", _arcsinh)
-arccosh = _holomorphic("arccosh", _arccosh)
-arctanh = _holomorphic("arctanh", _arctanh)
+# The functions' values, by name (wrapped with their derivatives and installed as
+# NumPy's functions from autodiff/holomorphic.py: custom_jvp sits in a layer above).
+VALUES = {name: _in_float64(name, formula) for name, formula in (
+    ("arcsin", _arcsin), ("arccos", _arccos), ("arctan", _arctan),
+    ("arcsinh", _arcsinh), ("arccosh", _arccosh), ("arctanh", _arctanh))}
