@@ -19,10 +19,12 @@ Derivatives are those of the parts, real-linear maps; in complex form:
   values, |U|, U S V^H, pinv, least squares) have the derivative of the function they
   compute; full_matrices=True is differentiated for square matrices only (the extra
   columns of a non-square one are not unique);
-- eig of a general matrix: the eigenvalues once, dw_i = (V^-1 da V)_ii, whatever the
-  eigenvectors' scales (w's cotangent gives da's V^-H diag(ct_w) V^H); not the
-  eigenvectors, nor a second derivative (their rules raise). The eigenvalues must be
-  distinct, as for any derivative of them.
+- eig of a general matrix: dw_i = (V^-1 da V)_ii, and the eigenvectors as geev
+  normalizes them (unit norm, the largest component real): dV = V (F o C) with
+  C = V^-1 da V, F[i, j] = 1 / (w[j] - w[i]), then the changes of each vector's norm
+  and of its largest component's phase taken out (_eig_tangents), so the derivative is
+  that of the vectors NumPy returns, phases included; the rules are differentiable
+  again. The eigenvalues must be distinct, as for any derivative of them.
 """
 import numpy as np
 
@@ -34,10 +36,11 @@ from .complex_linalg import (_adjoint, _checked_parts, _difference, _hermitian, 
                              joined)
 from .contraction import matmul
 from .creation import iota
-from .elementwise import add, add_tangents, divide, equal, multiply, subtract
+from .elementwise import (add, add_tangents, divide, equal, less, logical_and, multiply,
+                          negative, subtract)
 from .linalg import _column, _diag_embed, _diag_part, _inverse_gaps, _mT, eig_p
-from .reductions import argmin
-from .select import cast
+from .reductions import argmax, argmin, reduce_sum
+from .select import cast, where
 
 
 # --- complex_eigh --------------------------------------------------------------------------
@@ -228,13 +231,6 @@ def _eig_impl(real, imag, *, vectors):
     return tuple(np.asarray(part, real.dtype) for part in (w.real, w.imag, v.real, v.imag))
 
 
-def _no_vector_derivative(rule):
-    raise NotImplementedError(
-        f"numpy.linalg.eig: jitflow gives the {rule} of the "
-        f"eigenvalues (once), not of the eigenvectors nor a second derivative; stop the "
-        f"derivative with jitflow.stop_gradient, or give one with jitflow.custom_vjp")
-
-
 def _eigenvectors_of(real, imag, values):
     """The right eigenvectors (parts) of a, column i that of the eigenvalue `values[i]`:
     geev's vectors, each taken for the eigenvalue of its call nearest values[i] (a
@@ -255,25 +251,96 @@ def _square(x):
 
 
 def _eig_vjp(cts, real, imag, *, out, vectors):
-    # dw_i = (V^-1 da V)_ii: da's cotangent V^-H diag(ct_w) V^H
-    if vectors and (cts[2] is not None or cts[3] is not None):
-        _no_vector_derivative("derivative")
     ct_w = _parts(cts[:2], out[0])
-    if ct_w is None:
+    ct_v = _parts(cts[2:], out[2]) if vectors else None
+    if ct_w is None and ct_v is None:
         return [None, None]
     v = (out[2], out[3]) if vectors else _eigenvectors_of(real, imag, out[:2])
-    scaled = (_diag_embed(ct_w[0]), _diag_embed(ct_w[1]))
-    return list(_product(_product(_adjoint(complex_inverse(v)), scaled), _adjoint(v)))
+    return list(_eig_cotangent((out[0], out[1]), v, ct_w, ct_v))
 
 
 def _eig_jvp(tangents, real, imag, *, out, vectors):
-    if vectors:
-        _no_vector_derivative("forward derivative")
-    v = _eigenvectors_of(real, imag, out)
     dtype = constant_type(real).dtype
     da = tuple(_or_zeros(t, real, dtype) for t in tangents)
+    if vectors:
+        d_w, d_v = _eig_tangents((out[0], out[1]), (out[2], out[3]), da)
+        return [*d_w, *d_v]
+    v = _eigenvectors_of(real, imag, out)
     rotated = _product(_product(complex_inverse(v), da), v)
     return [_diag_part(rotated[0]), _diag_part(rotated[1])]
+
+
+# The eigenvectors' derivative. With C = V^-1 da V and F[i, j] = 1 / (w[j] - w[i]),
+# dV = V (F o C) is the change of the eigenvectors whose components along their own
+# directions do not change; geev then scales each vector to unit norm and turns it so
+# that its largest component is real, which adds V diag(i theta - n): n the change of
+# the norm, theta the turn that keeps that component real.
+
+def _eig_tangents(w, v, da):
+    rotated = _product(_product(complex_inverse(v), da), v)
+    d_w = (_diag_part(rotated[0]), _diag_part(rotated[1]))
+    d_v = _product(v, _hadamard(_complex_gaps(w), rotated))
+    d_v = _difference(d_v, _column_scaled(v, _column_dot(v, d_v)))
+    largest, at_largest = _largest_components(v)
+    theta = divide(negative(_column_sum(multiply(largest, d_v[1]))), at_largest)
+    return d_w, _sum(d_v, _column_scaled((negative(v[1]), v[0]), theta))
+
+
+def _eig_cotangent(w, v, ct_w, ct_v):
+    """da's cotangent V^-H (diag(ct_w) + the eigenvectors' part) V^H: the transpose of
+    _eig_tangents (for the real inner product Re tr(x^H y) of the parts)."""
+    inner = None if ct_w is None else (_diag_embed(ct_w[0]), _diag_embed(ct_w[1]))
+    if ct_v is not None:
+        largest, at_largest = _largest_components(v)
+        turn = divide(_column_dot((negative(v[1]), v[0]), ct_v), at_largest)
+        ct_v = (ct_v[0], subtract(ct_v[1], multiply(largest, _column(turn, -2))))
+        ct_v = _difference(ct_v, _column_scaled(v, _column_dot(v, ct_v)))
+        gaps = _complex_gaps(w)
+        inner = _sum(inner, _hadamard((gaps[0], negative(gaps[1])),
+                                      _product(_adjoint(v), ct_v)))
+    return _product(_product(_adjoint(complex_inverse(v)), inner), _adjoint(v))
+
+
+def _complex_gaps(w):
+    """F[..., i, j] = 1 / (w[j] - w[i]) of complex w, 0 where the two coincide."""
+    gap_r = subtract(_column(w[0], -2), _column(w[0], -1))
+    gap_i = subtract(_column(w[1], -2), _column(w[1], -1))
+    dtype = constant_type(w[0]).dtype
+    tied = cast(logical_and(equal(gap_r, 0), equal(gap_i, 0)), dtype)
+    gap_r = add(gap_r, tied)
+    size = add(multiply(gap_r, gap_r), multiply(gap_i, gap_i))
+    apart = subtract(dtype.type(1), tied)
+    return (multiply(divide(gap_r, size), apart), multiply(divide(negative(gap_i), size), apart))
+
+
+def _hadamard(x, y):
+    return (subtract(multiply(x[0], y[0]), multiply(x[1], y[1])),
+            add(multiply(x[0], y[1]), multiply(x[1], y[0])))
+
+
+def _column_sum(x):
+    return reduce_sum(x, axes=(len(constant_type(x).shape) - 2,))
+
+
+def _column_dot(x, y):
+    """Re sum_i conj(x[i, k]) y[i, k], per column k."""
+    return _column_sum(add(multiply(x[0], y[0]), multiply(x[1], y[1])))
+
+
+def _column_scaled(x, factor):
+    """x[i, k] * factor[k] (factor real)."""
+    return _scaled(x, _column(factor, -2))
+
+
+def _largest_components(v):
+    """(one-hot [i, k]: i is the largest |v[i, k]| of column k, its real part)."""
+    magnitude = add(multiply(v[0], v[0]), multiply(v[1], v[1]))
+    rank = len(constant_type(magnitude).shape)
+    top = argmax(magnitude, axis=rank - 2, keepdims=True)
+    n = constant_type(magnitude).shape[-1]
+    rows = iota((n, 1), constant_type(top).dtype)
+    largest = cast(equal(top, rows), constant_type(magnitude).dtype)
+    return largest, _column_sum(multiply(largest, v[0]))
 
 
 complex_eig_p = register(Primitive("complex_eig", _eig_type, _eig_impl,
@@ -287,23 +354,49 @@ def complex_eig(real, imag, *, vectors=True):
 
 
 # --- eig of real matrices ------------------------------------------------------------------
-# A real matrix's eigenvalues are those of the complex matrix a + 0i, so the complex
-# rules give their derivatives: a real input's cotangent is the real part's.
+# A real matrix's eigenvalues and eigenvectors are those of the complex matrix a + 0i,
+# so the complex rules give their derivatives: a real input's cotangent is the real
+# part's. geev packs a conjugate pair's vectors v +- iu into two real columns, v then u:
+# column k is Re V[:, k], or -Im V[:, k] where w[k]'s imaginary part is negative.
 
 def _real_eig_vjp(cts, a, *, out, vectors):
-    if vectors and cts[2] is not None:
-        _no_vector_derivative("derivative")
     dtype = constant_type(a).dtype
-    return _eig_vjp(cts[:2], a, _or_zeros(None, a, dtype), out=out[:2], vectors=False)[:1]
+    ct_w = _parts(cts[:2], out[0])
+    ct_v = None
+    if vectors and cts[2] is not None:
+        second = _second_of_pair(out[1])
+        ct_v = (where(second, dtype.type(0), cts[2]), where(second, negative(cts[2]),
+                                                            dtype.type(0)))
+    if ct_w is None and ct_v is None:
+        return [None]
+    zeros = _or_zeros(None, a, dtype)
+    v = _unpacked(out[2], out[1]) if vectors else _eigenvectors_of(a, zeros, out[:2])
+    return [_eig_cotangent((out[0], out[1]), v, ct_w, ct_v)[0]]
 
 
 def _real_eig_jvp(tangents, a, *, out, vectors):
-    if vectors:
-        _no_vector_derivative("forward derivative")
     dtype = constant_type(a).dtype
     zeros = _or_zeros(None, a, dtype)
-    return _eig_jvp([_or_zeros(tangents[0], a, dtype), zeros], a, zeros, out=out,
-                    vectors=False)
+    da = _or_zeros(tangents[0], a, dtype)
+    if not vectors:
+        return _eig_jvp([da, zeros], a, zeros, out=out, vectors=False)
+    d_w, d_v = _eig_tangents((out[0], out[1]), _unpacked(out[2], out[1]), (da, zeros))
+    return [*d_w, where(_second_of_pair(out[1]), negative(d_v[1]), d_v[0])]
+
+
+def _second_of_pair(imag):
+    """[..., 1, k]: w[k] is the second of a conjugate pair (its imaginary part < 0)."""
+    return _column(less(imag, 0), -2)
+
+
+def _unpacked(packed, imag):
+    """The complex eigenvectors (parts) from geev's real columns."""
+    n, dtype = constant_type(packed).shape[-1], constant_type(packed).dtype
+    before = matmul(packed, np.eye(n, k=1, dtype=dtype))  # [:, k]: packed[:, k - 1]
+    after = matmul(packed, np.eye(n, k=-1, dtype=dtype))  # [:, k]: packed[:, k + 1]
+    second, first = _second_of_pair(imag), _column(less(negative(imag), 0), -2)
+    real = where(second, before, packed)
+    return real, where(second, negative(packed), where(first, after, dtype.type(0)))
 
 
 # installed from here: ops/linalg.py, where eig_p lives, sits below this module

@@ -255,6 +255,26 @@ def _complex_qr_draw(data, rng):
     return [operands[0], 0.1 * normal(rng, operands[0].shape)], params
 
 
+def _eig_draw(data, rng):
+    """Real matrices P diag(w) P^-1 with real eigenvalues apart, P near the identity;
+    eigenvalues and eigenvectors both. (geev turns a complex pair's vectors so that the
+    largest component is real, with the sign of its real part before the turn, which
+    jumps where that crosses 0: pairs are tested at chosen matrices in
+    tests/complex_values/test_complex_linalg_and_sorting.py.)"""
+    batch, n = _square_batch(data)
+    p = np.eye(n) + 0.3 * normal(rng, batch + (n, n))
+    a = p @ ((1.5 * np.arange(n) - 2)[:, None] * np.linalg.inv(p))
+    return [a], {"vectors": data.draw(st.booleans(), label="vectors")}
+
+
+def _complex_eig_draw(data, rng):
+    batch, n = _square_batch(data)
+    values = np.arange(n) * (1.3 - 0.6j) + 0.4j
+    p = np.eye(n) + 0.3 * (normal(rng, batch + (n, n)) + 1j * normal(rng, batch + (n, n)))
+    a = p @ (values[:, None] * np.linalg.inv(p))
+    return [a.real, a.imag], {"vectors": data.draw(st.booleans(), label="vectors")}
+
+
 def separated_singular_values(rng, batch, m, n):
     """Matrices whose singular values lie 1 apart from 1 up (no ties, none near 0)."""
     k = min(m, n)
@@ -336,19 +356,14 @@ CASES = {
     "solve": _solve_draw, "slogdet": _slogdet_draw, "svd": _svd_draw, "qr": _qr_draw,
     "complex_slogdet": _complex_slogdet_draw, "complex_svd": _complex_svd_draw,
     "complex_qr": _complex_qr_draw, "complex_solve": _complex_solve_draw,
-    "complex_cumprod": _complex_cumprod_draw,
+    "complex_cumprod": _complex_cumprod_draw, "eig": _eig_draw,
+    "complex_eig": _complex_eig_draw,
 }
 
 # Deliberately not differentiated as the function they compute.
 SPECIAL = {"stop_gradient": "its derivative is zero by definition (tested in test_api.py)",
            "pure_callback": "a Python function: its rules refuse by name (tested in "
                             "tests/test_pure_callback.py)",
-           "eig": "first derivatives of the eigenvalues only (its rules refuse the "
-                  "eigenvectors' by name): tested in "
-                  "tests/complex_values/test_complex_linalg_and_sorting.py",
-           "complex_eig": "first derivatives of the eigenvalues only (its rules refuse "
-                          "the eigenvectors' and second ones by name): tested in "
-                          "tests/complex_values/test_complex_decompositions.py",
            **dict.fromkeys(["cholesky", "eigh"], "reads one triangle of a symmetric matrix, "
                            "differentiated as a symmetric function of it: tested on "
                            "symmetrized operands in tests/test_linalg_factorizations.py"),

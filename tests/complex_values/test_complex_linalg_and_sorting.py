@@ -48,10 +48,33 @@ def test_eig_under_vmap_and_its_errors():
     assert_complex_same(got, np.linalg.eigvals(a).astype(np.complex128))
     with pytest.raises(np.linalg.LinAlgError, match="square"):
         jitflow.function(np.linalg.eig)(np.ones((2, 3)))
-    with pytest.raises(NotImplementedError, match="not of the eigenvectors"):
-        jitflow.grad(lambda a: np.linalg.eig(a)[1].real.sum())(a[0])
-    with pytest.raises(NotImplementedError, match="not of the eigenvectors"):
-        jitflow.jvp(np.linalg.eig, (a[0],), (a[0],))
+
+
+# A real matrix with two complex pairs and a real eigenvalue, and NumPy's eigenvectors'
+# derivatives by central differences (geev's own choices: unit norm, largest component
+# real; this matrix is away from where the sign of that component jumps).
+PAIRS = np.array([[0.3, 2.0, 0.0, 0.1, 0.5], [-2.0, 0.3, 0.4, 0.0, 0.0],
+                  [0.2, 0.0, -1.0, 1.0, 0.3], [0.0, 0.1, -1.0, -1.0, 0.0],
+                  [0.0, 0.3, 0.0, 0.2, 2.5]])
+
+
+def _central_differences(fn, a, tangent, h=1e-6):
+    return [(p - m) / (2 * h) for p, m in zip(fn(a + h * tangent), fn(a - h * tangent))]
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_eigenvector_derivatives_of_real_matrices_with_complex_pairs(compiled):
+    rng = np.random.default_rng(3)
+    tangent, weights = rng.standard_normal((5, 5)), rng.standard_normal((5, 5)) + 1j
+    expected = _central_differences(np.linalg.eig, PAIRS, tangent)
+    jvp = jitflow.function(lambda a, t: jitflow.jvp(np.linalg.eig, (a,), (t,))[1]) \
+        if compiled else lambda a, t: jitflow.jvp(np.linalg.eig, (a,), (t,))[1]
+    for got, wanted in zip(jvp(PAIRS, tangent), expected):
+        np.testing.assert_allclose(got, wanted, rtol=1e-6, atol=1e-6)
+    loss = lambda a: np.sum((np.linalg.eig(a)[1] * weights).real)  # noqa: E731
+    gradient = jitflow.function(jitflow.grad(loss)) if compiled else jitflow.grad(loss)
+    assert np.sum(gradient(PAIRS) * tangent) == pytest.approx(
+        np.sum(expected[1] * weights).real, rel=1e-6)
 
 
 REAL_EIGENVALUE_LOSSES = {
