@@ -6,8 +6,9 @@ with arrays and Python scalars, conj, abs, angle, real, imag, exp, integer power
 comparisons and NumPy's order of complex numbers (less, maximum, fmin, max, argmin,
 ...), where, sums, products, shape functions, indexing, casts, numpy.fft's
 transforms, C99's elementary functions and numpy.linalg's functions of Hermitian
-positive definite matrices made from a value (`_gram`). It runs in NumPy, the reference, on inputs as drawn (any layout, 0-d,
-length-0 and length-1 axes, parts holding 0, -0.0, inf, -inf, NaN and ordinary
+positive definite matrices made from a value (complex_fuzzer_ops.py holds them all).
+It runs in NumPy, the reference, on inputs as drawn (any layout, 0-d, length-0 and
+length-1 axes, parts holding 0, -0.0, inf, -inf, NaN and ordinary
 magnitudes), traced on the interpreter, and compiled to native code (first call,
 repeated calls, C-contiguous copies); then again on a grid of corner values. Each run
 must give NumPy's dtypes and shapes and its values as `compare` says, or raise an error
@@ -32,7 +33,8 @@ against central differences of NumPy's loss in the real and imaginary part of ea
 input element, combined by JAX's convention: dL/dx - i dL/dy.
 
 Programs per run: 100 (and 33 gradient programs) under the 'ci' profile, 3,000 (and
-1,000) under `pytest tests/complex_values --hypothesis-profile=thorough`.
+1,000) under `pytest tests/complex_values --hypothesis-profile=thorough`. What it found
+has regression tests in test_complex_fuzzer_regressions.py.
 """
 import math
 
@@ -45,6 +47,10 @@ from hypothesis.extra import numpy as hnp
 import fidelity
 import jitflow
 import jitflow.numpy as jnp
+from complex_fuzzer_ops import (ELEMENTARY, ELEMENTWISE_OPS, EXACT_OPS, EXTREMES,
+                                FFT_OPS, HALF_SPECTRUM_FFTS, INEXACT, INVERSE,
+                                LINALG_OPS, LOOSE_ON_NON_FINITE, OPS, ORDERED_BINARY,
+                                PRODUCT_OPS, REAL_INPUT_FFTS, ROUNDED_SUMS, SUM_OPS)
 from fidelity import NATIVE_ULPS
 from test_compositions import (Program, Step, broadcasts, draw_axis, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
@@ -135,146 +141,6 @@ def corner_values_like(x, layout):
     offset = hash(x.shape) % corners.size  # (so that not every input starts alike)
     return laid_out(np.resize(np.roll(corners, offset), x.shape), layout)
 
-
-# --- operations --------------------------------------------------------------------------
-
-EXACT_OPS = {
-    "add": lambda xp, x, y: x + y,
-    "subtract": lambda xp, x, y: xp.subtract(x, y),
-    "equal": lambda xp, x, y: x == y,
-    "not_equal": lambda xp, x, y: xp.not_equal(x, y),
-    "negative": lambda xp, x: -x,
-    "conj": lambda xp, x: xp.conj(x),
-    "conj_method": lambda xp, x: x.conj(),
-    "real": lambda xp, x: xp.real(x),
-    "imag_attribute": lambda xp, x: x.imag,
-    "isnan": lambda xp, x: xp.isnan(x),
-    "isinf": lambda xp, x: xp.isinf(x),
-    "isfinite": lambda xp, x: xp.isfinite(x),
-    "where": lambda xp, condition, x, y: xp.where(condition, x, y),
-    "astype": lambda xp, x, dtype: x.astype(dtype),
-    "reshape": lambda xp, x, shape: xp.reshape(x, shape),
-    "transpose": lambda xp, x, perm: xp.transpose(x, perm),
-    "flip": lambda xp, x, axis: xp.flip(x, axis),
-    "roll": lambda xp, x, shift, axis: xp.roll(x, shift, axis),
-    "getitem": lambda xp, x, index: x[index],
-    "take_along_first": lambda xp, x, indices: x[indices],
-    "concatenate": lambda xp, x, y, axis: xp.concatenate([x, y], axis=axis),
-    "stack": lambda xp, x, y, axis: xp.stack([x, y], axis=axis),
-    # NumPy's order of complex numbers (real part, then imaginary part; NaN apart)
-    "less": lambda xp, x, y: x < y,
-    "greater_equal": lambda xp, x, y: xp.greater_equal(x, y),
-    **{name: (lambda name: lambda xp, x, y: getattr(xp, name)(x, y))(name)
-       for name in ("maximum", "minimum", "fmax", "fmin")},
-    "max": lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
-    "argmin": lambda xp, x, axis: xp.argmin(x, axis=axis),
-    **{name: (lambda name: lambda xp, x, axis, keepdims:
-              getattr(xp, name)(x, axis=axis, keepdims=keepdims))(name)
-       for name in ("nanmax", "nanmin", "ptp")},
-    "clip": lambda xp, x, low, high: xp.clip(x, low, high),
-    "isin": lambda xp, x, y: xp.isin(x, y),
-    "searchsorted": lambda xp, x, v, side:
-    xp.searchsorted(xp.sort(xp.ravel(x)), v, side=side),
-}
-EXTREMES = ["max", "nanmax", "nanmin", "ptp"]
-ORDERED_BINARY = ["less", "greater_equal", "maximum", "minimum", "fmax", "fmin"]
-
-# Elementwise steps NumPy rounds its own way: a multiply (and so square and powers) is
-# not the plain formula in NumPy's loops; exp, abs and angle are transcendental.
-ELEMENTWISE_OPS = {
-    "multiply": lambda xp, x, y: x * y,
-    "divide": lambda xp, x, y: x / y,
-    "square": lambda xp, x: xp.square(x),
-    "power": lambda xp, x, n: xp.power(x, n),
-    # ndarray's ** takes np.reciprocal for n = -1, np.square for 2, where np.power's
-    # loop multiplies 1 * z first: (inf + 3j) ** -1 is 0-0j but np.power(inf + 3j, -1)
-    # nan+nanj. jitflow computes np.power's for both, so the operator is drawn with
-    # other exponents only (and 2, whose square differs where it overflows alone).
-    "power_operator": lambda xp, x, n: x ** n,
-    "exp": lambda xp, x: xp.exp(x),
-    "abs": lambda xp, x: xp.abs(x),
-    "angle": lambda xp, x, deg: xp.angle(x, deg=deg),
-}
-# C99's functions (glibc's in NumPy): their special values are compared exactly, and
-# their ordinary ones relative to the result's magnitude (`_elementary_scale`).
-INVERSE = {"arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"}
-ELEMENTARY = {"sqrt", "log", "log2", "log10", "log1p", "expm1", "exp2", "sin", "cos",
-              "tan", "sinh", "cosh", "tanh", "reciprocal", "sign", *INVERSE}
-ELEMENTWISE_OPS.update({name: (lambda name: lambda xp, x: getattr(xp, name)(x))(name)
-                        for name in sorted(ELEMENTARY)})
-
-SUM_OPS = {
-    "sum": lambda xp, x, axis, keepdims: x.sum(axis=axis, keepdims=keepdims),
-    "mean": lambda xp, x, axis, keepdims: xp.mean(x, axis=axis, keepdims=keepdims),
-    "cumsum": lambda xp, x, axis: xp.cumsum(x, axis=axis),
-    "nancumsum": lambda xp, x, axis: xp.nancumsum(x, axis=axis),
-    "cumprod": lambda xp, x, axis: xp.cumprod(x, axis=axis),
-    "nanmean": lambda xp, x, axis, keepdims: xp.nanmean(x, axis=axis, keepdims=keepdims),
-    "median": lambda xp, x, axis, keepdims: xp.median(x, axis=axis, keepdims=keepdims),
-    "nanmedian": lambda xp, x, axis, keepdims: xp.nanmedian(x, axis=axis, keepdims=keepdims),
-}
-
-PRODUCT_OPS = {
-    "matmul": lambda xp, x, y: x @ y,
-    "dot": lambda xp, x, y: xp.dot(x, y),
-    "outer": lambda xp, x, y: xp.outer(x, y),
-    "vdot": lambda xp, x, y: xp.vdot(x, y),
-}
-
-
-def _one_d(name):
-    return lambda xp, x, n, axis, norm: getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm)
-
-
-def _n_d(name):
-    return lambda xp, x, s, axes, norm: getattr(xp.fft, name)(x, s=s, axes=axes, norm=norm)
-
-
-# Transforms that take complex input, and those that take real input (rfft, ihfft).
-FFT_OPS = {name: _one_d(name) for name in ("fft", "ifft", "irfft", "hfft", "rfft",
-                                           "ihfft")}
-FFT_OPS.update({name: _n_d(name) for name in ("fft2", "fftn", "irfftn", "rfftn")})
-REAL_INPUT_FFTS = {"rfft", "ihfft", "rfftn"}
-HALF_SPECTRUM_FFTS = {"irfft", "hfft", "irfftn"}  # (signals built by mirroring)
-
-
-
-def _gram(xp, x):
-    """x's last axis as vectors v made into v v^H + 3 I: Hermitian, positive definite,
-    its eigenvalues 3 and 3 + |v|^2, so its condition number is at most 1 + |v|^2 / 3
-    and numpy.linalg's functions of it are well defined."""
-    outer = x[..., :, None] * xp.conj(x)[..., None, :]
-    return outer + 3 * xp.eye(x.shape[-1])
-
-
-# numpy.linalg of complex matrices (LAPACK's complex routines on both sides), on grams.
-LINALG_OPS = {
-    "det": lambda xp, x: xp.linalg.det(_gram(xp, x)),
-    "slogdet_sign": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[0],
-    "slogdet_log": lambda xp, x: xp.linalg.slogdet(_gram(xp, x))[1],
-    "inv": lambda xp, x: xp.linalg.inv(_gram(xp, x)),
-    "solve": lambda xp, x: xp.linalg.solve(_gram(xp, x), x[..., None])[..., 0],
-    "eigvalsh": lambda xp, x: xp.linalg.eigvalsh(_gram(xp, x)),
-    "cholesky": lambda xp, x: xp.linalg.cholesky(_gram(xp, x)),
-    "svdvals": lambda xp, x: xp.linalg.svdvals(_gram(xp, x)),
-    "norm_nuc": lambda xp, x: xp.linalg.norm(_gram(xp, x), "nuc"),
-}
-
-OPS = {**EXACT_OPS, **ELEMENTWISE_OPS, **SUM_OPS, **PRODUCT_OPS, **FFT_OPS, **LINALG_OPS}
-INEXACT = set(OPS) - set(EXACT_OPS)
-# Where an operand holds inf or NaN, or the result overflows, these compare by class
-# only (see `compare`). exp does not: NumPy's is C99's (glibc's cexp) in every loop,
-# and jitflow's gives its special values part for part.
-LOOSE_ON_NON_FINITE = {"multiply", "divide", "square", "power", "power_operator",
-                       "cumprod"} | \
-    set(PRODUCT_OPS) | set(FFT_OPS) | set(LINALG_OPS)
-
-# Steps whose results are sums (of products, of roots of unity times values): rounded
-# and overflowing in an order of their own.
-# (Not a division or negative power: their bounds overflow where the divisor is 0, and
-# there NumPy's inf and NaN are compared.)
-ROUNDED_SUMS = {"multiply", "square"} | set(SUM_OPS) | set(PRODUCT_OPS) | set(FFT_OPS) | \
-    set(LINALG_OPS)
 
 # --- drawing steps -----------------------------------------------------------------------
 
@@ -1126,172 +992,3 @@ def test_gradients_match_central_differences(program):
                 raise AssertionError(f"{label}: {error!r}") from error
             _assert_gradients(label, got, [np.asarray(e) for e in eager],
                               rtol=1e-9, atol=1e-12 * scale)
-
-
-# --- found by the fuzzer -----------------------------------------------------------------
-
-def _run_everywhere(fn, *args):
-    """fn(*args) traced on each backend, with NumPy's errors and warnings silenced."""
-    results = []
-    for backend in ("interpreter", "native"):
-        got, error = call(compiled(fn, len(args)), backend, args)
-        if error is not None:
-            raise error
-        results.append(got)
-    return results
-
-
-def _assert_parts_equal(got, expected):
-    got, expected = np.asarray(got), np.asarray(expected)
-    assert got.dtype == expected.dtype and got.shape == expected.shape
-    for _, a, b in _parts(got, expected):
-        np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
-        np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.parametrize("z, axis", [
-    (np.array(-np.inf + 3j, np.complex64), None),
-    (np.array([[np.nan + 3j, 1 - 2j], [0.5j, np.inf + 1j]], np.complex128), 0),
-    (np.zeros((0, 2), np.complex64), 0),
-    (np.zeros((2, 0), np.complex128), None)])
-def test_mean_divides_as_numpy_does(z, axis):
-    # NumPy's mean divides the sum by n + 0i: an infinite part makes the other NaN
-    # (np.mean([-inf + 3j]) is -inf + nanj), an empty mean is NaN in both parts
-    expected = fidelity.numpy_outcome(np.mean, z, axis=axis)[0]
-    for got in _run_everywhere(lambda z: jnp.mean(z, axis=axis), z):
-        fidelity.assert_same(np.isnan(got.imag), np.isnan(expected.imag))
-        fidelity.assert_same(np.isnan(got.real), np.isnan(expected.real))
-        compare("mean", got, expected, Step("mean", (0,), {"axis": axis,
-                                                          "keepdims": False}), [z])
-
-
-@pytest.mark.parametrize("name, kwargs", [("fft2", {}), ("ifft2", {}), ("fftn", {}),
-                                          ("ifftn", {"axes": (0,)}),
-                                          ("irfftn", {"s": (2, 4), "axes": (0, 1)})])
-def test_many_axis_transforms_of_traced_complex_values(name, kwargs):
-    # they asked jitflow.numpy.ndim of the complex value, which raised TypeError
-    z = np.array([[1 + 2j, -0.5j, 3.0], [2 - 1j, 0.25, 1j]], np.complex128)
-    expected = getattr(np.fft, name)(z, **kwargs)
-    for got in _run_everywhere(lambda z: getattr(jnp.fft, name)(z, **kwargs), z):
-        fidelity.assert_same(got.real, expected.real, atol=1e-14)
-        fidelity.assert_same(got.imag, expected.imag, atol=1e-14)
-    assert _run_everywhere(lambda z: (jnp.ndim(z), jnp.shape(z), jnp.size(z)), z)[0] == \
-        (2, (2, 3), 6)
-
-
-@pytest.mark.parametrize("x, axis", [(np.array(1j), -1), (np.array(1j), 0),
-                                     (np.ones(3, np.complex64), 1)])
-def test_transform_axis_out_of_bounds_is_numpys_error(x, axis):
-    # NumPy raises IndexError (or AxisError, which is both an IndexError and a
-    # ValueError); jitflow raised a plain ValueError
-    expected = fidelity.numpy_outcome(np.fft.fft, x, axis=axis)[1]
-    assert isinstance(expected, IndexError)
-    for backend in ("interpreter", "native"):
-        _, error = call(compiled(lambda x: jnp.fft.fft(x, axis=axis), 1), backend, [x])
-        assert isinstance(error, IndexError), error
-
-
-@pytest.mark.parametrize("name", ["dot", "outer", "inner", "kron"])
-@pytest.mark.parametrize("scalar", [2 - 1j, 2.0, 3])
-def test_products_take_python_scalars_as_arrays(name, scalar):
-    # np.dot(complex64, 2 - 1j) is complex128: products make arrays of their operands,
-    # a Python scalar is not weakly typed there (jitflow gave complex64). (A real
-    # operand takes two real products in jitflow, not NumPy's four of a complex one:
-    # -0.5j * 2.0 has the real part -0.0 there, +0.0 in NumPy; zero signs not compared)
-    z = np.array([1 + 2j, -0.5j], np.complex64)
-    expected = getattr(np, name)(z, scalar)
-    for got in _run_everywhere(lambda z: getattr(jnp, name)(z, scalar), z):
-        for _, a, b in _parts(np.asarray(got), expected):
-            fidelity.assert_same(a, b, rtol=1e-6, zero_sign=False)
-
-
-@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "ihfft", "hfft", "irfft"])
-def test_ortho_transforms_keep_single_precision(name):
-    # the ortho scale 1/sqrt(n) was a NumPy float64, which made float32 parts float64
-    # (a ValueError: parts of a complex value must share shape and dtype)
-    x = np.array([[1, -2, 3], [0.5, 4, -1]], np.float32)
-    expected = getattr(np.fft, name)(x, n=3, norm="ortho")
-    for got in _run_everywhere(lambda x: getattr(jnp.fft, name)(x, n=3, norm="ortho"), x):
-        fidelity.assert_same(np.real(got), np.real(expected), atol=1e-5)
-        fidelity.assert_same(np.imag(got), np.imag(expected), atol=1e-5)
-
-
-@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "float16"])
-@pytest.mark.parametrize("name", ["fft", "rfft", "rfftn", "ihfft", "hfft"])
-def test_transforms_compute_in_numpys_precision(dtype, name):
-    # NumPy transforms bool and every integer in complex128 (float16 in complex64);
-    # jitflow gave complex64 for bool, int8, uint8 and int16
-    if name == "hfft" and dtype == "float16":
-        pytest.skip("NumPy's hfft and irfft of float16 are float16; jitflow's float32")
-    x = np.array([[1, 0, 1, 1], [0, 1, 1, 0]]).astype(dtype)
-    expected = getattr(np.fft, name)(x)
-    for got in _run_everywhere(lambda x: getattr(jnp.fft, name)(x), x):
-        tolerance = 1e-5 if expected.dtype == np.complex64 else 1e-12
-        fidelity.assert_same(got.real, expected.real, atol=tolerance)
-        fidelity.assert_same(got.imag, expected.imag, atol=tolerance)
-
-
-def test_transforms_over_no_axes_are_numpys():
-    # NumPy's fftn over no axes returns its input as it is; rfftn and irfftn refuse
-    x = np.array(2.5)
-    for name in ("fftn", "ifftn"):
-        for got in _run_everywhere(lambda x: getattr(jnp.fft, name)(x), x):
-            _assert_parts_equal(got, getattr(np.fft, name)(x))
-    for name in ("rfftn", "irfftn"):
-        assert isinstance(fidelity.numpy_outcome(getattr(np.fft, name), x)[1], IndexError)
-        for backend in ("interpreter", "native"):
-            _, error = call(compiled(lambda x: getattr(jnp.fft, name)(x), 1), backend, [x])
-            assert isinstance(error, IndexError), error
-
-
-def test_conj_method_of_bool():
-    # the method conj of a traced bool array gave int8, as np.conj does; NumPy's method
-    # returns the real array itself
-    b = np.array([True, False])
-    _assert_parts_equal(jitflow.function(lambda b: b.conj())(b), b.conj())
-
-
-def test_python_complex_argument():
-    # jitflow/pytree.py's _joined called complex() on the traced parts
-    z = np.array([1 + 2j, -0.5j], np.complex64)
-    got = jitflow.function(lambda z, c: z * c)(z, 1 - 2j)
-    _assert_parts_equal(got, z * (1 - 2j))
-
-
-@pytest.mark.parametrize("z", [1e200 + 1e200j, -6.6e-16 - 2.5e200j, 3 - 1e-300j])
-@pytest.mark.parametrize("n", [-3, -2])
-def test_negative_powers_multiply_as_numpy_does(z, n):
-    # np.power's loop for a negative exponent starts from 1 * z, whose inf * 0 terms
-    # make NaN where z z overflows; jitflow squared directly and gave 0
-    z = np.array([z, 1 - 2j])
-    expected = fidelity.numpy_outcome(np.power, z, n)[0]
-    for got in _run_everywhere(lambda z: jnp.power(z, n), z):
-        np.testing.assert_array_equal(np.isnan(got.real), np.isnan(expected.real))
-        np.testing.assert_array_equal(np.isnan(got.imag), np.isnan(expected.imag))
-        compare("power", got, expected, Step("power", (0,), {"n": n}), [z])
-
-
-def test_exp_of_nan_keeps_a_zero_imaginary_part():
-    # C99 (and so NumPy): exp(NaN + 0i) is NaN + 0i; jitflow gave NaN + NaN i
-    z = np.array([complex(NAN, 0.0), complex(NAN, -0.0), complex(NAN, 1.0)], np.complex64)
-    expected = fidelity.numpy_outcome(np.exp, z)[0]
-    for got in _run_everywhere(jnp.exp, z):
-        _assert_parts_equal(got, expected)
-
-
-@pytest.mark.parametrize("z", [-4 + 0j, 1.5 - 0j, complex(-0.5, -0.0)])
-def test_gradient_of_exp_at_a_zero_imaginary_part(z):
-    # exp keeps a zero imaginary part exactly (where(y == 0, y, e^x sin y)), which made
-    # its derivative in y 1 there, not e^x cos y = e^x
-    def loss(z):
-        w = jnp.exp(z)
-        return jnp.imag(w) * 0.75 + jnp.real(w) * 0.5
-    z = np.array(z)
-    expected = central_differences(lambda z: np.imag(np.exp(z)) * 0.75 +
-                                   np.real(np.exp(z)) * 0.5, [z])
-    _assert_gradients("eager", jitflow.grad(loss)(z), expected, rtol=1e-7, atol=1e-9,
-                      zero_sign=False)
-    for backend in ("interpreter", "native"):
-        got, error = call(compiled(jitflow.grad(loss), 1), backend, [z])
-        assert error is None, error
-        _assert_gradients(backend, got, expected, rtol=1e-7, atol=1e-9, zero_sign=False)
