@@ -35,8 +35,8 @@ def _from_parts(real, imag, dtype):
 
 def _install_functions():
     """numpy.fft's transforms into jitflow.numpy.fft, numpy.linalg's eig and eigvals
-    into jitflow.numpy.linalg, and sort_complex into jitflow.numpy (they give complex
-    values from real ones)."""
+    into jitflow.numpy.linalg, and sort_complex and poly into jitflow.numpy (they give
+    complex values from real ones, or compute with them)."""
     from . import fft, linalg, singular_values  # noqa: F401 (registers its functions)
     for name in fft.TRANSFORMS:
         setattr(jnp.fft, name, getattr(fft, name))
@@ -48,6 +48,8 @@ def _install_functions():
         # (complex operands only: routing.py sends them)
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
     jnp.sort_complex = arrays.sort_complex
+    from .polynomials import poly
+    jnp.poly = functions.IMPLEMENTATIONS["poly"] = poly
 
 
 def _from_interleaved(interleaved, dtype):

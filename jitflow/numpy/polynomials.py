@@ -118,11 +118,7 @@ def poly(seq_of_zeros):
     """The coefficients of the polynomial with the given real roots."""
     roots = atleast_1d(seq_of_zeros)
     shape = _shape(roots)
-    if len(shape) == 2 and shape[0] == shape[1] and shape[0] != 0:
-        raise NotImplementedError(at_user_line(
-            "jitflow.numpy.poly of a square matrix needs its eigenvalues, which may be "
-            "complex: jitflow has no complex dtype; pass the roots as a 1-D array"))
-    if len(shape) != 1:
+    if len(shape) != 1:  # (a square matrix: complex_values/polynomials.py)
         raise ValueError(at_user_line("input must be 1d or non-empty square 2d array."))
     if shape[0] == 0:
         return 1.0
