@@ -125,3 +125,37 @@ def test_derivatives(name, backend):
     fn = DIFFERENTIABLE[name]
     check_grads(fn, (x, y), order=1, rtol=1e-4, atol=1e-6)
     check_grads(jitflow.function(fn), (x, y), order=1, rtol=1e-4, atol=1e-6)
+
+
+ROOTS = {  # coefficients: NumPy's roots, then a zero per trailing zero, NaN per leading
+    "distinct": np.poly([2.0, -1.0, 0.5, 3.0]), "complex pairs": np.array([1.0, 0, 2, 0, 1.5]),
+    "leading zeros": np.array([0.0, 0.0, 1.0, -3.0, 2.0]),
+    "trailing zeros": np.array([1.0, -3.0, 2.0, 0.0, 0.0]),
+    "both": np.array([0.0, 2.0, 0.0, -8.0, 0.0]), "all zero": np.zeros(3),
+    "constant": np.array([0.0, 4.0]), "int32": np.array([1, 2, 3], np.int32),
+    "float32": np.array([1.0, -1.0, 0.5], np.float32),
+    "complex": np.array([1 + 1j, 2, -1j]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROOTS))
+def test_roots_of_traced_coefficients_keep_their_count(name, backend):
+    p = ROOTS[name]
+    got = jitflow.function(lambda p: jnp.roots(p, strip_zeros=False))(p)
+    nonzero = np.flatnonzero(p)
+    leading = nonzero[0] if nonzero.size else len(p)
+    expected = np.roots(p) if nonzero.size else np.zeros(0)
+    dtype = np.result_type(p.dtype if p.dtype.kind in "fc" else np.float64, np.complex64)
+    assert got.dtype == dtype and got.shape == (len(p) - 1,)
+    found, undefined = np.split(got, [max(len(got) - leading, 0)])
+    assert np.all(np.isnan(undefined))
+    np.testing.assert_allclose(np.sort_complex(found), np.sort_complex(expected),
+                               rtol=1e-5 if dtype == np.complex64 else 1e-12, atol=1e-12)
+
+
+def test_roots_needs_strip_zeros_false_when_traced(backend):
+    with pytest.raises(TypeError, match=r"roots of traced coefficients.*strip_zeros=False"):
+        jitflow.function(np.roots)(ROOTS["distinct"])
+    np.testing.assert_array_equal(jnp.roots(ROOTS["distinct"]), np.roots(ROOTS["distinct"]))
+    check_grads(lambda p: jnp.abs(jnp.roots(p, strip_zeros=False)), (ROOTS["distinct"],),
+                order=1, rtol=1e-5, atol=1e-7)

@@ -48,8 +48,9 @@ def _install_functions():
         # (complex operands only: routing.py sends them)
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
     jnp.sort_complex = arrays.sort_complex
-    from .polynomials import poly
+    from .polynomials import poly, roots
     jnp.poly = functions.IMPLEMENTATIONS["poly"] = poly
+    jnp.roots = functions.IMPLEMENTATIONS["roots"] = roots
 
 
 def _from_interleaved(interleaved, dtype):

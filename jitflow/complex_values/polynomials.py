@@ -33,3 +33,46 @@ def poly(seq_of_zeros):
         factor = jnp.concatenate([jnp.ones(1, values.dtype), -values[i:i + 1]])
         coefficients = call("convolve", coefficients, factor)
     return coefficients.real
+
+
+def roots(p, *, strip_zeros=True):
+    """NumPy's roots: the eigenvalues of p's companion matrix. NumPy first trims p's
+    leading and trailing zeros (appending a zero root per trailing zero), so how many
+    roots there are depends on p's values: traced coefficients need
+    strip_zeros=False, as in JAX. Then there are len(p) - 1 roots, always complex:
+    NumPy's (in its order), a zero for each trailing zero, and NaN for each leading one.
+    The companion matrix keeps its size: the trimmed polynomial's block, and a zero
+    block that LAPACK splits off, for the zeros."""
+    if strip_zeros:
+        if _eager(p):
+            return np.roots(p)
+        raise TypeError(at_user_line(
+            "numpy.roots of traced coefficients: it trims their leading and trailing "
+            "zeros, so how many roots it gives depends on their values; call "
+            "jitflow.numpy.roots(p, strip_zeros=False): len(p) - 1 complex roots, NaN "
+            "for each leading zero"))
+    p = jnp.atleast_1d(p)
+    if jnp.ndim(p) != 1:
+        raise ValueError(at_user_line("Input must be a rank-1 array."))
+    if not is_complex(p) and np.dtype(p.dtype).kind != "f":
+        p = jnp.astype(p, np.float64)
+    n = jnp.shape(p)[0] - 1
+    complex_dtype = np.result_type(p.dtype, np.complex64)
+    if n < 1:
+        return jnp.zeros(0, complex_dtype)
+    nonzero = jnp.not_equal(p, 0)
+    leading = jnp.where(jnp.any(nonzero), jnp.argmax(nonzero), n + 1)
+    trailing = jnp.argmax(nonzero[::-1])
+    kept = n - leading - trailing  # the trimmed polynomial's degree (or less: all zero)
+    rolled = jnp.take(p, jnp.remainder(jnp.arange(n + 1) + leading, n + 1))
+    first = jnp.where(jnp.equal(rolled[0], 0), jnp.ones_like(rolled[0]), rolled[0])
+    top = jnp.reshape(-rolled[1:] / first, (1, n))
+    rows = jnp.arange(1, n)[:, None]
+    below = jnp.where(jnp.logical_and(jnp.equal(rows, jnp.arange(n)[None, :] + 1),
+                                      jnp.less(rows, kept)), 1, 0)
+    companion = jnp.concatenate([top, jnp.astype(below, top.dtype)], axis=0)
+    values = jnp.astype(eigvals(companion), complex_dtype)
+    position = jnp.arange(n)
+    zero, nan = complex_dtype.type(0), complex_dtype.type(complex(np.nan, np.nan))
+    return jnp.where(jnp.greater_equal(position, n - leading), nan,
+                     jnp.where(jnp.greater_equal(position, kept), zero, values))
