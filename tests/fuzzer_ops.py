@@ -510,6 +510,8 @@ SMOOTH_UNARY = {
     "qr_r_gram": lambda xp, x: _positive_diagonal(xp, xp.linalg.qr(_gram(xp, x), mode="r")),
     "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
     "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
+    # (the characteristic polynomial, through the eigenvalues, 3 repeated among them)
+    "poly_gram": lambda xp, x: xp.poly(_gram(xp, xp.ravel(x))),
     "add_reduceat": _reduceat(np.add),
     "put": _put,
     "fill_diagonal": _fill_diagonal,

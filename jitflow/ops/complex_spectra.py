@@ -233,20 +233,36 @@ def _eig_impl(real, imag, *, vectors):
 
 def _eigenvectors_of(real, imag, values):
     """The right eigenvectors (parts) of a, column i that of the eigenvalue `values[i]`:
-    geev's vectors, each taken for the eigenvalue of its call nearest values[i] (a
-    call without vectors may order and round its eigenvalues otherwise)."""
+    geev's vectors from a call of its own (which may order and round its eigenvalues
+    otherwise), matched one to one (_matched)."""
     found_r, found_i, vectors_r, vectors_i = complex_eig(real, imag)
-    (values_r, values_i), rank = values, len(constant_type(real).shape)
-    distance = add(_square(subtract(_column(values_r, -1), _column(found_r, -2))),
-                   _square(subtract(_column(values_i, -1), _column(found_i, -2))))
-    nearest = argmin(distance, axis=rank - 1)
-    n = constant_type(real).shape[-1]
-    chosen = cast(equal(_column(nearest, -1), iota((n,), constant_type(nearest).dtype)),
-                  constant_type(real).dtype)  # chosen[i, j]: eigenvalue i is found j
+    chosen = _matched(values, (found_r, found_i))
     return matmul(vectors_r, _mT(chosen)), matmul(vectors_i, _mT(chosen))
 
 
-def _square(x):
+def _matched(values, found):
+    """chosen[..., i, j] = 1 where eigenvalue i is found eigenvalue j: each i in turn
+    takes the nearest found one not yet taken, so that a repeated eigenvalue gets as
+    many (independent) vectors as it repeats, and a conjugate pair, whose real parts
+    two calls may round apart, keeps each its own. (n steps, unrolled.)"""
+    n, dtype = constant_type(values[0]).shape[-1], constant_type(values[0]).dtype
+    distance = add(_squared(subtract(_column(values[0], -1), _column(found[0], -2))),
+                   _squared(subtract(_column(values[1], -1), _column(found[1], -2))))
+    rank = len(constant_type(distance).shape)
+    columns = iota((1, n), np.int64, axis=1)
+    taken, chosen = None, None
+    for i in range(n):
+        row = matmul(np.eye(n, dtype=dtype)[i:i + 1], distance)  # (..., 1, n)
+        if taken is not None:
+            row = where(equal(taken, 0), row, dtype.type(np.inf))
+        pick = cast(equal(argmin(row, axis=rank - 1, keepdims=True), columns), dtype)
+        taken = pick if taken is None else add(taken, pick)
+        placed = matmul(np.eye(n, dtype=dtype)[:, i:i + 1], pick)  # row i of chosen
+        chosen = placed if chosen is None else add(chosen, placed)
+    return chosen
+
+
+def _squared(x):
     return multiply(x, x)
 
 
