@@ -36,8 +36,8 @@ from .complex_linalg import (_adjoint, _checked_parts, _difference, _hermitian, 
                              joined)
 from .contraction import matmul
 from .creation import iota
-from .elementwise import (add, add_tangents, divide, equal, less, logical_and, multiply,
-                          negative, subtract)
+from .elementwise import (add, add_tangents, divide, equal, less, logical_and, logical_or,
+                          multiply, negative, subtract)
 from .linalg import _column, _diag_embed, _diag_part, _inverse_gaps, _mT, eig_p
 from .reductions import argmax, argmin, reduce_sum
 from .select import cast, where
@@ -241,25 +241,35 @@ def _eigenvectors_of(real, imag, values):
 
 
 def _matched(values, found):
-    """chosen[..., i, j] = 1 where eigenvalue i is found eigenvalue j: each i in turn
-    takes the nearest found one not yet taken, so that a repeated eigenvalue gets as
-    many (independent) vectors as it repeats, and a conjugate pair, whose real parts
-    two calls may round apart, keeps each its own. (n steps, unrolled.)"""
+    """chosen[..., i, j] = 1 where eigenvalue i is found eigenvalue j, one to one: each
+    takes the nearest where no two take the same (a conjugate pair, whose real parts two
+    calls may round apart, keeps each its own); where some do (a repeated eigenvalue),
+    the two lists are matched by their order along re + c im (c irrational), in which a
+    repeated eigenvalue's copies sit together and get as many vectors as it repeats."""
     n, dtype = constant_type(values[0]).shape[-1], constant_type(values[0]).dtype
     distance = add(_squared(subtract(_column(values[0], -1), _column(found[0], -2))),
                    _squared(subtract(_column(values[1], -1), _column(found[1], -2))))
     rank = len(constant_type(distance).shape)
-    columns = iota((1, n), np.int64, axis=1)
-    taken, chosen = None, None
-    for i in range(n):
-        row = matmul(np.eye(n, dtype=dtype)[i:i + 1], distance)  # (..., 1, n)
-        if taken is not None:
-            row = where(equal(taken, 0), row, dtype.type(np.inf))
-        pick = cast(equal(argmin(row, axis=rank - 1, keepdims=True), columns), dtype)
-        taken = pick if taken is None else add(taken, pick)
-        placed = matmul(np.eye(n, dtype=dtype)[:, i:i + 1], pick)  # row i of chosen
-        chosen = placed if chosen is None else add(chosen, placed)
-    return chosen
+    nearest = cast(equal(argmin(distance, axis=rank - 1, keepdims=True),
+                         iota((1, n), np.int64, axis=1)), dtype)
+    takers = reduce_sum(nearest, axes=(rank - 2,))  # [..., j]: how many took found j
+    one_to_one = equal(reduce_sum(cast(equal(takers, 1), dtype), axes=(rank - 2,)), n)
+    by_order = cast(equal(_column(_places(*values), -1), _column(_places(*found), -2)), dtype)
+    return where(_column(_column(one_to_one, -1), -1), nearest, by_order)
+
+
+_SLANT = 0.6180339887498949  # (sqrt(5) - 1) / 2
+
+
+def _places(real, imag):
+    """Each eigenvalue's place among its matrix's in the order of re + c im, equal keys
+    in the order they come: a permutation of 0 .. n - 1."""
+    n = constant_type(real).shape[-1]
+    key = add(real, multiply(imag, constant_type(real).dtype.type(_SLANT)))
+    mine, other = _column(key, -1), _column(key, -2)  # [i, 1], [1, j]
+    earlier = less(iota((1, n), np.int64, axis=1), iota((n, 1), np.int64, axis=0))
+    before = logical_or(less(other, mine), logical_and(equal(other, mine), earlier))
+    return reduce_sum(cast(before, np.int64), axes=(len(constant_type(real).shape),))
 
 
 def _squared(x):
