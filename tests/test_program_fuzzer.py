@@ -710,58 +710,76 @@ def _sum_tolerance(step, args, result):
     if step.op == "norm":  # a root of a sum of terms of one sign: relative
         return {"rtol": 16 * (magnitudes[0].size + 1) * eps, "ulps": NATIVE_ULPS,
                 "zero_sign": False}
-    if step.op in ("trace", "vecdot"):  # the sum of at most n products: a loose bound
-        terms = max(magnitudes[0].size, 1)
-        bound = np.sum(magnitudes[0]) * (np.max(magnitudes[-1]) if magnitudes[-1].size
-                                         and step.op == "vecdot" else 1.0)
-        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
-                "zero_sign": False}
-    if step.op == "vdot":  # the sum of the products of the flattened operands
-        terms = max(magnitudes[0].size, 1)
-        bound = np.sum(magnitudes[0].ravel() * magnitudes[1].ravel())
-        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
-                "zero_sign": False}
-    if step.op in ("convolve", "correlate_same"):  # sums of products of the magnitudes
-        a, v = (m.ravel() for m in magnitudes)
-        terms = max(min(a.size, v.size), 1)
-        bound = OPS[step.op](np, a, v) if a.size and v.size else 0.0
-        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
-                "zero_sign": False}
-    if step.op == "add_at":  # at most three values added to an element, in another order
-        bound = 3 * np.max(magnitudes[0], initial=0.0)
-        return {"atol": 4 * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
-                "zero_sign": False}
-    if step.op == "add_reduceat":  # each slice of the last axis, in another order
-        whole = magnitudes[0] if magnitudes[0].ndim else magnitudes[0].reshape(1)
-        bound = np.sum(whole, axis=-1, keepdims=True)
-        return {"atol": whole.shape[-1] * eps * np.nan_to_num(bound, posinf=0.0),
-                "rtol": eps}
-    if step.op == "matmul":
-        terms = magnitudes[0].shape[-1]
-        bound = magnitudes[0] @ magnitudes[1]
-        return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps,
-                "zero_sign": not fidelity.products_underflow(*args, result.dtype)}
-    elif step.op == "cumsum":
-        axis = step.params["axis"]
-        terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
-        bound = np.cumsum(magnitudes[0], axis=axis)
-    elif step.op == "cumulative_sum":
-        axis = step.params["axis"]
-        terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
-        bound = np.cumulative_sum(magnitudes[0], axis=axis, include_initial=True)
-    elif step.op == "trapezoid":  # halves of sums of neighbours, added along the axis
-        axis = -1 if step.params["axis"] is None else step.params["axis"]
-        terms = magnitudes[0].shape[axis]
-        bound = np.sum(magnitudes[0], axis=axis)
-    else:
-        axis, keepdims = step.params["axis"], step.params["keepdims"]
+    if step.op in ("prod", "nanprod"):  # relative: no cancellation
         terms = magnitudes[0].size // max(result.size, 1)
-        if step.op in ("prod", "nanprod"):  # relative: no cancellation
-            return {"rtol": 2 * terms * eps, "atol": float(np.finfo(np.float64).tiny)}
-        bound = np.sum(magnitudes[0], axis=axis, keepdims=keepdims)
-        if step.op in ("mean", "average"):
-            bound = bound / max(terms, 1)
-    return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps}
+        return {"rtol": 2 * terms * eps, "atol": float(np.finfo(np.float64).tiny)}
+    bound_of = _SUM_BOUNDS.get(step.op, _reduction_bound)
+    terms, bound, extra = bound_of(step, magnitudes, args, result)
+    return {"atol": terms * eps * np.nan_to_num(bound, posinf=0.0), "rtol": eps, **extra}
+
+
+# Each: (step, magnitudes, args, result) -> (terms, the sum of their magnitudes, more of
+# assert_same's keywords).
+
+def _trace_bound(step, magnitudes, args, result):  # at most n products: a loose bound
+    terms = max(magnitudes[0].size, 1)
+    bound = np.sum(magnitudes[0]) * (np.max(magnitudes[-1]) if magnitudes[-1].size
+                                     and step.op == "vecdot" else 1.0)
+    return terms, bound, {"zero_sign": False}
+
+
+def _vdot_bound(step, magnitudes, args, result):  # the flattened operands' products
+    terms = max(magnitudes[0].size, 1)
+    return terms, np.sum(magnitudes[0].ravel() * magnitudes[1].ravel()), {"zero_sign": False}
+
+
+def _convolution_bound(step, magnitudes, args, result):  # sums of products
+    a, v = (m.ravel() for m in magnitudes)
+    bound = OPS[step.op](np, a, v) if a.size and v.size else 0.0
+    return max(min(a.size, v.size), 1), bound, {"zero_sign": False}
+
+
+def _add_at_bound(step, magnitudes, args, result):  # at most three values per element
+    return 4, 3 * np.max(magnitudes[0], initial=0.0), {"zero_sign": False}
+
+
+def _reduceat_bound(step, magnitudes, args, result):  # each slice of the last axis
+    whole = magnitudes[0] if magnitudes[0].ndim else magnitudes[0].reshape(1)
+    return whole.shape[-1], np.sum(whole, axis=-1, keepdims=True), {}
+
+
+def _matmul_bound(step, magnitudes, args, result):
+    return magnitudes[0].shape[-1], magnitudes[0] @ magnitudes[1], \
+        {"zero_sign": not fidelity.products_underflow(*args, result.dtype)}
+
+
+def _running_sum_bound(step, magnitudes, args, result):
+    axis = step.params["axis"]
+    terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
+    if step.op == "cumsum":
+        return terms, np.cumsum(magnitudes[0], axis=axis), {}
+    return terms, np.cumulative_sum(magnitudes[0], axis=axis, include_initial=True), {}
+
+
+def _trapezoid_bound(step, magnitudes, args, result):  # halves of neighbours' sums
+    axis = -1 if step.params["axis"] is None else step.params["axis"]
+    return magnitudes[0].shape[axis], np.sum(magnitudes[0], axis=axis), {}
+
+
+def _reduction_bound(step, magnitudes, args, result):
+    axis, keepdims = step.params["axis"], step.params["keepdims"]
+    terms = magnitudes[0].size // max(result.size, 1)
+    bound = np.sum(magnitudes[0], axis=axis, keepdims=keepdims)
+    if step.op in ("mean", "average"):
+        bound = bound / max(terms, 1)
+    return terms, bound, {}
+
+
+_SUM_BOUNDS = {"trace": _trace_bound, "vecdot": _trace_bound, "vdot": _vdot_bound,
+               "convolve": _convolution_bound, "correlate_same": _convolution_bound,
+               "add_at": _add_at_bound, "add_reduceat": _reduceat_bound,
+               "matmul": _matmul_bound, "cumsum": _running_sum_bound,
+               "cumulative_sum": _running_sum_bound, "trapezoid": _trapezoid_bound}
 
 
 # --- derivatives -------------------------------------------------------------------------
