@@ -64,7 +64,7 @@ def _sqrt_special_values(x, y, real, imag):
 
 # --- logarithms ---------------------------------------------------------------------------
 
-def _log_magnitude(x, y, larger):
+def log_magnitude(x, y, larger):
     """log |z|; where |z| overflows with finite parts (both near the largest float),
     log of the larger part plus half log1p of the smaller one's ratio squared."""
     magnitude = jnp.hypot(x, y)
@@ -87,7 +87,7 @@ def log(x, y):
     a_safe = jnp.where(near_one, a, 1.0)
     b_safe = jnp.where(near_one, b, 0.0)
     near = jnp.multiply(jnp.log1p(_squares_minus_one(a_safe, b_safe)), 0.5)
-    far = _log_magnitude(x64, y64, larger)
+    far = log_magnitude(x64, y64, larger)
     real = jnp.astype(jnp.where(near_one, near, far), dtype)
     return real, jnp.arctan2(y, x)
 

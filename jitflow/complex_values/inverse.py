@@ -33,7 +33,8 @@ def _hull_parts(x, y):
     """For x, y >= 0 in float64 (no NaN): (Re arcsin, Re arccos, |Im|) of x + iy."""
     huge = jnp.logical_or(jnp.greater(x, _HUGE), jnp.greater(y, _HUGE))
     sine, cosine, imag = _hull_moderate(jnp.where(huge, 0.5, x), jnp.where(huge, 0.5, y))
-    far_imag = jnp.add(_log_magnitude(x, y), np.log(2))  # arcsin z ~ -i log(2iz)
+    far_imag = jnp.add(elementary.log_magnitude(x, y, jnp.maximum(x, y)),
+                       np.log(2))  # arcsin z ~ -i log(2iz)
     return (jnp.where(huge, jnp.arctan2(x, y), sine),
             jnp.where(huge, jnp.arctan2(y, x), cosine),
             jnp.where(huge, far_imag, imag))
@@ -76,16 +77,6 @@ def _hull_imag(x, y, r_x1, s, a):
                                jnp.add(am1_outside, root_outside)))
     far = jnp.log(jnp.add(a, jnp.sqrt(jnp.multiply(jnp.subtract(a, 1), jnp.add(a, 1)))))
     return jnp.where(jnp.less_equal(a, _CROSS_A), near, far)
-
-
-def _log_magnitude(x, y):
-    """log |x + iy| for x, y >= 0 without overflow (inf if either is)."""
-    larger, smaller = jnp.maximum(x, y), jnp.minimum(x, y)
-    finite = jnp.isfinite(larger)
-    safe = jnp.where(finite, jnp.maximum(larger, 1.0), 1.0)
-    ratio = jnp.divide(jnp.where(finite, smaller, 0.0), safe)
-    scaled = jnp.add(jnp.log(safe), jnp.multiply(jnp.log1p(jnp.square(ratio)), 0.5))
-    return jnp.where(finite, scaled, np.inf)
 
 
 # --- arctanh: Kahan ----------------------------------------------------------------------
