@@ -10,7 +10,8 @@ both axes, broadcast inside the matrix, a uniform constant, another dtype) is fi
 copied, converted, into a contiguous scratch buffer.
 
 When the graph's code runs on several workers (lowering/parallel.py), a large float32
-product is cut into one share per worker, and each worker computes its own.
+product is cut into one share per worker, and each worker computes its own; a batch of
+float32 products each too small to cut is cut along the batch instead.
 
 Integer and bool results, empty products and runs without a gemm use a generated loop
 nest instead.
@@ -105,25 +106,35 @@ def _gemm_per_batch(lo, x, y, out):
     rows, depth, cols = out.shape[-2], x.shape[-1], out.shape[-1]
     one, zero = lo.em.const(1, out.dtype), lo.em.const(0, out.dtype)
 
-    def emit(call_gemm):
+    def emit(call_gemm, parallel_work=None):
+        """parallel_work: the loop over the batch may be split between workers, each
+        computing whole products (it does that much work in all)."""
         def call(offsets):
             a_at, b_at, out_at = (lo.em.element_pointer(v.base, v.dtype, offset)
                                   for v, offset in zip((a, b, out), offsets))
             call_gemm([I32(blas.ROW_MAJOR), I32(transpose_a), I32(transpose_b),
                        I32(rows), I32(cols), I32(depth),
                        one, a_at, I32(lda), b_at, I32(ldb), zero, out_at, I32(cols)])
-        lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (a, b, out)], call)
+        lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (a, b, out)], call,
+                     owner=None if parallel_work is None else 2, work=parallel_work)
     return emit
 
 
 def _own_sgemm_per_batch(lo, x, y, out):
-    """_gemm_per_batch with jitflow's sgemm: a large product on a graph with workers is
-    cut into a share per worker; anything else runs on one thread."""
-    flops = 2 * np.prod(out.shape, dtype=np.float64) * x.shape[-1]
+    """_gemm_per_batch with jitflow's sgemm, on a graph with workers: a batch of products
+    each too small to cut (attention's heads) is cut between the workers, each
+    computing whole products; a large product is cut into a share per worker; anything
+    else runs on one thread. Each product's bits are the same whoever computes it."""
+    product_flops = 2 * np.prod(out.shape[-2:], dtype=np.float64) * x.shape[-1]
+    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
+    flops = product_flops * batch
     emit = _gemm_per_batch(lo, x, y, out)
-    if lo.workers is None or flops < sgemm.MIN_PARALLEL_FLOPS:
+    if lo.workers is None or flops < sgemm.MIN_PARALLEL_FLOPS or \
+            (product_flops < sgemm.MIN_PARALLEL_FLOPS and batch >= lo.threads):
         routine = sgemm.declare_threads(lo.module)
-        emit(lambda arguments: lo.builder.call(routine, [I32(1), *arguments]))
+        parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
+        emit(lambda arguments: lo.builder.call(routine, [I32(1), *arguments]),
+             parallel_work=int(flops) if parallel else None)
         return
     routine, count = sgemm.declare_shares(lo.module), I64(lo.threads)
 

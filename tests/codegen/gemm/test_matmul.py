@@ -387,6 +387,29 @@ def test_large_products_are_cut_into_a_share_per_worker_with_the_same_bits(monke
         np.testing.assert_array_equal(results["1"][index], np.maximum(product, 0) * 2)
 
 
+def test_a_batch_of_small_products_is_cut_between_workers_with_the_same_bits(monkeypatch):
+    """Attention's products, each too small to cut: each worker computes whole products
+    of its part of the batch, every one the bits of the product alone."""
+    monkeypatch.setenv("JITFLOW_SGEMM", "jitflow")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 3, 48, 40)).astype(np.float32)
+    y = rng.standard_normal((5, 3, 40, 48)).astype(np.float32)
+    assert 2 * 48 * 48 * 40 < sgemm.MIN_PARALLEL_FLOPS <= 2 * 15 * 48 * 48 * 40
+    results = {}
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("JITFLOW_THREADS", threads)
+        results[threads], native = run(lambda a, b: jnp.maximum(a @ b, 0) * 2, x, y)
+        assert "jitflow_sgemm_shares" not in native.llvm_ir
+        assert ("jitflow_pool_run" in native.llvm_ir) == (threads != "1")
+    assert results["1"].tobytes() == results["2"].tobytes() == results["3"].tobytes()
+    alone = sgemm.sgemm_threads_function()
+    for index in np.ndindex(5, 3):
+        product = np.empty((48, 48), np.float32)
+        alone(1, 101, 111, 111, 48, 48, 40, 1.0, x[index].ctypes.data, 40,
+              y[index].ctypes.data, 48, 0.0, product.ctypes.data, 48)
+        np.testing.assert_array_equal(results["1"][index], np.maximum(product, 0) * 2)
+
+
 def test_small_products_run_on_one_worker(monkeypatch):
     monkeypatch.setenv("JITFLOW_SGEMM", "jitflow")
     monkeypatch.setenv("JITFLOW_THREADS", "2")
