@@ -11,7 +11,7 @@ from test_compositions import LITERALS
 BIG_INTS = [2**31, -2**31 - 1, 2**40, -2**40, 2**63 - 1, -2**63]
 # ... and those beyond the narrow and unsigned dtypes (int8, uint8, int16, uint16, uint32)
 NARROW_INTS = [128, -129, 255, 256, 32768, 65536, 2**32, -1]
-FUZZ_LITERALS = LITERALS + BIG_INTS + NARROW_INTS + [3, -2, 127, True, False, 1e300, -1.5]
+FUZZ_LITERALS = LITERALS + BIG_INTS + NARROW_INTS + [3, -2, 127, True, False, 1e300, -1.5, 1.5, -0.5]
 
 UNARY = {
     "negative": lambda xp, x: -x,

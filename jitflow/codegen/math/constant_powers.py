@@ -1,4 +1,5 @@
-"""x ** n for an exponent known at compile time to be a small integer: multiplications.
+"""x ** n for an exponent known at compile time to be a small integer: multiplications;
+and x ** (n + 1/2), a half-integer: multiplications and a square root.
 
 A call of pow costs tens of cycles per element even when vectorized; x * x * x costs two
 multiplications. The chain must stay as close to NumPy's result as pow itself is (pow is
@@ -19,20 +20,32 @@ within an ulp of the exact value):
 
 NaN, inf and signed zero follow pow: NaN**n is NaN (NaN**0 is 1), (-0.0)**3 is -0.0,
 (-inf)**3 is -inf, and x**-1 of 0.0 is inf.
+
+A half-integer power is x**n * sqrt(x) (over 1 for a negative one), under the same
+rules: float32 and float16 raised in float64 (sqrt is correctly rounded there) for
+|exponent| up to 16, rounded once; float64 only for 1.5 and -0.5, two roundings each
+(within an ulp, like the integer chains it allows). pow of a non-integer exponent
+treats -0.0 as 0.0 and -inf as inf (a negative finite base gives NaN, as sqrt does),
+so those two take |x|. An exponent of 0.5 is not one of these: NumPy computes it as
+sqrt(x) itself (scalar.power_by_scalar).
 """
 import numpy as np
 from llvmlite import ir
 
-from ..emitter import element_of, shaped_like
+from ..emitter import constant, element_of, shaped_like
 
 WIDENED_LIMIT = 16       # |n| raised in float64 for float32 and float16
 FLOAT64_EXPONENTS = range(-1, 4)
+FLOAT64_HALF_EXPONENTS = (-0.5, 1.5)
 
 
 def power_by_multiplication(em, x, exponent, dtype):
-    """x ** exponent as multiplications, or None where that would not match pow."""
-    if exponent is None or not np.isfinite(exponent) or exponent != int(exponent):
-        return None  # (inf and NaN are no integers)
+    """x ** exponent as multiplications (and a square root for a half-integer
+    exponent), or None where that would not match pow."""
+    if exponent is None or not np.isfinite(exponent):
+        return None
+    if exponent != int(exponent):
+        return _half_integer_power(em, x, float(exponent), np.dtype(dtype))
     n, dtype = int(exponent), np.dtype(dtype)
     if dtype.kind not in "iuf" or (n < 0 and dtype.kind != "f"):
         return None
@@ -69,4 +82,29 @@ def _chain(em, x, n):
         if bit == "1":
             result = multiply(result, x)
     return result
+
+
+
+def _half_integer_power(em, x, exponent, dtype):
+    """x ** exponent for exponent = n + 1/2 (n may be negative), or None."""
+    if dtype.kind != "f" or (exponent * 2) % 2 != 1 or exponent == 0.5:
+        return None
+    narrow = dtype.itemsize < 8
+    if not (narrow and abs(exponent) <= WIDENED_LIMIT) and \
+            not (not narrow and exponent in FLOAT64_HALF_EXPONENTS):
+        return None
+    b = em.b
+    # pow(-0.0, y) and pow(-inf, y) are pow(0.0, y) and pow(inf, y) for such y
+    zero_or_minus_inf = b.or_(b.fcmp_ordered("==", x, em.const(0, dtype)),
+                              b.fcmp_ordered("==", x, em.const(-np.inf, dtype)))
+    base = b.select(zero_or_minus_inf, em.intrinsic("llvm.fabs", x), x)
+    if narrow:
+        base = b.fpext(base, shaped_like(x.type, ir.DoubleType()))
+    whole = int(abs(exponent) - 0.5)
+    magnitude = em.intrinsic("llvm.sqrt", base)
+    if whole:
+        magnitude = b.fmul(_chain(em, base, whole), magnitude)
+    if exponent < 0:
+        magnitude = b.fdiv(constant(magnitude.type, 1.0), magnitude)
+    return b.fptrunc(magnitude, x.type) if narrow else magnitude
 
