@@ -11,7 +11,7 @@ from .. import numpy as jnp
 from .. import pytree
 from ..trace import Tracer
 from . import (arrays, creation, functions, more_arrays, ordering, routing, selecting,
-               statistics)
+               statistics, uniques)
 from .functions import as_complex, call
 from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer

@@ -18,10 +18,14 @@ from .parts import is_complex, parts_of, result_dtype
 from .tracer import ComplexTracer
 
 IMPLEMENTATIONS = {}
+# NumPy 2's other names of the same functions
+ALIASES = {"acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "arccosh",
+           "asinh": "arcsinh", "atanh": "arctanh", "pow": "power", "concat": "concatenate",
+           "permute_dims": "transpose", "row_stack": "vstack"}
 
 
 def call(name, *args, **kwargs):
-    implementation = IMPLEMENTATIONS.get(name)
+    implementation = IMPLEMENTATIONS.get(ALIASES.get(name, name))
     if implementation is None:
         raise TypeError(at_user_line(
             f"jitflow.numpy.{name} of complex values is not supported; on complex values "

@@ -1,7 +1,9 @@
 """Where complex values meet jitflow.numpy: its functions, and the real Tracer's
 operators and astype, send a call that involves a traced complex value (or a complex
 constant inside a trace) to functions.call. An eager call with NumPy complex arrays
-(no trace) is NumPy's own function of that name, as eager calls are NumPy's."""
+(no trace) is NumPy's own function of that name, as eager calls are NumPy's, unless it
+passes what only jitflow's takes (unique's size=): then jitflow's complex function
+computes it on the NumPy values, and its results are NumPy arrays."""
 import functools
 import inspect
 from types import FunctionType
@@ -79,12 +81,40 @@ def _routed(name, function, numpy_namespace):
         if involves_complex(args, kwargs) or (complex_target and traced):
             return functions.call(name, *args, **kwargs)
         if numpy_function is not None and (_eager_complex(args, kwargs) or complex_target):
-            return numpy_function(*args, **kwargs)
+            if _numpy_takes(numpy_function, args, kwargs):
+                return numpy_function(*args, **kwargs)
+            return _as_numpy(functions.call(name, *args, **kwargs))
         return function(*args, **kwargs)
     routed.__wrapped_for_complex__ = function
     # an alias made with functools.wraps (row_stack of vstack) still names the original
     routed.__wrapped__ = getattr(function, "__wrapped__", function)
     return routed
+
+
+def _numpy_takes(numpy_function, args, kwargs):
+    """Whether NumPy's function takes these arguments (no keyword of jitflow's own)."""
+    try:
+        inspect.signature(numpy_function).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (a ufunc): NumPy's own checks decide
+        pass
+    return True
+
+
+def _as_numpy(value):
+    """An eager result of a complex function as NumPy gives it: complex values joined
+    from their parts (tuples, named ones too, item by item)."""
+    parts = getattr(value, "_complex_parts", None)
+    if parts is not None:
+        real, imag = (np.asarray(part) for part in parts)
+        joined = np.empty(real.shape, value.dtype)
+        joined.real, joined.imag = real, imag
+        return joined
+    if isinstance(value, tuple):
+        items = [_as_numpy(item) for item in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return value
 
 
 def install_into(namespace, numpy_namespace, prefix=""):

@@ -1,6 +1,22 @@
 """The complex fuzzer's operations (test_complex_fuzzer.py): each a function of
 (xp, operands..., params) run with NumPy and with jitflow.numpy, grouped by how their
 results are compared, and the sets that say how each is rounded."""
+import numpy as np
+
+
+def _unique_sized(xp, x, sorted_path):
+    """unique(x, size=4) as jitflow gives it: NumPy's values cut to 4 or filled past
+    their count with the smallest one. sorted_path: asked with its counts too, when
+    NumPy sorts (and keeps another of the values holding a NaN than its hash table)."""
+    if xp is not np:
+        result = xp.unique(x, size=4, return_counts=sorted_path)
+        return result[0] if sorted_path else result
+    values = np.unique(x, return_counts=True)[0] if sorted_path else np.unique(x)
+    fill = values[0] if values.size else np.zeros((), values.dtype)
+    return np.concatenate([values[:4], np.full(max(0, 4 - values.size), fill,
+                                               values.dtype)])
+
+
 EXACT_OPS = {
     "add": lambda xp, x, y: x + y,
     "subtract": lambda xp, x, y: xp.subtract(x, y),
@@ -38,6 +54,7 @@ EXACT_OPS = {
     "isin": lambda xp, x, y: xp.isin(x, y),
     "searchsorted": lambda xp, x, v, side:
     xp.searchsorted(xp.sort(xp.ravel(x)), v, side=side),
+    "unique": _unique_sized,
 }
 EXTREMES = ["max", "nanmax", "nanmin", "ptp"]
 ORDERED_BINARY = ["less", "greater_equal", "maximum", "minimum", "fmax", "fmin"]
