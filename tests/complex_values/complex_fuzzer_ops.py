@@ -30,6 +30,8 @@ EXACT_OPS = {
     "isnan": lambda xp, x: xp.isnan(x),
     "isinf": lambda xp, x: xp.isinf(x),
     "isfinite": lambda xp, x: xp.isfinite(x),
+    "logical_xor": lambda xp, x, y: xp.logical_xor(x, y),  # true where a part is nonzero
+    "rint": lambda xp, x: xp.rint(x),
     "where": lambda xp, condition, x, y: xp.where(condition, x, y),
     "astype": lambda xp, x, dtype: x.astype(dtype),
     "reshape": lambda xp, x, shape: xp.reshape(x, shape),

@@ -176,9 +176,10 @@ def _elementwise(draw, values, usable, x_index):
                                "divide", "negative", "conj", "conj_method", "real",
                                "imag_attribute", "isnan", "isinf", "isfinite", "square",
                                "power", "power_operator", "exp", "abs", "angle",
-                               "where", *sorted(ELEMENTARY), *ORDERED_BINARY]))
+                               "where", "logical_xor", "rint", *sorted(ELEMENTARY),
+                               *ORDERED_BINARY]))
     if op in ("add", "subtract", "equal", "not_equal", "multiply", "divide",
-              *ORDERED_BINARY):
+              "logical_xor", *ORDERED_BINARY):
         y = _operand(draw, values, usable, x)
         return Step(op, (x_index, y) if draw(st.booleans()) else (y, x_index), {})
     if op == "power":
