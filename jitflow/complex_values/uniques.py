@@ -10,6 +10,8 @@ the inverse or counts, it sorts, and keeps the first in its order of complex num
 (R + nanj before nan + Rj, each by R; among equal ones the first to occur). Both
 are followed here.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from .. import numpy as jnp
@@ -72,19 +74,35 @@ def _unique(name, ar, return_index=False, return_inverse=False, return_counts=Fa
     pairs = _Pairs(x, equal_nan)
     first = pairs.first_occurrences(first_nan_occurring)
     size = _static_size(name, first, size, "distinct values there are", "the smallest value")
-    place = real_uniques._count(jnp.logical_and(pairs.ahead(), jnp.reshape(first, (1, n))), 1)
-    slot = jnp.where(jnp.logical_and(first, jnp.less(place, size)), place, size)
-    filled = jnp.less(ops.iota((size,), np.int64), real_uniques._count(first, 0))
-    results = [_kept_values(name, x, slot, filled, size, fill_value)]
+    kept = in_order(name, x, first, pairs.ahead(), size, fill_value)
+    results = [kept.values]
     if return_index:
-        indices = real_uniques._placed(ops.iota((n,), np.int64), slot, size)
-        results.append(jnp.where(filled, indices, indices[0] if n and size else 0))
+        results.append(kept.indices)
     if return_inverse:
-        results.append(jnp.reshape(place, z.shape))
+        results.append(jnp.reshape(kept.place, z.shape))
     if return_counts:
-        counts = real_uniques._placed(real_uniques._count(pairs.same, 1), slot, size)
-        results.append(jnp.where(filled, counts, np.int64(0)))
+        counts = real_uniques._placed(real_uniques._count(pairs.same, 1), kept.slot, size)
+        results.append(jnp.where(kept.filled, counts, np.int64(0)))
     return results[0] if len(results) == 1 else tuple(results)
+
+
+Kept = namedtuple("Kept", "values indices place slot filled")
+
+
+def in_order(name, x, keep, ahead, size, fill_value):
+    """The kept elements of the 1-d complex `x` in `size` slots, in the order `ahead`
+    ([i, j]: x[j] goes before x[i]) gives: their values (past the count fill_value, by
+    default the first value), their indices in x (past the count the first's), each
+    element's place among the kept, its slot (`size` when not kept or past the size),
+    and whether each slot is filled."""
+    n = x.shape[0]
+    place = real_uniques._count(jnp.logical_and(ahead, jnp.reshape(keep, (1, n))), 1)
+    slot = jnp.where(jnp.logical_and(keep, jnp.less(place, size)), place, size)
+    filled = jnp.less(ops.iota((size,), np.int64), real_uniques._count(keep, 0))
+    values = _kept_values(name, x, slot, filled, size, fill_value)
+    indices = real_uniques._placed(ops.iota((n,), np.int64), slot, size)
+    indices = jnp.where(filled, indices, indices[0] if n and size else 0)
+    return Kept(values, indices, place, slot, filled)
 
 
 class _Pairs:
@@ -121,11 +139,14 @@ class _Pairs:
     def first_occurrences(self, first_nan_occurring):
         """Whether each element is the one kept of its value: the first to occur, or
         for the NaNs (unless first_nan_occurring) the first in sorted order."""
-        precedes = self.earlier
-        if not first_nan_occurring:  # the first in a stable sort
-            precedes = jnp.logical_or(self.before, jnp.logical_and(self.alike, self.earlier))
+        precedes = self.earlier if first_nan_occurring else self.stably_ahead()
         follows_one = real_uniques._count(jnp.logical_and(self.same, precedes), 1)
         return jnp.equal(follows_one, 0)
+
+    def stably_ahead(self):
+        """Whether x[j] goes before x[i] in a stable sort: NumPy's order, then the
+        order they occur in."""
+        return jnp.logical_or(self.before, jnp.logical_and(self.alike, self.earlier))
 
     def ahead(self):
         """Whether x[j]'s value goes before x[i]'s in the result: NumPy's order, the

@@ -123,7 +123,12 @@ def _dtype_probe(a):
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """The sorted values of ar1 not in ar2 (with assume_unique, in ar1's order)."""
     a = ravel(asarray(ar1))
-    absent = isin(a, ar2, invert=True)
+    return setdiff_of(a, isin(a, ar2, invert=True), assume_unique, size, fill_value)
+
+
+def setdiff_of(a, absent, assume_unique, size, fill_value):
+    """setdiff1d of the 1-d `a`, whose elements `absent` the second array does not
+    hold (complex_values/set_operations.py finds them for a complex second array)."""
     if not assume_unique:
         keep = ops.logical_and(_first_occurrences("setdiff1d", a)[1], absent)
         return _sorted_values("setdiff1d", a, keep, size, fill_value)[0]

@@ -17,6 +17,19 @@ def _unique_sized(xp, x, sorted_path):
                                                values.dtype)])
 
 
+def _set_sized(name):
+    """jitflow's set function `name`(x, y, size=4), NumPy's cut or filled past its
+    count with its first value (0 if empty), as jitflow's is."""
+    def call(xp, x, y):
+        if xp is not np:
+            return getattr(xp, name)(x, y, size=4)
+        values = getattr(np, name)(x, y)
+        fill = values[0] if values.size else np.zeros((), values.dtype)
+        return np.concatenate([values[:4], np.full(max(0, 4 - values.size), fill,
+                                                   values.dtype)])
+    return call
+
+
 EXACT_OPS = {
     "add": lambda xp, x, y: x + y,
     "subtract": lambda xp, x, y: xp.subtract(x, y),
@@ -57,6 +70,8 @@ EXACT_OPS = {
     "searchsorted": lambda xp, x, v, side:
     xp.searchsorted(xp.sort(xp.ravel(x)), v, side=side),
     "unique": _unique_sized,
+    **{name: _set_sized(name) for name in ("union1d", "intersect1d", "setdiff1d",
+                                           "setxor1d")},
 }
 EXTREMES = ["max", "nanmax", "nanmin", "ptp"]
 ORDERED_BINARY = ["less", "greater_equal", "maximum", "minimum", "fmax", "fmin"]

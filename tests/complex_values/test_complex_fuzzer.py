@@ -215,12 +215,17 @@ def _sum(draw, values, usable, x_index):
                                  "keepdims": draw(st.booleans())})
 
 
+SET_OPS = ["union1d", "intersect1d", "setdiff1d", "setxor1d"]
+
+
 def _choosing(draw, values, usable, x_index):
-    """clip between two Python numbers, isin, searchsorted, unique: comparisons in
-    NumPy's order of complex numbers (and equality)."""
-    op = draw(st.sampled_from(["clip", "isin", "searchsorted", "unique"]))
+    """clip between two Python numbers, isin, searchsorted, unique and the set
+    functions: comparisons in NumPy's order of complex numbers (and equality)."""
+    op = draw(st.sampled_from(["clip", "isin", "searchsorted", "unique", *SET_OPS]))
     if op == "unique":
         return Step(op, (x_index,), {"sorted_path": draw(st.booleans())})
+    if op in SET_OPS:
+        return Step(op, (x_index, _operand(draw, values, usable, values[x_index])), {})
     if op == "clip":
         low, high = (draw(st.sampled_from(LITERALS + [None])) for _ in range(2))
         return Step(op, (x_index,), {"low": low, "high": high})
@@ -485,7 +490,8 @@ def compare(label, result, expected, step, args):
     if step is not None and step.op in EXTREMES and _in_memory_order(args[0]):
         result, expected = _same_nans(label, result, expected)
         bound = {"zero_sign": False}
-    if step is not None and step.op == "unique" and step.params["sorted_path"]:
+    if step is not None and (step.op == "intersect1d" or
+                             (step.op == "unique" and step.params["sorted_path"])):
         bound = {"zero_sign": False}  # NumPy's unstable sort keeps either of 0 and -0
     for part, got, want in _parts(result, expected):
         fidelity.assert_same(got, want, what=f"{label} ({part})",
