@@ -8,6 +8,7 @@ from .. import numpy as jnp
 from .. import writes
 from ..contract import as_array
 from ..errors import at_user_line
+from ..numpy.sorting import _partition_options
 from . import formulas
 from .functions import _complex, _named, _no_out, IMPLEMENTATIONS, as_complex, astype
 from .parts import is_complex, part_dtype, parts_of, result_dtype
@@ -163,6 +164,21 @@ def sort(z, axis=-1, kind=None, order=None, *, stable=None):
     positions = _lexicographic_order(z, axis)
     return _complex(jnp.take_along_axis(z.real, positions, axis),
                     jnp.take_along_axis(z.imag, positions, axis), z.dtype)
+
+
+@_named("partition")
+def partition(z, kth, axis=-1, kind="introselect", order=None):
+    """Sorted, which partitions at every kth (as jitflow's real partition is)."""
+    z = as_complex(z)
+    _partition_options(z.real, kth, axis, kind, order)  # NumPy's checks of kth
+    return sort(z, axis)
+
+
+@_named("argpartition")
+def argpartition(z, kth, axis=-1, kind="introselect", order=None):
+    z = as_complex(z)
+    _partition_options(z.real, kth, axis, kind, order)
+    return argsort(z, axis)
 
 
 @_named("sort_complex")

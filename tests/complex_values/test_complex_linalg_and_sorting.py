@@ -3,7 +3,7 @@ NumPy's, to rounding; eig and eigvals of real matrices (LAPACK's geev, as NumPy'
 and vectors, to the rounding of two builds of LAPACK, always as complex arrays),
 batched, under vmap, and their clear errors; the eigenvalues' derivatives against central
 differences; and NumPy's order of complex numbers in
-sort, argsort and sort_complex."""
+sort, argsort, sort_complex, partition and argpartition."""
 import numpy as np
 import pytest
 
@@ -153,6 +153,32 @@ def test_sorting_in_numpys_order_of_complex_numbers(fn):
         got, expected = jitflow.function(fn)(z), fn(z)
     # 0.0 and -0.0 tie: NumPy's sort is not stable, so which comes first is its own
     assert_complex_same(got, expected, zero_sign=False)
+
+
+@pytest.mark.parametrize("kth, axis", [(0, -1), (4, -1), ((1, 7), -1), (-1, 0), (5, None),
+                                       ((0, 59), None)])
+def test_partitions_are_numpys_at_kth_and_arrange_the_rest(kth, axis):
+    """jitflow's partition is a sort (a partition at every kth); NumPy's elements away
+    from kth are in its introselect's order, so only kth and the multiset compare."""
+    rng = np.random.default_rng(3)
+    z = np.array([complex(rng.choice(SPECIAL), rng.choice(SPECIAL)) for _ in range(60)])
+    z = z.reshape(6, 10)
+    with np.errstate(invalid="ignore"):
+        got = jitflow.function(lambda z: np.partition(z, kth, axis=axis))(z)
+        positions = jitflow.function(lambda z: np.argpartition(z, kth, axis=axis))(z)
+        expected = np.partition(z, kth, axis=axis)
+    along = -1 if axis is None else axis
+    kth = np.atleast_1d(kth)
+    assert_complex_same(np.take(got, kth, along), np.take(expected, kth, along),
+                        zero_sign=False)
+    assert_complex_same(np.sort(got, along), np.sort(expected, along), zero_sign=False)
+    source = z.ravel() if axis is None else z
+    assert_complex_same(np.take_along_axis(source, positions, along), got)
+
+
+def test_a_kth_out_of_bounds_is_numpys_error():
+    with pytest.raises(ValueError, match=r"kth\(=7\) out of bounds \(5\)"):
+        jitflow.function(lambda z: np.partition(z, 7))(np.ones(5, complex))
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
