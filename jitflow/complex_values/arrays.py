@@ -166,6 +166,11 @@ def sort(z, axis=-1, kind=None, order=None, *, stable=None):
                     jnp.take_along_axis(z.imag, positions, axis), z.dtype)
 
 
+for _name in ("tril_indices_from", "triu_indices_from", "diag_indices_from"):
+    _named(_name)(lambda arr, *args, _name=_name, **kwargs:
+                  getattr(jnp, _name)(as_complex(arr).real, *args, **kwargs))
+
+
 @_named("partition")
 def partition(z, kth, axis=-1, kind="introselect", order=None):
     """Sorted, which partitions at every kth (as jitflow's real partition is)."""

@@ -1,7 +1,7 @@
 """NumPy's statistics of complex arrays, each as NumPy computes it: running products
 (cumprod, nancumprod, cumulative_prod; cumulative_sum), the nan-functions (an element
 is NaN when either part is), ptp, median, cov and corrcoef, trapezoid, interp of
-complex values, and searchsorted in NumPy's order of complex numbers."""
+complex values, and searchsorted and lexsort in NumPy's order of complex numbers."""
 import numpy as np
 
 from .. import numpy as jnp
@@ -11,7 +11,7 @@ from ..ir.types import normalize_axis
 from ..numpy.searching import check_search
 from .functions import IMPLEMENTATIONS, _complex, _named, _no_out, as_complex
 from .ordering import _axes
-from .parts import parts_of, result_dtype
+from .parts import is_complex, parts_of, result_dtype
 
 
 def _call(name, *args, **kwargs):
@@ -369,6 +369,17 @@ def _sorts_before(x, y):
         before = jnp.logical_or(before, jnp.logical_and(tied, jnp.less(kx, ky)))
         tied = jnp.logical_and(tied, jnp.equal(kx, ky))
     return before
+
+
+@_named("lexsort")
+def lexsort(keys, axis=-1):
+    """The last key first; a complex key as NumPy orders complex numbers (its keys
+    from _sort_keys, most significant last here)."""
+    keys = keys if isinstance(keys, (list, tuple)) else [keys[i] for i in range(keys.shape[0])]
+    real_keys = []
+    for key in keys:
+        real_keys += list(reversed(_sort_keys(as_complex(key)))) if is_complex(key) else [key]
+    return jnp.lexsort(tuple(real_keys), axis=axis)
 
 
 @_named("searchsorted")

@@ -3,11 +3,13 @@ truth (nonzero, argwhere, flatnonzero, the logical functions, extract's and
 compress's conditions: true where either part is nonzero), extract and compress of
 complex values, rint, diagflat, unstack and array_equiv part by part or by complex
 equality, and polynomial arithmetic: polyadd and polysub (a sum is the same on each
-part), polyder and polyint (complex products and quotients by the powers, as NumPy's)."""
+part), polyder and polyint (complex products and quotients by the powers, as NumPy's),
+polymul (a convolution) and vander (running products)."""
 import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
+from ..trace import Tracer
 from .functions import IMPLEMENTATIONS, _complex, _named, _no_out, as_complex
 from .parts import is_complex, parts_of, result_dtype
 
@@ -143,3 +145,36 @@ def _order(m, name, other):
     if m < 0:
         raise ValueError(at_user_line(f"Order of {name} must be positive (see {other})"))
     return m
+
+
+def _trimmed(p):
+    """poly1d's coefficients, as NumPy's polymul takes them: leading zeros dropped
+    from known ones (one kept if all are); traced ones as they are (see
+    numpy/polynomials.py)."""
+    if getattr(p, "_complex_parts", None) is not None or isinstance(p, Tracer):
+        return _call("atleast_1d", p) if is_complex(p) else jnp.atleast_1d(p)
+    p = np.atleast_1d(np.asarray(p))
+    nonzero = np.flatnonzero(p)
+    return p[nonzero[0]:] if len(nonzero) else np.zeros(1, p.dtype)
+
+
+@_named("polymul")
+def polymul(a1, a2):
+    return _call("convolve", _trimmed(a1), _trimmed(a2))
+
+
+@_named("vander")
+def vander(x, N=None, increasing=False):
+    """Columns 1, x, x*x, ...: a running complex product, NumPy's multiplications."""
+    z = as_complex(x)
+    z = as_complex(z, np.promote_types(z.dtype, np.int64))  # NumPy's dtype: complex128
+    if len(z.shape) != 1:
+        raise ValueError(at_user_line("x must be a one-dimensional array or sequence."))
+    count = z.shape[0]
+    columns = count if N is None else int(N)
+    parts = [_call("ones", (count, min(columns, 1)), z.dtype)]
+    if columns > 1:
+        repeated = _call("broadcast_to", _call("expand_dims", z, 1), (count, columns - 1))
+        parts.append(_call("cumprod", repeated, axis=1))
+    result = _call("concatenate", parts, axis=1)
+    return result if increasing else result[:, ::-1]
