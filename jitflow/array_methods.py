@@ -35,6 +35,9 @@ def _binary(name, reflected=False):
     return method
 
 
+_power = _binary("power")
+
+
 def _inplace(name):
     ufunc = {"divide": "true_divide"}.get(name, name)
     operation = getattr(ops, name)
@@ -66,7 +69,14 @@ class ArrayMethods:
     __truediv__, __rtruediv__ = _binary("divide"), _binary("divide", True)
     __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
     __mod__, __rmod__ = _binary("remainder"), _binary("remainder", True)
-    __pow__, __rpow__ = _binary("power"), _binary("power", True)
+    __rpow__ = _binary("power", True)
+
+    def __pow__(self, exponent):
+        """ndarray's ** takes np.square for a Python int 2: of a bool array, int8 (where
+        np.power gives int64)."""
+        if type(exponent) is int and exponent == 2 and self.dtype == np.bool_:
+            return jnp.square(self)
+        return _power(self, exponent)
     __matmul__ = _method("matmul")  # NumPy's matmul: 1-D operands are promoted
 
     def __rmatmul__(self, other):

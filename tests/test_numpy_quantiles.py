@@ -130,6 +130,60 @@ def test_a_traced_q_gives_numpys_quantiles(data):
                 what=f"{name}({a.dtype}{a.shape}, traced {q!r}, {axis}, {method})")
 
 
+@given_per_backend(data=st.data())
+def test_weighted_quantiles_are_numpys(data):
+    a = data_array(data)
+    axis = axis_for(data, a.ndim)
+    along = a.shape if axis is None or data.draw(st.booleans(), label="whole") else \
+        tuple(a.shape[i] for i in ((axis,) if isinstance(axis, int) else axis))
+    weight_dtype = data.draw(st.sampled_from([np.float64, np.float32, np.int64]),
+                             label="weight dtype")
+    weights = data.draw(hnp.arrays(weight_dtype, along, elements=st.integers(0, 3)),
+                        label="weights")
+    q = data.draw(Q, label="q")
+    name = data.draw(st.sampled_from(["quantile", "percentile"]), label="function")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    if name == "percentile":
+        q = np.multiply(q, 100) if not isinstance(q, (int, float)) else q * 100
+
+    def program(xp, a, weights):
+        return getattr(xp, name)(a, q, axis=axis, method="inverted_cdf", weights=weights,
+                                 keepdims=keepdims)
+    check_program(program, a, weights,
+                  what=f"{name}({a.dtype}{a.shape}, {q!r}, {axis}, weights {weights!r})")
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a, w: xp.quantile(a, 0.5, weights=w),                     # not inverted_cdf
+    lambda xp, a, w: xp.quantile(a, 0.5, method="inverted_cdf", weights=w[0]),  # no axis
+    lambda xp, a, w: xp.quantile(a, 0.5, axis=1, method="inverted_cdf", weights=w[:, 0]),
+])
+def test_weights_errors_are_numpys(call):
+    check_program(call, np.arange(6.0).reshape(2, 3), np.ones((2, 3)), what="a bad call")
+
+
+@pytest.mark.parametrize("weights, message", [
+    (np.array([1.0, -1.0, 2.0]), "Weights must be non-negative"),
+    (np.zeros(3), "Weights included NaN, inf or were all zero"),
+    (np.array([1.0, np.inf, 1.0]), "Weights included NaN, inf or were all zero")])
+def test_weights_known_only_at_run_time_raise_numpys_errors_there(backend, weights, message):
+    quantile = jitflow.function(lambda a, w: np.quantile(a, 0.5, method="inverted_cdf",
+                                                         weights=w))
+    a = np.arange(3.0)
+    for _ in range(2):  # the first call and native code
+        assert_same(quantile(a, np.ones(3)), np.quantile(a, 0.5, method="inverted_cdf",
+                                                         weights=np.ones(3)))
+        with pytest.raises(ValueError, match=message + r"(.|\n)*test_numpy_quantiles.py"):
+            quantile(a, weights)
+        quantile.wait()
+
+
+def test_the_nan_forms_refuse_weights_by_name():
+    with pytest.raises(NotImplementedError, match="nanquantile: weights= is not supported"):
+        jitflow.function(lambda a: np.nanquantile(a, 0.5, method="inverted_cdf",
+                                                  weights=np.ones(3)))(np.arange(3.0))
+
+
 def test_a_traced_q_outside_its_range_raises_numpys_error_at_its_line(backend):
     quantile = jitflow.function(lambda a, q: np.quantile(a, q))
     percentile = jitflow.function(lambda a, q: np.nanpercentile(a, q))

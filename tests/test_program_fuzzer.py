@@ -919,3 +919,15 @@ def test_a_later_steps_out_of_range_integer_may_come_before_an_earlier_steps_val
         program(np.zeros(3, np.int32))
     assert same_kind(OverflowError("Python integer 2147483648 out of bounds"), expected)
     assert not same_kind(OverflowError("int32 overflow"), expected)
+
+
+@pytest.mark.parametrize("x", [np.array(False), np.array([True, False, True])])
+def test_a_bool_array_squared_by_the_operator_is_int8(x):
+    # ndarray's ** takes np.square for a Python int 2 (int8 of bool), where np.power of
+    # the same gives int64 (found by the fuzzer)
+    for program in (lambda x: x ** 2, lambda x: np.power(x, 2), lambda x: x ** 3):
+        expected = program(x)
+        for backend in ("interpreter", "native"):
+            got, error = call(compiled(program, 1), backend, (x,))
+            assert error is None
+            fidelity.assert_same(got, expected, what=backend)

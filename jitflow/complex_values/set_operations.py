@@ -22,6 +22,16 @@ from .uniques import _Pairs, _unique, in_order
 _COUNTED, _FILL = "values the result holds", "the smallest value"
 
 
+def _as_array(value, strong):
+    """A list as the array NumPy makes of it; a Python number too if `strong` (NumPy's
+    unique makes an array of each operand; concatenate keeps a number weak)."""
+    if isinstance(value, (list, tuple)):
+        return jnp.asarray(value)
+    if strong and isinstance(value, (bool, int, float, complex)):
+        return np.asarray(value)
+    return value
+
+
 def _flat(value, dtype):
     return jnp_ravel(as_complex(value, dtype), dtype)
 
@@ -32,6 +42,7 @@ def _joined(a, b, dtype):
 
 @_named("union1d")
 def union1d(ar1, ar2, *, size=None, fill_value=None):
+    ar1, ar2 = _as_array(ar1, False), _as_array(ar2, False)
     dtype, _ = result_dtype(ar1, ar2)
     return _unique("union1d", _joined(ar1, ar2, dtype), size=size, fill_value=fill_value,
                    first_nan_occurring=True)
@@ -41,6 +52,7 @@ def _distinct_of_each(ar1, ar2, assume_unique):
     """(both arrays flattened and joined in the common dtype, the pairs of it, whether
     each element is its array's kept one of its value, [i, j] whether x[i] equals a
     kept x[j] (a NaN equal to nothing))."""
+    ar1, ar2 = _as_array(ar1, True), _as_array(ar2, True)
     dtype, _ = result_dtype(ar1, ar2)
     a, b = _flat(ar1, dtype), _flat(ar2, dtype)
     both = IMPLEMENTATIONS["concatenate"]([a, b])
@@ -61,6 +73,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
                 fill_value=None):
     """The sorted values in both arrays (ar1's of each pair NumPy's sort makes
     neighbours); with return_indices, each one's first index in each array."""
+    ar1 = _as_array(ar1, True)
     both, pairs, distinct, equal_distinct = _distinct_of_each(ar1, ar2, assume_unique)
     n = both.shape[0]
     met_later = jnp.greater(real_uniques._count(
@@ -110,6 +123,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """ar1's sorted distinct values (its own dtype) that ar2 does not hold; with
     assume_unique, ar1's values in their order."""
+    ar1, ar2 = _as_array(ar1, True), _as_array(ar2, True)
     if not is_complex(ar1):  # ar1's dtype, ar2 the complex one
         a = jnp.ravel(jnp.asarray(ar1))
         absent = IMPLEMENTATIONS["isin"](a, ar2, invert=True)

@@ -8,7 +8,8 @@ are NumPy's (a Python float q is weakly typed, an array q is not). A q known whe
 function is traced picks its positions then; a traced q picks them at run time, where
 a check raises NumPy's ValueError for a q outside [0, 1]. A slice holding NaN gives
 NaN; the nan- forms skip NaN instead, their positions computed from each slice's count
-of numbers at run time.
+of numbers at run time. quantile and percentile take NumPy's weights= (method
+"inverted_cdf" only, as NumPy's): the first value whose weighted cdf reaches q.
 Their derivatives are those of the sort and the interpolation.
 """
 import warnings
@@ -19,7 +20,7 @@ import numpy as _np
 from .. import ops
 from ..errors import at_user_line
 from ..ops.debug import raise_at_run_time
-from ..ir.types import normalize_axes
+from ..ir.types import normalize_axes, normalize_axis
 from ..trace import Tracer
 from . import arithmetic as _arithmetic
 from . import elementwise as _elementwise
@@ -114,14 +115,22 @@ class _Sorted:
     """The values of `a` sorted along its reduced axes, moved to the front and
     flattened, and how to put a result back in NumPy's shape."""
 
-    def __init__(self, a, axis, keepdims):
+    def __init__(self, a, axis, keepdims, weights=None):
+        """weights: an array of a's shape, sorted alongside (self.weights)."""
         shape = _shape(a)
         self.axes = normalize_axes(axis, _ndim(a))
         kept = [i for i in range(len(shape)) if i not in self.axes]
         self.kept_shape = tuple(shape[i] for i in kept)
         self.n = int(_np.prod([shape[i] for i in self.axes], dtype=_np.int64))
-        moved = transpose(a, list(self.axes) + kept)
-        self.values = ops.sort(reshape(moved, (self.n,) + self.kept_shape), axis=0)
+
+        def lines(x):  # the reduced axes moved to the front and flattened
+            return reshape(transpose(x, list(self.axes) + kept), (self.n,) + self.kept_shape)
+        if weights is None:
+            self.values = ops.sort(lines(a), axis=0)
+        else:
+            order = ops.argsort(lines(a), axis=0)
+            self.values = take_along_axis(lines(a), order, axis=0)
+            self.weights = take_along_axis(lines(weights), order, axis=0)
         self.shape, self.keepdims = shape, keepdims
 
     def at(self, positions):
@@ -199,10 +208,14 @@ def _checked_at_run_time(name, q, percent):
     return q
 
 
-def _check_call(name, a, out, method, weights):
+def _check_call(name, a, out, method, weights, nan=False):
     _no_out(name, out)
-    if weights is not None:
-        raise NotImplementedError(at_user_line(f"{name}: weights= is not supported"))
+    if weights is not None and nan:
+        raise NotImplementedError(at_user_line(f"{name}: weights= is not supported (it "
+                                               f"is in quantile and percentile)"))
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(at_user_line(f"Only method 'inverted_cdf' supports weights. "
+                                      f"Got: {method}."))
     if method not in METHODS:
         raise ValueError(at_user_line(f"{method!r} is not a valid method. Use one of: "
                                       f"{METHODS}"))
@@ -212,23 +225,27 @@ def _check_call(name, a, out, method, weights):
     return a
 
 
-def _empty(name, a, q, axis, method, keepdims):
+def _empty(name, a, q, axis, method, keepdims, weights=None):
     """NumPy's result for an empty `a`, or None."""
     if _np.prod(_shape(asarray(a))) != 0:
         return None
     if isinstance(q, Tracer):  # NumPy's NaNs (or error) depend on q's shape and dtype
         q = _np.zeros(q.shape, q.dtype) if not q.type.weak else 0.0
+    options = {} if weights is None else \
+        {"weights": _np.zeros(_shape(asarray(weights)), _dtype_of(asarray(weights)))}
     return _numpy_on_empty(getattr(_np, name), a, q, axis=axis, method=method,
-                           keepdims=keepdims)
+                           keepdims=keepdims, **options)
 
 
 def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=False):
     """nan: for the nan- forms of an array that cannot hold NaN."""
     a = _check_call(name, a, out, method, weights)
-    empty = _empty(name, a, q, axis, method, keepdims)
+    empty = _empty(name, a, q, axis, method, keepdims, weights)
     if empty is not None:
         return empty
     q, weak = _check_q(name, q, percent)
+    if weights is not None:
+        return _weighted(name, a, q, axis, keepdims, weights)
     data = _Sorted(a, axis, keepdims)
     if isinstance(q, Tracer):
         result = _at_run_time(data, method, q, data.n, weak, _dtype_of(a),
@@ -238,6 +255,55 @@ def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=Fa
     if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
         result = where(isnan(data.last()), data.last(), result)
     return data.shaped(_as_applied(result, data, q) if nan else result)
+
+
+def _weighted(name, a, q, axis, keepdims, weights):
+    """method="inverted_cdf" with weights, as NumPy 2 computes it: the values sorted
+    with their weights, whose running sum (float64) over the total is the cdf, and for
+    each q the first value whose cdf reaches q (cdf[i-1] < q <= cdf[i]; a leading zero
+    of the cdf read as -1, so that q = 0 skips values of weight 0). Negative weights,
+    and weights whose total is not a positive number, raise NumPy's ValueError at run
+    time."""
+    weights = _weights_like(a, weights, axis)
+    raise_at_run_time(lambda w: _np.any(w < 0), "Weights must be non-negative.",
+                      f"{name}: weights", weights)
+    data = _Sorted(a, axis, keepdims, weights)
+    cdf = ops.cumsum(astype(data.weights, _np.float64), axis=0)
+    cdf = cdf / cdf[-1]
+    raise_at_run_time(lambda total: _np.any(_np.isnan(total)),
+                      "Weights included NaN, inf or were all zero.", f"{name}: weights",
+                      cdf[-1])
+    if _dtype_of(q).kind == "f":  # NumPy compares in q's dtype
+        cdf = astype(cdf, _dtype_of(q))
+    cdf = where(cdf == 0, -1, cdf)
+    q_shape = _shape(q)
+    qs = reshape(q, q_shape + (1,) * (1 + len(data.kept_shape)))
+    below = sum(astype(cdf < qs, _np.int64), axis=len(q_shape))
+    positions = _elementwise.minimum(below, data.n - 1)
+    result = data.along(positions, q_shape)
+    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
+        result = where(isnan(data.last()), data.last(), result)
+    return data.shaped(result)
+
+
+def _weights_like(a, weights, axis):
+    """weights broadcast to a's shape, after NumPy's checks: of a's shape, or of its
+    shape along `axis` (an int or tuple)."""
+    weights = asarray(weights)
+    shape, given = _shape(a), _shape(weights)
+    if given == shape:
+        return weights
+    if axis is None:
+        raise TypeError(at_user_line("Axis must be specified when shapes of a and weights "
+                                     "differ."))
+    axes = tuple(normalize_axis(i, len(shape)) for i in
+                 (axis if isinstance(axis, (tuple, list)) else (axis,)))  # in their order
+    if given != tuple(shape[i] for i in axes):
+        raise ValueError(at_user_line("Shape of weights must be consistent with shape of "
+                                      "a along specified axis."))
+    weights = transpose(weights, tuple(int(i) for i in _np.argsort(axes)))
+    weights = reshape(weights, tuple(size if i in axes else 1 for i, size in enumerate(shape)))
+    return broadcast_to(weights, shape)
 
 
 def _known_now(data, method, q, weak):
@@ -290,7 +356,7 @@ def _as_applied(result, data, q):
 
 def _nan_quantiles(name, a, q, axis, out, method, keepdims, weights, percent):
     """The quantiles of each slice's numbers, NaN where a slice has none."""
-    a = _check_call(name, a, out, method, weights)
+    a = _check_call(name, a, out, method, weights, nan=True)
     if _dtype_of(a).kind != "f":
         return _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, True)
     empty = _empty(name, a, q, axis, method, keepdims)

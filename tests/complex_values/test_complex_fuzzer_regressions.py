@@ -177,3 +177,18 @@ def test_gradient_of_exp_at_a_zero_imaginary_part(z):
         got, error = call(compiled(jitflow.grad(loss), 1), backend, [z])
         assert error is None, error
         _assert_gradients(backend, got, expected, rtol=1e-7, atol=1e-9, zero_sign=False)
+
+
+@pytest.mark.parametrize("name", ["intersect1d", "union1d", "setdiff1d", "setxor1d"])
+@pytest.mark.parametrize("other", [1 + 2j, 1.5, [1 + 2j]], ids=["complex", "float", "list"])
+def test_set_functions_take_python_numbers_as_numpy_does(name, other):
+    # NumPy's unique makes a complex128 array of a Python complex (intersect1d,
+    # setxor1d, setdiff1d's second operand); its concatenate keeps the number weak
+    # (union1d) (found by the fuzzer: complex64 where NumPy gives complex128)
+    z = np.array([1 + 2j, 3], np.complex64)
+    for first, second in ((z, other), (other, z)):
+        expected = getattr(np, name)(first, second)
+        size = expected.size
+        for got in _run_everywhere(lambda z: getattr(jnp, name)(
+                z if first is z else first, z if second is z else second, size=size), z):
+            _assert_parts_equal(got, expected)
