@@ -130,7 +130,7 @@ def test_a_traced_q_gives_numpys_quantiles(data):
                 what=f"{name}({a.dtype}{a.shape}, traced {q!r}, {axis}, {method})")
 
 
-@given_per_backend(data=st.data())
+@given_per_backend(data=st.data(), ci_examples=20)
 def test_weighted_quantiles_are_numpys(data):
     a = data_array(data)
     axis = axis_for(data, a.ndim)

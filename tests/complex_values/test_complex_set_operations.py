@@ -13,7 +13,7 @@ import jitflow
 import jitflow.numpy as jnp
 
 pytestmark = pytest.mark.usefixtures("backend")
-EXAMPLES = settings(max_examples=15 if settings.default.max_examples < 1000 else 400)
+EXAMPLES = settings(max_examples=10 if settings.default.max_examples < 1000 else 400)
 
 NAN, INF = float("nan"), float("inf")
 PARTS = [0.0, -0.0, 1.0, -1.0, 2.5, NAN, INF]

@@ -14,7 +14,7 @@ import jitflow.numpy as jnp
 from jitflow.numpy.uniques import MAX_ELEMENTS
 
 pytestmark = pytest.mark.usefixtures("backend")
-EXAMPLES = settings(max_examples=15 if settings.default.max_examples < 1000 else 400)
+EXAMPLES = settings(max_examples=10 if settings.default.max_examples < 1000 else 400)
 
 NAN, INF = float("nan"), float("inf")
 PARTS = [0.0, -0.0, 1.0, -1.0, 2.5, NAN, INF, -INF]
