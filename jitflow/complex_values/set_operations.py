@@ -63,9 +63,8 @@ def _distinct_of_each(ar1, ar2, assume_unique):
                                     _Pairs(b, True).first_occurrences(True)])
     pairs = _Pairs(both, equal_nan=False)
     n = both.shape[0]
-    equal = jnp.logical_and(jnp.equal(pairs.column.real, pairs.row.real),
-                            jnp.equal(pairs.column.imag, pairs.row.imag))
-    return both, pairs, distinct, jnp.logical_and(equal, jnp.reshape(distinct, (1, n)))
+    return both, pairs, distinct, jnp.logical_and(pairs.equal(),
+                                                  jnp.reshape(distinct, (1, n)))
 
 
 @_named("intersect1d")
@@ -100,9 +99,7 @@ def _first_equal_index(both, pairs, first_size, kept):
     if first_size in (0, n) or size == 0:  # nothing in common
         return jnp.zeros(size, np.int64)
     second = jnp.arange(n) >= first_size
-    equal = jnp.logical_and(jnp.logical_and(jnp.equal(pairs.column.real, pairs.row.real),
-                                            jnp.equal(pairs.column.imag, pairs.row.imag)),
-                            jnp.reshape(second, (1, n)))
+    equal = jnp.logical_and(pairs.equal(), jnp.reshape(second, (1, n)))
     index = jnp.argmax(equal, axis=1) - first_size
     placed = real_uniques._placed(index.astype(np.int64), kept.slot, size)
     return jnp.where(kept.filled, placed, placed[0])

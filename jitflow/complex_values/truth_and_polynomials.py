@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
+from ..numpy.polynomials import _order
 from ..trace import Tracer
 from .functions import IMPLEMENTATIONS, _complex, _named, _no_out, as_complex
 from .parts import is_complex, parts_of, result_dtype
@@ -139,12 +140,6 @@ def polyint(p, m=1, k=None):
         z = _call("concatenate", [quotient, constants[i:i + 1]])
     return z
 
-
-def _order(m, name, other):
-    m = int(m)
-    if m < 0:
-        raise ValueError(at_user_line(f"Order of {name} must be positive (see {other})"))
-    return m
 
 
 def _trimmed(p):

@@ -128,13 +128,17 @@ class _Pairs:
     def _same(self, n):
         """Whether x[i] and x[j] are one value: equal parts; with equal_nan every NaN
         the same, without it each NaN its own (only itself)."""
-        same = jnp.logical_and(jnp.equal(self.column.real, self.row.real),
-                               jnp.equal(self.column.imag, self.row.imag))
+        same = self.equal()
         if self.equal_nan:
             return jnp.logical_or(same, self.both_nan)
         itself = jnp.equal(ops.iota((n, 1), np.int64, axis=0),
                            ops.iota((1, n), np.int64, axis=1))
         return jnp.logical_or(same, itself)
+
+    def equal(self):
+        """Whether x[i] == x[j] as complex numbers (a NaN equal to nothing)."""
+        return jnp.logical_and(jnp.equal(self.column.real, self.row.real),
+                               jnp.equal(self.column.imag, self.row.imag))
 
     def first_occurrences(self, first_nan_occurring):
         """Whether each element is the one kept of its value: the first to occur, or
