@@ -28,6 +28,8 @@ jitflow.config.background_compile = False
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow,
                                                  HealthCheck.filter_too_much])
+# tests/codegen run again under the other x86-64 levels (codegen/jit/test_target.py)
+settings.register_profile("levels", settings.get_profile("ci"), max_examples=10)
 settings.register_profile("thorough", max_examples=THOROUGH_EXAMPLES, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow,
                                                  HealthCheck.filter_too_much])
