@@ -3,7 +3,9 @@ multi-head self-attention, LayerNorm, a GELU MLP, AdamW with weight decay; 2 blo
 width 128, 4 heads, 64 tokens, batch 16, 256 symbols, float32), written once as plain
 array code and run by jitflow (`@jitflow.function` of the NumPy code, gradients by
 jitflow.value_and_grad) and by JAX (`jax.jit` of the same code on jax.numpy, parameters
-donated), whichever are installed.
+donated), and written as PyTorch's users would (torch.nn.functional's layer_norm, GELU,
+causal scaled_dot_product_attention and cross_entropy, torch.optim.AdamW), eager and
+torch.compile'd, whichever are installed.
 
 Each library runs in a fresh process of its own (disk caches off), several times: the
 first call, cold, until native code ran (jitflow: its first call runs on the
@@ -159,7 +161,57 @@ def jax_step(params):
     return step, lambda tokens, targets: (jax.device_put(tokens), jax.device_put(targets))
 
 
-LIBRARIES = {"jitflow": ("jitflow", jitflow_step), "JAX": ("jax", jax_step)}
+def torch_step(params, compiled):
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(2)  # one per core of this 2-core machine
+    if compiled:
+        import torch._inductor.config
+        torch._inductor.config.force_disable_caches = True  # the first call compiles
+    weights = [torch.tensor(p, requires_grad=True) for p in params]
+    optimizer = torch.optim.AdamW(weights, lr=LEARNING_RATE, betas=(BETA_1, BETA_2),
+                                  eps=EPSILON, weight_decay=DECAY)
+
+    def split_heads(x):
+        return x.view(BATCH, CONTEXT, HEADS, WIDTH // HEADS).transpose(1, 2)
+
+    def block(h, g1, b1, w_qkv, b_qkv, w_o, b_o, g2, b2, w_up, b_up, w_down, b_down):
+        q, k, v = (F.layer_norm(h, (WIDTH,), g1, b1) @ w_qkv + b_qkv).split(WIDTH, -1)
+        mixed = F.scaled_dot_product_attention(split_heads(q), split_heads(k),
+                                               split_heads(v), is_causal=True)
+        h = h + mixed.transpose(1, 2).reshape(BATCH, CONTEXT, WIDTH) @ w_o + b_o
+        up = F.layer_norm(h, (WIDTH,), g2, b2) @ w_up + b_up
+        return h + F.gelu(up, approximate="tanh") @ w_down + b_down
+
+    def step_loss(tokens, targets):
+        h = weights[0][tokens] + weights[1]
+        for index in range(BLOCKS):
+            h = block(h, *weights[2 + 12 * index:14 + 12 * index])
+        logits = F.layer_norm(h, (WIDTH,), weights[-3], weights[-2]) @ weights[-1]
+        return F.cross_entropy(logits.reshape(-1, VOCABULARY), targets.reshape(-1))
+
+    def train_step(tokens, targets):
+        optimizer.zero_grad(set_to_none=True)
+        value = step_loss(tokens, targets)
+        value.backward()
+        optimizer.step()
+        return value.detach()
+
+    run = torch.compile(train_step) if compiled else train_step
+
+    def step(tokens, targets):
+        return float(run(tokens, targets))
+
+    def convert(tokens, targets):
+        return (torch.from_numpy(tokens.astype(np.int64)),
+                torch.from_numpy(targets.astype(np.int64)))
+    return step, convert
+
+
+LIBRARIES = {"jitflow": ("jitflow", jitflow_step), "JAX": ("jax", jax_step),
+             "torch": ("torch", lambda params: torch_step(params, False)),
+             "torch.compile": ("torch", lambda params: torch_step(params, True))}
 
 
 # --- one process: one library --------------------------------------------------------------

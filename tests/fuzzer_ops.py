@@ -436,6 +436,10 @@ REARRANGING = {
     "delete": lambda xp, x, obj, axis: xp.delete(x, obj, axis),
     "insert": lambda xp, x, obj, value, axis: xp.insert(x, obj, value, axis),
     "vdot": lambda xp, x, y: xp.vdot(x, y),
+    # jitflow/numpy/sorting.py (partition's other elements are in no set order)
+    "partition_kth": lambda xp, x, kth, axis:
+    xp.take(xp.partition(x, kth, axis=axis), kth, axis=axis),
+    "lexsort": lambda xp, x, y: xp.lexsort((y, x)),
 }
 
 CONSTANT = {"constant": lambda xp, c: xp.asarray(c)}
@@ -568,4 +572,5 @@ GRAD_OPS = {**DIFFERENTIABLE_UNARY, **DIFFERENTIABLE_BINARY,
                                    "concatenate", "stack", "matmul", "pad", "expand_dims",
                                    "cumsum", "nansum", "nanmean", "average", "ptp",
                                    "sort", "median", "quantile",
-                                   *[k for k in REARRANGING if k != "searchsorted"])}}
+                                   *[k for k in REARRANGING if k not in ("searchsorted",
+                                                                       "lexsort")])}}

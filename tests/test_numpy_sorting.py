@@ -108,6 +108,22 @@ def test_partition_and_argpartition(data):
                            kth, along)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("shape, kth, axis", [((0, 0), 0, 1), ((2, 0), 7, 0),
+                                              ((0, 3), [-9, 5], 1), ((0,), 0, -1)])
+def test_an_empty_array_takes_any_integer_kth(shape, kth, axis, dtype):
+    """NumPy checks kth against the axis only where there is something to partition."""
+    x = np.zeros(shape, dtype)
+
+    def program(xp, a):
+        return xp.partition(a, kth, axis), xp.argpartition(a, kth, axis)
+    for run in (lambda: program(jnp, x), lambda: run_traced(lambda a: program(jnp, a), x)):
+        values, positions = run()
+        assert values.shape == positions.shape == shape and values.dtype == dtype
+    with pytest.raises(ValueError, match="Booleans unacceptable"):
+        jnp.partition(x, True, axis)
+
+
 def test_methods_sort_in_place(backend):
     x = np.array([[3.0, -0.0, np.nan, 0.0], [1.0, 1.0, -np.inf, 2.0]])
 

@@ -286,6 +286,8 @@ def take_along_axis(arr, indices, axis=-1):
     index = tuple(indices if i == axis else
                   reshape(arange(_shape(arr)[i]), [-1 if j == i else 1 for j in range(ndim)])
                   for i in range(ndim))
+    if not isinstance(arr, Tracer) and any(isinstance(i, Tracer) for i in index):
+        return ops.gather(arr, *index, axis=0)  # (NumPy's [] cannot take traced indices)
     return arr[index]
 
 

@@ -6,6 +6,7 @@ partition and argpartition sort their axis fully, which is one of the arrangemen
 NumPy allows (the kth element in place, none larger before it, none smaller after);
 NumPy's own arrangement of the other elements is not specified and differs.
 """
+import math
 import operator
 
 import numpy as _np
@@ -53,9 +54,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return ops.argsort(a, axis=axis)
 
 
-def _check_kth(kth, length):
+def _check_kth(kth, length, empty):
     """Every kth (an int or a sequence of them) within an axis of `length`, as NumPy
-    checks it."""
+    checks it (an `empty` array has nothing to partition: any integer kth will do)."""
     for k in _np.atleast_1d(_np.asarray(kth, dtype=object)).ravel():
         if isinstance(k, (bool, _np.bool_)):
             raise ValueError(at_user_line("Booleans unacceptable as partition index"))
@@ -63,7 +64,7 @@ def _check_kth(kth, length):
             k = operator.index(k)
         except TypeError:
             raise TypeError(at_user_line("Partition index must be integer")) from None
-        if not -length <= k < length:
+        if not empty and not -length <= k < length:
             raise ValueError(at_user_line(f"kth(={k if k >= 0 else k + length}) out of "
                                           f"bounds ({length})"))
 
@@ -74,7 +75,7 @@ def _partition_options(a, kth, axis, kind, order):
     if order is not None:
         raise ValueError(at_user_line("Cannot specify order when the array has no fields."))
     a, axis = _along(a, axis)
-    _check_kth(kth, _shape(a)[axis])
+    _check_kth(kth, _shape(a)[axis], empty=math.prod(_shape(a)) == 0)
     return a, axis
 
 

@@ -3,6 +3,8 @@
 results are compared, and the sets that say how each is rounded."""
 import numpy as np
 
+from fuzzer_ops import _sized
+
 
 def _unique_sized(xp, x, sorted_path):
     """unique(x, size=4) as jitflow gives it: NumPy's values cut to 4 or filled past
@@ -72,6 +74,18 @@ EXACT_OPS = {
     "unique": _unique_sized,
     **{name: _set_sized(name) for name in ("union1d", "intersect1d", "setdiff1d",
                                            "setxor1d")},
+    # elements moved, never computed: order statistics, sorting keys, selections
+    # (traced ones sized, as tests/fuzzer_ops.py's), triangles
+    "partition_kth": lambda xp, x, kth, axis:
+    xp.take(xp.partition(x, kth, axis=axis), kth, axis=axis),
+    "lexsort": lambda xp, x, y: xp.lexsort((y, x)),
+    "nonzero_sized": lambda xp, x: _sized(xp, "nonzero", x, 3, 7),
+    "flatnonzero_sized": lambda xp, x: _sized(xp, "flatnonzero", x, 4, -1),
+    "extract_sized": lambda xp, x: _sized(xp, "extract", x != 0, 3, 0, arr=x),
+    "compress": lambda xp, x, condition, axis: xp.compress(condition, x, axis=axis),
+    "unstack_last": lambda xp, x, axis: xp.unstack(x, axis=axis)[-1],
+    **{name: (lambda name: lambda xp, x, k: getattr(xp, name)(x, k))(name)
+       for name in ("tril", "triu", "diagflat")},
 }
 EXTREMES = ["max", "nanmax", "nanmin", "ptp"]
 ORDERED_BINARY = ["less", "greater_equal", "maximum", "minimum", "fmax", "fmin"]
