@@ -11,7 +11,8 @@ from .. import numpy as jnp
 from .. import pytree
 from ..trace import Tracer
 from . import (arrays, creation, functions, more_arrays, ordering, routing, selecting,
-               set_operations, statistics, truth_and_polynomials, uniques)
+               polynomial_arithmetic, set_operations, statistics, truth_and_parts,
+               uniques)
 from .functions import as_complex, call
 from .parts import cast, is_complex, part_dtype
 from .tracer import ComplexTracer
@@ -70,7 +71,7 @@ def _interleaved(value):
 
 # (these modules register their functions when imported)
 _REGISTERING = (arrays, creation, more_arrays, ordering, selecting, statistics,
-                set_operations, truth_and_polynomials, uniques)
+                polynomial_arithmetic, set_operations, truth_and_parts, uniques)
 pytree.complex_from_parts = _from_parts
 pytree.complex_from_interleaved = _from_interleaved
 pytree.interleaved_of = _interleaved

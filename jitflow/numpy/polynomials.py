@@ -206,20 +206,28 @@ def polydiv(u, v, *, trim_leading_zeros=True):
     return q, (_trimmed_remainder(r) if trim_leading_zeros else r)
 
 
-def _trimmed_remainder(r):
-    """r without its leading coefficients within 1e-8 of 0 (NumPy's allclose), one
-    kept at least."""
-    known = r
-    if isinstance(r, Tracer):
-        known = r._value("jitflow.numpy.polydiv's remainder, whose leading coefficients "
-                         "near 0 are dropped,",
-                         "pass trim_leading_zeros=False to jitflow.numpy.polydiv: the "
-                         "remainder then keeps all len(u) coefficients, as JAX's does")
-    known = _np.asarray(known)
+_TRIMMED = "jitflow.numpy.polydiv's remainder, whose leading coefficients near 0 are dropped,"
+_KEEP_THEM = ("pass trim_leading_zeros=False to jitflow.numpy.polydiv: the remainder then "
+              "keeps all len(u) coefficients, as JAX's does")
+
+
+def known_remainder(r):
+    """The value of a remainder whose leading near-zero coefficients are to be dropped:
+    a ConcretizationError with the way out where it is not known while tracing."""
+    return _np.asarray(r._value(_TRIMMED, _KEEP_THEM) if isinstance(r, Tracer) else r)
+
+
+def leading_near_zeros(known):
+    """How many leading coefficients NumPy's polydiv drops: those within 1e-8 of 0
+    (its allclose, complex ones by their magnitude), one kept at least."""
     start = 0
     while start < known.shape[0] - 1 and _np.allclose(known[start], 0, rtol=1e-14):
         start += 1
-    return r[start:]
+    return start
+
+
+def _trimmed_remainder(r):
+    return r[leading_near_zeros(known_remainder(r)):]
 
 
 __all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub",

@@ -1,93 +1,15 @@
-"""More of NumPy's functions on complex values: those that read a complex value as a
-truth (nonzero, argwhere, flatnonzero, the logical functions, extract's and
-compress's conditions: true where either part is nonzero), extract and compress of
-complex values, rint, diagflat, unstack and array_equiv part by part or by complex
-equality, and polynomial arithmetic: polyadd and polysub (a sum is the same on each
-part), polyder and polyint (complex products and quotients by the powers, as NumPy's),
-polymul (a convolution) and vander (running products)."""
+"""NumPy's polynomial arithmetic on complex coefficients: polyadd and polysub (a sum is
+the same on each part), polyder and polyint (complex products and quotients by the
+powers, as NumPy's), polymul (a convolution), polydiv (NumPy's long division) and
+vander (running products)."""
 import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
-from ..numpy.polynomials import _order
+from ..numpy.polynomials import _order, known_remainder, leading_near_zeros
 from ..trace import Tracer
-from .functions import IMPLEMENTATIONS, _complex, _named, _no_out, as_complex
+from .functions import IMPLEMENTATIONS, _complex, _named, as_complex
 from .parts import is_complex, parts_of, result_dtype
-
-
-def _truth(value):
-    """Whether each element is nonzero: a complex value where either part is; any other
-    value as it is (its functions read its truth themselves)."""
-    if not is_complex(value):
-        return value
-    z = as_complex(value)
-    return jnp.logical_or(jnp.not_equal(z.real, 0), jnp.not_equal(z.imag, 0))
-
-
-for _name in ("nonzero", "argwhere", "flatnonzero", "logical_not"):
-    _named(_name)(lambda a, *args, _name=_name, **kwargs:
-                  getattr(jnp, _name)(_truth(a), *args, **kwargs))
-
-for _name in ("logical_and", "logical_or", "logical_xor"):
-    _named(_name)(lambda a, b, *args, _name=_name, **kwargs:
-                  getattr(jnp, _name)(_truth(a), _truth(b), *args, **kwargs))
-
-
-def _of_parts(real, imag):
-    """The complex value of two real parts, of the complex dtype of their float one."""
-    return _complex(real, imag, np.result_type(jnp.asarray(real).dtype, np.complex64))
-
-
-@_named("extract")
-def extract(condition, arr, *, size=None, fill_value=None):
-    condition = _truth(condition)
-    if not is_complex(arr):
-        return jnp.extract(condition, arr, size=size, fill_value=fill_value)
-    z = as_complex(arr)
-    fills = (None, None) if fill_value is None else parts_of(fill_value, z.dtype)
-    return _complex(*(jnp.extract(condition, part, size=size, fill_value=fill)
-                      for part, fill in zip((z.real, z.imag), fills)), z.dtype)
-
-
-@_named("compress")
-def compress(condition, a, axis=None, out=None, *, size=None, fill_value=None):
-    _no_out("compress", out, True, {})
-    condition = _truth(condition)
-    if not is_complex(a):
-        return jnp.compress(condition, a, axis, size=size, fill_value=fill_value)
-    z = as_complex(a)
-    fills = (None, None) if fill_value is None else parts_of(fill_value, z.dtype)
-    return _complex(*(jnp.compress(condition, part, axis, size=size, fill_value=fill)
-                      for part, fill in zip((z.real, z.imag), fills)), z.dtype)
-
-
-def _each_part(function, name):
-    def apply(z, *args, **kwargs):
-        z = as_complex(z)
-        return _of_parts(function(z.real, *args, **kwargs), function(z.imag, *args, **kwargs))
-    _named(name)(apply)
-
-
-_each_part(jnp.rint, "rint")  # NumPy rounds each part
-_each_part(jnp.diagflat, "diagflat")
-
-
-@_named("unstack")
-def unstack(x, /, *, axis=0):
-    z = as_complex(x)
-    return tuple(_complex(real, imag, z.dtype) for real, imag in
-                 zip(jnp.unstack(z.real, axis=axis), jnp.unstack(z.imag, axis=axis)))
-
-
-@_named("array_equiv")
-def array_equiv(a1, a2):
-    dtype, _ = result_dtype(a1, a2)
-    a, b = as_complex(a1, dtype), as_complex(a2, dtype)
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        return False
-    return jnp.all(IMPLEMENTATIONS["equal"](a, b))
 
 
 def _linear_pair(function, name):
@@ -173,3 +95,33 @@ def vander(x, N=None, increasing=False):
         parts.append(_call("cumprod", repeated, axis=1))
     result = _call("concatenate", parts, axis=1)
     return result if increasing else result[:, ::-1]
+
+
+@_named("polydiv")
+def polydiv(u, v, *, trim_leading_zeros=True):
+    """(quotient, remainder) by NumPy's long division: each step's coefficient is
+    scale * r[k] with scale = 1 / v[0], complex products and quotients as NumPy's, and
+    the remainder's leading coefficients within 1e-8 of 0 dropped as the real
+    polydiv drops them (known values only: trim_leading_zeros=False keeps them)."""
+    if isinstance(u, np.poly1d) or isinstance(v, np.poly1d):
+        return np.polydiv(u, v)  # constants: NumPy's own, as poly1d objects
+    u, v = (_call("add", _call("atleast_1d", p), 0.0) if is_complex(p) else
+            jnp.add(jnp.atleast_1d(p), 0.0) for p in (u, v))  # (NumPy's: -0.0 to 0.0)
+    if 0 in (jnp.shape(u)[0], jnp.shape(v)[0]):  # NumPy reads both leading coefficients
+        raise IndexError(at_user_line("index 0 is out of bounds for axis 0 with size 0"))
+    dtype, _ = result_dtype(u, v)
+    r = as_complex(u, dtype)  # (v in its own dtype: a real one's 1 / v[0] is real)
+    m, n = r.shape[0] - 1, jnp.shape(v)[0] - 1
+    scale = _call("divide", 1.0, v[0]) if is_complex(v) else jnp.divide(1.0, v[0])
+    quotient = []
+    for k in range(m - n + 1):
+        d = _call("multiply", scale, r[k])
+        quotient.append(d)
+        step = _call("subtract", r[k:k + n + 1], _call("multiply", d, v))
+        r = _call("concatenate", [r[:k], step, r[k + n + 1:]])
+    q = _call("stack", quotient) if quotient else _call("zeros", (1,), dtype)
+    if not trim_leading_zeros:
+        return q, r
+    known = np.empty(r.shape, dtype)
+    known.real, known.imag = (known_remainder(part) for part in (r.real, r.imag))
+    return q, r[leading_near_zeros(known):]

@@ -1,14 +1,13 @@
 """Complex values read as truths (nonzero, argwhere, flatnonzero, the logical
 functions, extract's and compress's conditions), extract and compress of complex
-values, rint, diagflat, unstack, array_equiv, lexsort and the polynomial arithmetic
-and vander, compiled, against NumPy bit for bit (NaN, infinities and signed zeros
-among the values), and polymul to rounding."""
+values, rint, diagflat, unstack, array_equiv and lexsort, compiled, against NumPy bit
+for bit (NaN, infinities and signed zeros among the values)."""
 import warnings
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitflow
@@ -74,13 +73,6 @@ ELEMENTWISE = {
     "array_equiv": lambda z, r: (np.array_equiv(z, z[:1]), np.array_equiv(z, z),
                                  np.array_equiv(z, r)),
     "compress along an axis": lambda z, r: np.compress([True, False], np.stack([z, r]), 0),
-    "polyadd": lambda z, r: np.polyadd(z, r[:2]),
-    "polysub": lambda z, r: np.polysub(r[1:], z),
-    "polyder": lambda z, r: np.polyder(z, 2),
-    "polyint": lambda z, r: np.polyint(z, 2, k=[1j, -0.0]),
-    "polyint of real coefficients": lambda z, r: np.polyint(r, 1, k=3 - 1j),
-    "vander": lambda z, r: np.vander(z),
-    "vander increasing": lambda z, r: np.vander(z, 3, increasing=True),
     "lexsort": lambda z, r: np.lexsort((z, r)),
     "lexsort of complex rows": lambda z, r: np.lexsort(np.stack([r + 0j, z])),
     "tril_indices_from": lambda z, r: np.tril_indices_from(np.outer(z, z), -1),
@@ -103,27 +95,12 @@ def test_selections_by_truth_are_numpys(z, name):
 
 @EXAMPLES
 @given(complex_vectors(min_side=2), st.sampled_from(sorted(ELEMENTWISE)))
-def test_truths_parts_and_polynomials_are_numpys(z, name):
+def test_truths_and_parts_are_numpys(z, name):
     got, expected = numpy_and_compiled(ELEMENTWISE[name], z, z.real)
     if name == "array_equiv":
         assert tuple(bool(g) for g in got) == expected
         return
     assert_all_same(got, expected, name)
-
-
-@EXAMPLES
-@given(st.lists(st.complex_numbers(max_magnitude=1e3, allow_nan=False, allow_infinity=False),
-                min_size=1, max_size=5),
-       st.sampled_from([np.complex64, np.complex128]))
-def test_polymul_is_numpys_convolution(coefficients, dtype):
-    """(on finite coefficients: NumPy's convolve and jitflow's part ways on infinities,
-    as their products do; traced leading coefficients are taken as nonzero, as in
-    README, where NumPy trims zeros)"""
-    z = np.array(coefficients, dtype)
-    assume(z[0] != 0 and z[-1] != 0)  # (in the dtype)
-    got, expected = numpy_and_compiled(lambda z: np.polymul(z, z[::-1] * 2), z)
-    assert_complex_same(got, expected, scale=np.abs(z).sum() ** 2 * 2,
-                        eps=8 * np.finfo(dtype).eps, what="polymul")
 
 
 def test_a_traced_condition_without_a_size_asks_for_one():
