@@ -7,10 +7,10 @@ donated), and written as PyTorch's users would (torch.nn.functional's layer_norm
 causal scaled_dot_product_attention and cross_entropy, torch.optim.AdamW), eager and
 torch.compile'd, whichever are installed.
 
-Each library runs in a fresh process of its own (disk caches off), several times: the
-first call, cold, until native code ran (jitflow: its first call runs on the
-interpreter while the native code is built, so the time to the second call's end is
-reported too), then steps timed in batches. Every process starts from the same
+Each library runs in a fresh process of its own (disk caches off), several times, the
+libraries taking turns. A process times the first call, cold, until native code ran
+(jitflow: its first call runs on the interpreter while the native code is built, so
+the time to the second call's end is reported too), then steps in batches. Every process starts from the same
 parameters and data; its first two losses are checked against jitflow's. Prints the
 median time per step with the range over processes, and the ratio to the best peer.
 
@@ -254,7 +254,12 @@ def main(processes):
                if importlib.util.find_spec(package) is not None]
     print(f"CPU: {cpu_name()}; {platform.python_version()}; libraries: "
           f"{', '.join(present)}; {processes} fresh processes each")
-    records = {name: [run_fresh(name) for _ in range(processes)] for name in present}
+    records = {name: [] for name in present}
+    for round in range(processes):  # the libraries take turns, in a rotating order:
+        # this machine's speed drifts over minutes, and a ratio should compare
+        # processes that ran close together
+        for name in present[round % len(present):] + present[:round % len(present)]:
+            records[name].append(run_fresh(name))
     reference = records["jitflow"][0]["losses"]
     for name, runs in records.items():
         for run in runs:
