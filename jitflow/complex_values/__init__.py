@@ -49,9 +49,10 @@ def _install_functions():
         # (complex operands only: routing.py sends them)
         functions.IMPLEMENTATIONS[f"linalg.{name}"] = getattr(linalg, name)
     jnp.sort_complex = arrays.sort_complex
-    from .polynomials import poly, roots
+    from .polynomials import poly, polyfit, roots
     jnp.poly = functions.IMPLEMENTATIONS["poly"] = poly
     jnp.roots = functions.IMPLEMENTATIONS["roots"] = roots
+    functions.IMPLEMENTATIONS["polyfit"] = polyfit  # (complex arguments: routing.py)
 
 
 def _from_interleaved(interleaved, dtype):

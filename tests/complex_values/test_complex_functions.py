@@ -83,7 +83,6 @@ def test_statistics_and_norms_of_magnitudes(name):
 @pytest.mark.parametrize("fn, name", [
     (lambda z: np.nanpercentile(z, 50), "jitflow.numpy.nanpercentile"),
     (lambda z: np.floor(z), "jitflow.numpy.floor"),
-    (lambda z: np.polyfit(z.real[0], z[0], 1), "jitflow.numpy.polyfit"),
     (lambda z: np.real_if_close(z), "jitflow.numpy.real_if_close"),
     (lambda z: jnp.nanquantile(z, 0.5), "jitflow.numpy.nanquantile")])
 def test_what_is_not_computed_on_complex_values_raises_naming_it(fn, name):
