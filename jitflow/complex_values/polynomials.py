@@ -85,10 +85,10 @@ def roots(p, *, strip_zeros=True):
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """NumPy's recipe where x, y or w is complex (jitflow.numpy's functions take the
-    complex ones): the Vandermonde matrix of x, rows weighted by w, each column scaled
-    by the root of its parts' squares summed, solved by complex least squares, and the
-    coefficients unscaled; cov from the scaled matrix's inverse of lhs.T @ lhs (not
+    """NumPy 2.4's recipe where x, y or w is complex (jitflow.numpy's functions take
+    the complex ones): the Vandermonde matrix of x, rows weighted by w, each column
+    divided by the complex root of its complex squares summed, solved by complex least
+    squares, and the coefficients unscaled; cov from the inverse of lhs.T @ lhs (not
     conjugated), as NumPy's."""
     order = operator.index(deg) + 1
     x, y = jnp.add(jnp.asarray(x), 0.0), jnp.add(jnp.asarray(y), 0.0)
@@ -104,9 +104,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
             raise TypeError(at_user_line("expected w and y to have the same length"))
         lhs = jnp.multiply(lhs, w[:, None])
         rhs = jnp.multiply(rhs, w[:, None] if jnp.ndim(rhs) == 2 else w)
-    squares = jnp.add(jnp.square(lhs.real), jnp.square(lhs.imag)) if is_complex(lhs) \
-        else jnp.square(lhs)
-    scale = jnp.sqrt(jnp.sum(squares, axis=0))
+    scale = jnp.sqrt(jnp.sum(jnp.multiply(lhs, lhs), axis=0))  # (complex squares)
     lhs = jnp.divide(lhs, scale)
     c, residuals, rank, s = jnp.linalg.lstsq(lhs, rhs, rcond)
     c = jnp.divide(c.T, scale).T

@@ -208,11 +208,8 @@ def _checked_at_run_time(name, q, percent):
     return q
 
 
-def _check_call(name, a, out, method, weights, nan=False):
+def _check_call(name, a, out, method, weights):
     _no_out(name, out)
-    if weights is not None and nan:
-        raise NotImplementedError(at_user_line(f"{name}: weights= is not supported (it "
-                                               f"is in quantile and percentile)"))
     if weights is not None and method != "inverted_cdf":
         raise ValueError(at_user_line(f"Only method 'inverted_cdf' supports weights. "
                                       f"Got: {method}."))
@@ -257,22 +254,28 @@ def _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, nan=Fa
     return data.shaped(_as_applied(result, data, q) if nan else result)
 
 
-def _weighted(name, a, q, axis, keepdims, weights):
+def _weighted(name, a, q, axis, keepdims, weights, nan=False):
     """method="inverted_cdf" with weights, as NumPy 2 computes it: the values sorted
     with their weights, whose running sum (float64) over the total is the cdf, and for
     each q the first value whose cdf reaches q (cdf[i-1] < q <= cdf[i]; a leading zero
     of the cdf read as -1, so that q = 0 skips values of weight 0). Negative weights,
     and weights whose total is not a positive number, raise NumPy's ValueError at run
-    time."""
+    time. nan: the nan- forms', where each NaN leaves with its weight (a slice of NaN
+    only gives NaN)."""
     weights = _weights_like(a, weights, axis)
     raise_at_run_time(lambda w: _np.any(w < 0), "Weights must be non-negative.",
                       f"{name}: weights", weights)
+    if nan:
+        weights = where(isnan(a), 0, weights)
     data = _Sorted(a, axis, keepdims, weights)
     cdf = ops.cumsum(astype(data.weights, _np.float64), axis=0)
     cdf = cdf / cdf[-1]
-    raise_at_run_time(lambda total: _np.any(_np.isnan(total)),
+    # (a slice of NaN only has no numbers to weigh: NumPy gives NaN, not this error)
+    numbers = sum(logical_not(isnan(data.values)), axis=0) if nan else \
+        ops.broadcast_to(_np.int64(data.n), _shape(cdf)[1:])
+    raise_at_run_time(lambda total, numbers: _np.any(_np.isnan(total) & (numbers > 0)),
                       "Weights included NaN, inf or were all zero.", f"{name}: weights",
-                      cdf[-1])
+                      cdf[-1], numbers)
     if _dtype_of(q).kind == "f":  # NumPy compares in q's dtype
         cdf = astype(cdf, _dtype_of(q))
     cdf = where(cdf == 0, -1, cdf)
@@ -281,9 +284,26 @@ def _weighted(name, a, q, axis, keepdims, weights):
     below = sum(astype(cdf < qs, _np.int64), axis=len(q_shape))
     positions = _elementwise.minimum(below, data.n - 1)
     result = data.along(positions, q_shape)
-    if _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
+    if nan:
+        result = where(numbers == 0, _np.nan, result)
+    elif _dtype_of(a).kind == "f":  # a slice holding NaN: its quantiles are (its last) NaN
         result = where(isnan(data.last()), data.last(), result)
     return data.shaped(result)
+
+
+def _check_slice_weights(name, a, axis, weights):
+    """NumPy 2.4's nan- forms index weights given along `axis` only per slice, as if
+    they had a's shape: an IndexError where a has more than one slice."""
+    _weights_like(a, weights, axis)  # (NumPy checks their shape first)
+    shape = _shape(a)
+    if axis is None or len(shape) == 1 or _shape(asarray(weights)) == shape:
+        return
+    axes = normalize_axes(axis, len(shape))
+    if _np.prod([n for i, n in enumerate(shape) if i not in axes]) > 1:
+        raise IndexError(at_user_line(
+            f"{name}: NumPy raises IndexError for weights along the axis only of an "
+            f"array of several slices (it indexes them per slice as if they had the "
+            f"array's shape): pass weights of a's shape {shape} (np.broadcast_to)"))
 
 
 def _weights_like(a, weights, axis):
@@ -356,13 +376,17 @@ def _as_applied(result, data, q):
 
 def _nan_quantiles(name, a, q, axis, out, method, keepdims, weights, percent):
     """The quantiles of each slice's numbers, NaN where a slice has none."""
-    a = _check_call(name, a, out, method, weights, nan=True)
+    a = _check_call(name, a, out, method, weights)
+    if weights is not None and _np.prod(_shape(a)) != 0:
+        _check_slice_weights(name, a, axis, weights)
     if _dtype_of(a).kind != "f":
         return _quantiles(name, a, q, axis, out, method, keepdims, weights, percent, True)
-    empty = _empty(name, a, q, axis, method, keepdims)
+    empty = _empty(name, a, q, axis, method, keepdims, weights)
     if empty is not None:
         return empty
     q, weak = _check_q(name, q, percent)
+    if weights is not None:
+        return _weighted(name, a, q, axis, keepdims, weights, nan=True)
     data = _Sorted(a, axis, keepdims)
     if q.size == 0:  # (NumPy's float64, whatever the data)
         return data.shaped(asarray(_np.zeros(q.shape + data.kept_shape)))
