@@ -359,6 +359,9 @@ REDUCTIONS = {
     "quantile_weighted": lambda xp, x, axis, keepdims: xp.quantile(
         x, [0.0, 0.3, 1.0], axis=axis, keepdims=keepdims, method="inverted_cdf",
         weights=np.arange(np.size(x)).reshape(np.shape(x)) % 3),
+    "nanquantile_weighted": lambda xp, x, axis, keepdims: xp.nanquantile(
+        x, [0.0, 0.6, 1.0], axis=axis, keepdims=keepdims, method="inverted_cdf",
+        weights=np.arange(np.size(x)).reshape(np.shape(x)) % 3),
     "average": lambda xp, x, axis, keepdims: xp.average(x, axis=axis, keepdims=keepdims),
     # (of all the elements, a Python int, weakly typed: made an array as NumPy's runs
     # make every value, so that later steps promote alike)
@@ -459,7 +462,8 @@ TRANSCENDENTAL = {"exp", "log", "tanh", "sin", "arctan", "arcsin", "arccos", "ar
 OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp",
                   "maximum_reduceat", "unique_sized", "intersect1d_sized",
                   "union1d_sized", "setdiff1d_sized", "setxor1d_sized", "median",
-                  "nanmedian", "quantile", "percentile_nearest", "quantile_weighted"}
+                  "nanmedian", "quantile", "percentile_nearest", "quantile_weighted",
+                  "nanquantile_weighted"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "nansum", "nanprod", "nanmean",
         "average", "trace", "vecdot", "norm", "add_at", "add_reduceat", "cumulative_sum",
         "trapezoid", "vdot", "convolve", "correlate_same"}
