@@ -13,6 +13,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy import set_operations as real_sets
 from ..numpy import uniques as real_uniques
+from ..numpy._common import _strong
 from ..numpy.selecting import _first_positions, _static_size
 from .arrays import jnp_ravel
 from .functions import IMPLEMENTATIONS, _complex, _named, as_complex
@@ -29,7 +30,7 @@ def _as_array(value, strong):
         return jnp.asarray(value)
     if strong and isinstance(value, (bool, int, float, complex)):
         return np.asarray(value)
-    return value
+    return _strong(value) if strong else value  # (a Python number passed in, traced)
 
 
 def _flat(value, dtype):

@@ -192,3 +192,17 @@ def test_set_functions_take_python_numbers_as_numpy_does(name, other):
         for got in _run_everywhere(lambda z: getattr(jnp, name)(
                 z if first is z else first, z if second is z else second, size=size), z):
             _assert_parts_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", ["intersect1d", "union1d", "setdiff1d", "setxor1d"])
+def test_set_functions_take_a_python_number_passed_in_as_numpy_does(name):
+    # a Python float passed to the compiled function is traced weakly typed; NumPy's
+    # unique makes a float64 array of it (complex64 with it: complex128) (found by
+    # the fuzzer)
+    z = np.array([0j, 2], np.complex64)
+    expected = getattr(np, name)(z, 2.0)
+    for backend in ("interpreter", "native"):
+        got, error = call(compiled(lambda z, x: getattr(jnp, name)(z, x, size=expected.size),
+                                   2), backend, [z, 2.0])
+        assert error is None, error
+        _assert_parts_equal(got, expected)
