@@ -15,7 +15,7 @@ def assert_same_graph(got, expected, names=None, where="graph"):
         here = f"{where}, node {i} ({e.op})"
         assert g.prim is e.prim, here
         if e.op not in ("custom_vjp_call", "custom_jvp_call"):
-            assert g.params_key() == e.params_key(), here
+            assert _same_params(g.params_key(), e.params_key()), here
         assert len(g.inputs) == len(e.inputs), here
         for a, b in zip(g.inputs, e.inputs):
             _same_value(a, b, names, here)
@@ -28,6 +28,16 @@ def assert_same_graph(got, expected, names=None, where="graph"):
     assert len(got.outputs) == len(expected.outputs), where
     for a, b in zip(got.outputs, expected.outputs):
         _same_value(a, b, names, f"{where} output")
+
+
+def _same_params(got, expected):
+    """Equal parameters, a NaN equal to a NaN (pad's constant value, read back from a
+    file, is another NaN object, which == calls unequal)."""
+    if isinstance(got, tuple) and isinstance(expected, tuple):
+        return len(got) == len(expected) and all(map(_same_params, got, expected))
+    if isinstance(got, float) and isinstance(expected, float) and got != got:
+        return expected != expected
+    return got == expected
 
 
 def _define(got, expected, names, where):
