@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
-from ..numpy.polynomials import _check_fit_arguments
+from ..numpy.polynomials import _check_fit_arguments, check_fit_weights
 from ..trace import Tracer
 from .functions import call
 from .linalg import _eager, eigvals
@@ -98,10 +98,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     lhs, rhs = jnp.vander(x, order), y
     if w is not None:
         w = jnp.add(jnp.asarray(w), 0.0)
-        if jnp.ndim(w) != 1:
-            raise TypeError(at_user_line("expected a 1-d array for weights"))
-        if jnp.shape(w)[0] != jnp.shape(y)[0]:
-            raise TypeError(at_user_line("expected w and y to have the same length"))
+        check_fit_weights(w, y)
         lhs = jnp.multiply(lhs, w[:, None])
         rhs = jnp.multiply(rhs, w[:, None] if jnp.ndim(rhs) == 2 else w)
     scale = jnp.sqrt(jnp.sum(jnp.multiply(lhs, lhs), axis=0))  # (complex squares)

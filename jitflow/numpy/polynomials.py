@@ -142,10 +142,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     lhs, rhs = vander(x, order), y
     if w is not None:
         w = add(asarray(w), 0.0)
-        if _ndim(w) != 1:
-            raise TypeError(at_user_line("expected a 1-d array for weights"))
-        if _shape(w)[0] != _shape(y)[0]:
-            raise TypeError(at_user_line("expected w and y to have the same length"))
+        check_fit_weights(w, y)
         lhs = multiply(lhs, w[:, None])
         rhs = multiply(rhs, w[:, None] if _ndim(rhs) == 2 else w)
     scale = sqrt(sum(multiply(lhs, lhs), axis=0))
@@ -168,6 +165,14 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
                                           "to scale the covariance matrix"))
         factor = divide(residuals, _shape(x)[0] - order)
     return c, multiply(base if _ndim(y) == 1 else base[:, :, None], factor)
+
+
+def check_fit_weights(w, y):
+    """NumPy's checks of polyfit's weights: one per point."""
+    if _ndim(w) != 1:
+        raise TypeError(at_user_line("expected a 1-d array for weights"))
+    if _shape(w)[0] != _shape(y)[0]:
+        raise TypeError(at_user_line("expected w and y to have the same length"))
 
 
 def _check_fit_arguments(x, y, deg):
