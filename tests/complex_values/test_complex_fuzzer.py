@@ -501,6 +501,8 @@ def compare(label, result, expected, step, args):
         f"{label}: dtype {result.dtype}, NumPy gives {expected.dtype}"
     assert result.shape == expected.shape, \
         f"{label}: shape {result.shape}, NumPy gives {expected.shape}"
+    if step is not None and step.op in ELEMENTARY and _is_complex(args[0]):
+        result, expected = _signs_of_nan_arguments_open(result, expected, args[0])
     bound, unknown = (None, None) if step is None or step.op not in INEXACT else \
         tolerance(step, args, expected)
     if unknown is not None and unknown.any():
@@ -540,6 +542,24 @@ def _zero_sign_open(step, args):
     if step.op in EXTREMES and not _is_complex(args[0]):
         return True
     return step.op in ("setxor1d", "setdiff1d") and not all(map(_is_complex, args))
+
+
+def _signs_of_nan_arguments_open(result, expected, z):
+    """An elementary function of z whose part is NaN takes the signs of its result's
+    infinite and zero parts from that NaN's sign bit in glibc (arcsin(inf - nan*1j) is
+    nan - inf*1j, of inf + nan*1j nan + inf*1j). NumPy leaves NaN's sign unspecified and
+    its operations set it as their loops happen to (x86's inf - inf is -nan), so where
+    z has a NaN part only the parts' magnitudes are compared."""
+    nan_argument = np.broadcast_to(np.isnan(z.real) | np.isnan(z.imag), expected.shape)
+    if not nan_argument.any():
+        return result, expected
+    return _magnitudes_where(result, nan_argument), _magnitudes_where(expected, nan_argument)
+
+
+def _magnitudes_where(value, mask):
+    magnitudes = np.empty_like(value)  # (1j * inf would be nan + inf*1j)
+    magnitudes.real, magnitudes.imag = np.abs(value.real), np.abs(value.imag)
+    return np.where(mask, magnitudes, value)
 
 
 def _in_memory_order(operand):
@@ -713,9 +733,11 @@ def _transform_bound(step, magnitude):
 
 # --- the property ------------------------------------------------------------------------
 
-def check(label, got, expected, program, values):
+def check(label, got, expected, program, inputs, values):
     results, error = got
     _, expected_error = expected
+    if _linalg_outcome_open(error, expected_error, program, inputs):
+        return
     if expected_error is not None:
         assert error is not None, \
             f"{label}: NumPy raises {expected_error!r}, jitflow returns {results}"
@@ -731,6 +753,24 @@ def check(label, got, expected, program, values):
         args = [] if step is None else \
             [values[a] if isinstance(a, int) else a[1] for a in step.args]
         compare(f"{label}: v{index}", result, values[index], step, args)
+
+
+def _linalg_outcome_open(error, expected_error, program, inputs):
+    """Whether one side raised LinAlgError and the other computed, on a matrix that is
+    not finite. There LAPACK's outcome is its build's and CPU kernels': NumPy's own
+    OpenBLAS computed a cholesky of a gram with inf entries that scipy-openblas32
+    found not positive definite. (Found by the thorough run.)"""
+    errors = [e for e in (error, expected_error) if e is not None]
+    if len(errors) != 1 or not isinstance(errors[0], np.linalg.LinAlgError):
+        return False
+    for number, step in enumerate(program.steps):
+        if step.op in LINALG_OPS:
+            before = Program(inputs, program.steps[:number], ())
+            values, prefix_error = fidelity.numpy_outcome(
+                lambda: evaluate(before, np, inputs, OPS))
+            if prefix_error is None and not _all_finite(values[step.args[0]]):
+                return True
+    return False
 
 
 def _example(inputs, steps, outputs):
@@ -762,7 +802,7 @@ def test_complex_program_matches_numpy_on_every_path(program):
         runs += [("native", native, copies, "native on C-contiguous copies")]
         for backend, fn, arguments, label in runs:
             got = call(fn, backend, arguments, background_compile=False)
-            check(label, got, expected, program, values)
+            check(label, got, expected, program, inputs, values)
 
 
 # --- every corner at once ----------------------------------------------------------------
