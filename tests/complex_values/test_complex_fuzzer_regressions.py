@@ -6,8 +6,9 @@ import pytest
 import fidelity
 import jitflow
 import jitflow.numpy as jnp
-from test_complex_fuzzer import (NAN, _assert_gradients, _parts, central_differences,
-                                 compare)
+from complex_fuzzer_compare import _parts, compare
+from test_complex_fuzzer import NAN
+from test_complex_gradient_fuzzer import _assert_gradients, central_differences
 from test_compositions import Step
 from test_program_fuzzer import call, compiled
 
