@@ -140,6 +140,26 @@ def test_lstsq_of_a_rank_deficient_matrix_is_numpys_minimum_norm_solution():
     np.testing.assert_allclose(traced, expected[0], rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.complex64])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_lstsq_of_non_finite_values_is_numpys(bad, dtype):
+    """NumPy's lstsq (LAPACK's gelsd) raises where a holds inf or NaN and gives NaN for
+    a column of b that holds one; a plain SVD solution would give inf or finite values."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((5, 3)).astype(dtype), rng.standard_normal((5, 2)).astype(dtype)
+    b[1, 0] = bad
+    with np.errstate(all="ignore"):
+        expected = np.linalg.lstsq(a, b)[0]
+    got = run_traced(lambda a, b: jnp.linalg.lstsq(a, b)[0], a, b)
+    assert got.dtype == expected.dtype
+    assert np.isnan(got[:, 0].real).all() and np.isnan(got[:, 0].imag).all() == \
+        np.isnan(expected[:, 0].imag).all()
+    np.testing.assert_allclose(got[:, 1], expected[:, 1], rtol=1e-5)
+    b[1, 0], a[2, 1] = 1.0, bad
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        run_traced(lambda a, b: jnp.linalg.lstsq(a, b)[0], a, b)
+
+
 def test_multi_dot_and_tensor_functions_match_numpy():
     rng = np.random.default_rng(1)
     chain = [rng.standard_normal(s) for s in [(3,), (3, 10), (10, 2), (2, 5), (5,)]]

@@ -18,6 +18,7 @@ from .. import ops
 from ..errors import at_user_line
 from ..numpy.decompositions import _inverted_above as inverted_above
 from ..numpy.decompositions import _strongest as strongest
+from ..numpy.decompositions import solvable_columns
 from ..numpy.decompositions import (chained_product, inverted_tensor, max_side,
                                     power_by_squaring, rank_above_cutoff, solved_tensor)
 from ..trace import Tracer
@@ -152,11 +153,15 @@ def lstsq(a, b, rcond=None):
         x, s, rank = _complex(zeros, zeros, dtype), jnp.zeros((0,), real), \
             jnp.astype(jnp.asarray(0), np.int32)
     else:
-        u, s, vh = svd(a, full_matrices=False)
+        # (NumPy's: the SVD fails on inf or NaN in a)
+        u, s, vh = svd(call("where", jnp.all(jnp.isfinite(a)), a, np.nan),
+                       full_matrices=False)
         inverted = inverted_above(s, jnp.multiply(rcond, strongest(s)))
         projected = call("multiply", jnp.expand_dims(inverted, -1),
                          _product(call("conjugate", u.T), b))
-        x = _product(call("conjugate", vh.T), projected)
+        solvable = jnp.logical_and(solvable_columns(b.real), solvable_columns(b.imag))
+        x = call("where", solvable,
+                 _product(call("conjugate", vh.T), projected), complex(np.nan, np.nan))
         rank = jnp.astype(jnp.sum(jnp.greater(inverted, 0)), np.int32)
     residuals = _residuals(a, b, x, rank)
     return (call("squeeze", x, -1) if vector else x), residuals, rank, s

@@ -24,8 +24,10 @@ from ..errors import at_user_line
 from ..trace import Tracer
 from ._common import _dtype_of, _ndim, _shape
 from .creation import asarray
-from .elementwise import astype, divide, exp, greater, multiply, subtract, where
+from .elementwise import (astype, divide, exp, greater, isfinite, isinf, isnan, logical_and,
+                          logical_not, multiply, subtract, where)
 from .matrices import eye, matrix_transpose
+from .reductions import all as _all
 from .reductions import any as _any
 from .reductions import max, sum
 from .shapes import broadcast_to, expand_dims, ravel, reshape, squeeze, transpose
@@ -219,12 +221,26 @@ def _least_squares(a, b, rcond):
     if m == 0 or n == 0:
         x = ops.broadcast_to(_dtype_of(a).type(0), (n, _shape(b)[-1]))
         return x, ops.broadcast_to(_dtype_of(a).type(0), (0,)), astype(asarray(0), _np.int32)
-    u, s, vt = ops.svd(a, full_matrices=False)
+    u, s, vt = ops.svd(nan_unless_finite(a), full_matrices=False)
     inverted = _inverted_above(s, multiply(rcond, _strongest(s)))
     x = matmul(matrix_transpose(vt), multiply(expand_dims(inverted, -1),
                                               matmul(matrix_transpose(u), b)))
     rank = astype(sum(greater(inverted, 0)), _np.int32)
-    return x, s, rank
+    return where(solvable_columns(b), x, _np.nan), s, rank
+
+
+def nan_unless_finite(a):
+    """a, or all NaN where a holds inf or NaN: then the SVD fails ("SVD did not
+    converge") as NumPy's lstsq does. (Of inf alone LAPACK's SVD returns NaN.)"""
+    return where(_all(isfinite(a)), a, _np.nan)
+
+
+def solvable_columns(b):
+    """The columns of b whose least-squares solution NumPy computes: those without NaN,
+    and none where b holds an infinity (gelsd scales all of b by its largest magnitude,
+    inf, which makes every solution NaN)."""
+    return logical_and(logical_not(_any(isnan(b), axis=-2, keepdims=True)),
+                       logical_not(_any(isinf(b))))
 
 
 def _residuals(a, b, x, rank):
