@@ -493,6 +493,14 @@ def _solve_gram(xp, x):
     return xp.linalg.solve(_gram(xp, x), xp.expand_dims(v, -1))[..., 0]
 
 
+def _fit_line(xp, x):
+    """polyfit of x flattened against as many points evenly spread over [-1, 1], of
+    degree up to 2 (a well-conditioned least-squares problem)."""
+    y = xp.ravel(x)
+    n = y.shape[0]
+    return xp.polyfit(np.linspace(-1.0, 1.0, n), y, min(2, n - 1))
+
+
 SMOOTH_UNARY = {
     "negative": lambda xp, x: -x,
     "tanh": lambda xp, x: xp.tanh(x),
@@ -524,6 +532,7 @@ SMOOTH_UNARY = {
     "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
     # (the characteristic polynomial, through the eigenvalues, 3 repeated among them)
     "poly_gram": lambda xp, x: xp.poly(_gram(xp, xp.ravel(x))),
+    "polyfit": _fit_line,
     "add_reduceat": _reduceat(np.add),
     "put": _put,
     "fill_diagonal": _fill_diagonal,

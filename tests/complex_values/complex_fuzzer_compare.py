@@ -7,7 +7,8 @@ import numpy as np
 import fidelity
 from complex_fuzzer_ops import (ELEMENTARY, EXTREMES, FFT_OPS, HALF_SPECTRUM_FFTS,
                                 INEXACT, LINALG_OPS, LOOSE_ON_NON_FINITE, OPS,
-                                PRODUCT_OPS, ROUNDED_SUMS, SUM_OPS)
+                                POLYNOMIAL_OPS, PRODUCT_OPS, ROUNDED_SUMS, SUM_OPS,
+                                fit_points)
 from fidelity import NATIVE_ULPS
 
 
@@ -211,6 +212,8 @@ def _bound(step, args, expected):
             return _product_bound(step, magnitudes)
         if op in LINALG_OPS:
             return _linalg_bound(args[0], expected)
+        if op in POLYNOMIAL_OPS:
+            return _polynomial_bound(op, magnitudes)
         return _transform_bound(step, magnitudes[0])
 
 
@@ -260,6 +263,26 @@ def _linalg_bound(x, expected):
         largest = np.max(largest, axis=axes, keepdims=True, initial=0.0)
         condition = condition.reshape(condition.shape + (1,) * len(axes))
     return 16 * n, condition * (largest + 1)
+
+
+def _polynomial_bound(op, magnitudes):
+    """polyfit's coefficients are V+ y for the Vandermonde matrix V of `fit_points`:
+    within |y|_1 / s_min(V) of 0, and their error within cond(V) times that. polydiv's
+    quotient, q_k = (u_k - sum_j q_j v_(k-j)) / v_0, is bounded by the same recurrence
+    over magnitudes, its error by as many roundings as steps."""
+    y = np.ravel(magnitudes[0])
+    if op == "polyfit":
+        points, degree = fit_points(y.size)
+        singular = np.linalg.svd(np.vander(points, degree + 1), compute_uv=False)
+        return 16 * y.size, np.sum(y) * singular[0] / singular[-1] ** 2
+    u, v = y, np.ravel(magnitudes[1])
+    steps = max(u.size - v.size + 1, 1)
+    remainder, quotient = u.astype(np.float64), np.zeros(steps)
+    with np.errstate(all="ignore"):
+        for k in range(u.size - v.size + 1):
+            quotient[k] = remainder[k] / v[0]
+            remainder[k:k + v.size] += quotient[k] * v
+    return 4 * (u.size + 2), quotient
 
 
 def _transform_bound(step, magnitude):

@@ -3,7 +3,7 @@
 results are compared, and the sets that say how each is rounded."""
 import numpy as np
 
-from fuzzer_ops import _sized
+from fuzzer_ops import _quotient, _sized
 
 
 def _unique_sized(xp, x, sorted_path):
@@ -171,18 +171,37 @@ LINALG_OPS = {
     "norm_nuc": lambda xp, x: xp.linalg.norm(_gram(xp, x), "nuc"),
 }
 
-OPS = {**EXACT_OPS, **ELEMENTWISE_OPS, **SUM_OPS, **PRODUCT_OPS, **FFT_OPS, **LINALG_OPS}
+
+
+def fit_points(n):
+    """n points evenly spread over [-1, 1], and the degree (up to 2) fitted to them:
+    their Vandermonde matrix is well conditioned."""
+    return np.linspace(-1.0, 1.0, n), min(2, n - 1)
+
+
+def _fit(xp, x):
+    """polyfit of x flattened against `fit_points`."""
+    y = xp.ravel(x)
+    points, degree = fit_points(y.shape[0])
+    return xp.polyfit(points, y, degree)
+
+
+# Polynomials: least squares through LAPACK's SVD, and division (`_quotient`).
+POLYNOMIAL_OPS = {"polyfit": _fit, "polydiv_quotient": _quotient}
+
+OPS = {**EXACT_OPS, **ELEMENTWISE_OPS, **SUM_OPS, **PRODUCT_OPS, **FFT_OPS, **LINALG_OPS,
+       **POLYNOMIAL_OPS}
 INEXACT = set(OPS) - set(EXACT_OPS)
 # Where an operand holds inf or NaN, or the result overflows, these compare by class
 # only (see `compare`). exp does not: NumPy's is C99's (glibc's cexp) in every loop,
 # and jitflow's gives its special values part for part.
 LOOSE_ON_NON_FINITE = {"multiply", "divide", "square", "power", "power_operator",
                        "cumprod"} | \
-    set(PRODUCT_OPS) | set(FFT_OPS) | set(LINALG_OPS)
+    set(PRODUCT_OPS) | set(FFT_OPS) | set(LINALG_OPS) | set(POLYNOMIAL_OPS)
 
 # Steps whose results are sums (of products, of roots of unity times values): rounded
 # and overflowing in an order of their own.
 # (Not a division or negative power: their bounds overflow where the divisor is 0, and
 # there NumPy's inf and NaN are compared.)
 ROUNDED_SUMS = {"multiply", "square"} | set(SUM_OPS) | set(PRODUCT_OPS) | set(FFT_OPS) | \
-    set(LINALG_OPS)
+    set(LINALG_OPS) | set(POLYNOMIAL_OPS)

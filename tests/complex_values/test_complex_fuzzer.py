@@ -6,8 +6,9 @@ with arrays and Python scalars, conj, abs, angle, real, imag, exp, integer power
 comparisons and NumPy's order of complex numbers (less, maximum, fmin, max, argmin,
 ...), where, sums, products, shape functions, indexing, partition, lexsort,
 selections (nonzero, extract, compress) and triangles, casts, numpy.fft's
-transforms, C99's elementary functions and numpy.linalg's functions of Hermitian
-positive definite matrices made from a value (complex_fuzzer_ops.py holds them all).
+transforms, C99's elementary functions, numpy.linalg's functions of Hermitian
+positive definite matrices made from a value, polyfit and polydiv
+(complex_fuzzer_ops.py holds them all).
 It runs in NumPy, the reference, on inputs as drawn (any layout, 0-d, length-0 and
 length-1 axes, parts holding 0, -0.0, inf, -inf, NaN and ordinary
 magnitudes), traced on the interpreter, and compiled to native code (first call,
@@ -47,8 +48,8 @@ import fidelity
 import jitflow.numpy as jnp
 from complex_fuzzer_compare import _all_finite, _is_complex, _zero_sign_open, compare
 from complex_fuzzer_ops import (ELEMENTARY, EXTREMES, FFT_OPS, HALF_SPECTRUM_FFTS,
-                                INEXACT, LINALG_OPS, OPS, ORDERED_BINARY, PRODUCT_OPS,
-                                REAL_INPUT_FFTS, SUM_OPS)
+                                INEXACT, LINALG_OPS, OPS, ORDERED_BINARY, POLYNOMIAL_OPS,
+                                PRODUCT_OPS, REAL_INPUT_FFTS, SUM_OPS)
 from test_compositions import (Program, Step, broadcasts, draw_axis, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
 from test_program_fuzzer import (LAYOUTS, c_contiguous, call, compiled, laid_out,
@@ -386,11 +387,23 @@ def _singular_to_rounding(x):
     return bool(np.any(np.isfinite(squares) & (squares / 3 > 1 / (64 * eps))))
 
 
+def _polynomial(draw, values, usable, x_index):
+    op = draw(st.sampled_from(sorted(POLYNOMIAL_OPS)))
+    if op == "polyfit":
+        return Step(op, (x_index,), {})
+    divisors = [i for i in usable if _numeric(values[i]) and 1 <= np.size(values[i]) <= 4]
+    if divisors and draw(st.booleans()):
+        return Step(op, (x_index, draw(st.sampled_from(divisors))), {})
+    divisor = draw(values_of(draw(st.sampled_from(COMPLEX_DTYPES + REAL_DTYPES)),
+                             (draw(st.integers(1, 3)),), draw(st.booleans())))
+    return Step(op, (x_index, ("const", divisor)), {})
+
+
 DRAW_STEP = {"elementwise": _elementwise, "sum": _sum, "product": _product,
              "shape": _shape, "fft": _fft, "linalg": _linalg, "choosing": _choosing,
-             "selecting": _selecting}
+             "selecting": _selecting, "polynomial": _polynomial}
 STEP_KINDS = ["elementwise"] * 4 + ["shape"] * 3 + ["fft"] * 2 + ["sum"] * 2 + [
-    "product", "linalg", "choosing", "selecting"]
+    "product", "linalg", "choosing", "selecting", "polynomial"]
 
 
 # --- programs ----------------------------------------------------------------------------
