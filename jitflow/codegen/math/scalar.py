@@ -360,3 +360,8 @@ RULES = {
     "arctan2": _math("atan2"), "left_shift": _shift("shl"), "right_shift": _shift("ashr"),
     "ldexp": ldexp, "cbrt": _math("cbrt"), "nextafter": _math("nextafter"),
 }
+# Rules that call a function of codegen/math (pow: where its exponent is not a small
+# integer constant): several times the work of an arithmetic operation per element.
+MATH_FUNCTION_RULES = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
+                       "logistic", "arctan", "arcsin", "arccos", "arctan2", "cbrt",
+                       "nextafter", "pow"}

@@ -335,6 +335,19 @@ def test_small_kernels_stay_on_the_calling_thread(monkeypatch):
     assert RUN not in native.llvm_ir
 
 
+def test_math_functions_count_as_more_work_when_splitting(monkeypatch):
+    # A third of MIN_PARALLEL_ELEMENTS: plain arithmetic stays on one thread, a chain of
+    # math functions (several times the work per element) is split.
+    x = np.ones(MIN_PARALLEL_ELEMENTS // 3 + 64, np.float32)
+    assert RUN not in compiled(lambda x: x * 2.0 + 1.0, (x,), 2, monkeypatch).llvm_ir
+    def functions(x):
+        return np.tanh(np.sin(x)) * 2.0
+    x = np.linspace(-3, 3, x.size, dtype=np.float32)
+    expected = compiled(functions, (x,), 1, monkeypatch)([x])
+    assert same_bits(split(functions, (x,), 2, monkeypatch)([x]), expected)
+    np.testing.assert_allclose(expected[0], functions(x), rtol=1e-5)
+
+
 def test_the_thread_count_changes_the_code_and_so_the_cache_key(monkeypatch):
     one, two = (compiled(chain, (VECTOR, VECTOR), t, monkeypatch) for t in (1, 2))
     three = compiled(chain, (VECTOR, VECTOR), 3, monkeypatch)
