@@ -265,6 +265,7 @@ UNARY.update({
     "interp": lambda xp, x: xp.interp(x, [-1.0, 0.0, 2.0], [0.5, -1.0, 3.0]),
     "frexp": _frexp_parts,
     "bitwise_count": lambda xp, x: xp.bitwise_count(x),
+    "asarray_chkfinite": lambda xp, x: xp.asarray_chkfinite(x),
     "nanargmax_last": lambda xp, x: xp.nanargmax(x, axis=-1 if x.ndim else None),
     "nanargmin": lambda xp, x: xp.nanargmin(x),
     "add_reduceat": _reduceat(np.add),

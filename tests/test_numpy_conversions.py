@@ -68,6 +68,32 @@ def test_object_predicates(x, backend):
     np.testing.assert_array_equal(traced(np.ones(2)), np.ones(2))
 
 
+@pytest.mark.parametrize("x", [np.array([1.5, -2.0]), np.array([1.0, np.inf]),
+                               np.array([[np.nan]], np.float32), np.array([3, 4]),
+                               np.array([1 + 2j, 3j]), np.array([complex(1, np.nan)])],
+                         ids=["finite", "inf", "nan", "int", "complex", "complex_nan"])
+def test_asarray_chkfinite_raises_at_run_time_as_numpy_does(x, backend):
+    traced = jitflow.function(lambda x: jnp.asarray_chkfinite(x) * 2)
+    try:
+        expected = np.asarray_chkfinite(x) * 2
+    except ValueError:
+        for run in (lambda: jnp.asarray_chkfinite(x), lambda: traced(x)):
+            with pytest.raises(ValueError, match="must not contain infs or NaNs"):
+                run()
+        return
+    assert_same(jnp.asarray_chkfinite(x) * 2, expected, what="eagerly")
+    assert_same(traced(x), expected, what="traced")
+    assert_same(traced(x), expected, what="traced, again")
+
+
+def test_asarray_chkfinite_checks_values_it_does_not_use_and_keeps_gradients():
+    checked = jitflow.function(lambda x: (jnp.asarray_chkfinite(x), 1.0)[1] + x.sum())
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        checked(np.array([np.nan, 1.0]))
+    gradient = jitflow.function(jitflow.grad(lambda x: (jnp.asarray_chkfinite(x) ** 2).sum()))
+    np.testing.assert_array_equal(gradient(np.array([1.0, -3.0])), [2.0, -6.0])
+
+
 def test_eager_layouts_are_numpy_s():
     assert jnp.asfortranarray(np.ones((2, 3))).flags.f_contiguous
     assert jnp.ascontiguousarray(np.ones((2, 3)).T).flags.c_contiguous

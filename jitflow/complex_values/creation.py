@@ -9,6 +9,8 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
+from ..numpy.conversions import NOT_FINITE
+from ..ops.debug import raise_at_run_time
 from .functions import IMPLEMENTATIONS, _complex, _named
 from .parts import is_complex, part_dtype, parts_of, result_dtype
 
@@ -150,5 +152,17 @@ def _from_lists(conversion):
 
 for _name in ("asarray", "array", "asanyarray"):
     IMPLEMENTATIONS[_name] = _from_lists(IMPLEMENTATIONS[_name])
+
+
+@_named("asarray_chkfinite")
+def asarray_chkfinite(a, dtype=None, order=None):
+    """asarray, raising NumPy's ValueError at every run where a part is inf or NaN."""
+    z = IMPLEMENTATIONS["asarray"](a, dtype)
+    if is_complex(z):
+        real, imaginary = z.real, z.imag
+        raise_at_run_time(lambda *parts: not all(np.isfinite(p).all() for p in parts),
+                          NOT_FINITE, "asarray_chkfinite: infs or NaNs", real, imaginary)
+        return z
+    return jnp.asarray_chkfinite(z)
 
 __all__ = ["BY_DTYPE", "nested"]

@@ -1,5 +1,6 @@
 """Conversions and type questions answered from what is known when tracing: asanyarray,
-ascontiguousarray, asfortranarray, require; iscomplex, isreal, iscomplexobj, isrealobj
+ascontiguousarray, asfortranarray, require, asarray_chkfinite (whose check of the
+values runs with the program); iscomplex, isreal, iscomplexobj, isrealobj
 and real_if_close (jitflow has no complex dtype, so these give a real array's answers:
 nothing complex, everything real); bitwise_invert; and the index arrays of triangles
 and diagonals (tril_indices, triu_indices, diag_indices and their _from forms), which
@@ -10,6 +11,7 @@ A traced array has no memory layout of its own: the layout requests give its val
 import numpy as _np
 
 from ..errors import at_user_line
+from ..ops.debug import raise_at_run_time
 from ..trace import Tracer
 from ._common import _dtype_of, _ndim, _python_scalar, _shape
 from .assorted import _real_only
@@ -23,6 +25,23 @@ bitwise_invert = invert
 _FLAGS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
           "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
           "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+NOT_FINITE = "array must not contain infs or NaNs"
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """asarray, raising NumPy's ValueError where a float array holds inf or NaN: for a
+    traced value, at every run where it does (`order` changes no value here)."""
+    result = asarray(a, dtype)
+    if _dtype_of(result).kind not in "fc":
+        return result
+    if isinstance(result, Tracer):
+        raise_at_run_time(lambda values: not _np.isfinite(values).all(), NOT_FINITE,
+                          "asarray_chkfinite: infs or NaNs", result)
+    elif not _np.isfinite(result).all():
+        raise ValueError(at_user_line(NOT_FINITE))
+    return result
 
 
 def _converted(a, dtype):
@@ -131,7 +150,7 @@ def diag_indices_from(arr):
     return diag_indices(shape[0], len(shape))
 
 
-__all__ = ["asanyarray", "ascontiguousarray", "asfortranarray", "bitwise_invert",
+__all__ = ["asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "bitwise_invert",
            "diag_indices", "diag_indices_from", "iscomplex", "iscomplexobj", "isreal",
            "isrealobj", "real_if_close", "require", "tril_indices", "tril_indices_from",
            "triu_indices", "triu_indices_from"]

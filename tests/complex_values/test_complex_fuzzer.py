@@ -169,7 +169,8 @@ def _elementwise(draw, values, usable, x_index):
                                "divide", "negative", "conj", "conj_method", "real",
                                "imag_attribute", "isnan", "isinf", "isfinite", "square",
                                "power", "power_operator", "exp", "abs", "angle",
-                               "where", "logical_xor", "rint", *sorted(ELEMENTARY),
+                               "where", "logical_xor", "rint", "asarray_chkfinite",
+                               *sorted(ELEMENTARY),
                                *ORDERED_BINARY]))
     if op in ("add", "subtract", "equal", "not_equal", "multiply", "divide",
               "logical_xor", *ORDERED_BINARY):
