@@ -1,8 +1,8 @@
 """jitflow.onnx.export: a function, traced at example arguments, as an ONNX model.
 
 The graph is the one jitflow.function compiles (traced, then optimized); each of its
-primitives becomes one or a few ONNX nodes (export_elementwise, export_arrays,
-export_control); Variables and closed-over arrays become initializers. The model is
+primitives becomes one or a few ONNX nodes (export_elementwise, export_composed,
+export_arrays, export_control); Variables and closed-over arrays become initializers. The model is
 checked with onnx.checker (and its shapes inferred) before it is written.
 """
 import numpy as np
@@ -13,6 +13,7 @@ from .._version import __version__
 from .dtypes import onnx_type
 from .errors import unsupported
 from .export_arrays import ARRAY_RULES
+from .export_composed import COMPOSED_RULES
 from .export_control import CONTROL_RULES
 from .export_elementwise import ELEMENTWISE_RULES
 from .tracing import trace_for_export
@@ -20,7 +21,7 @@ from .writer import GraphWriter, ModelParts
 
 OPSET = 21  # ONNX Runtime 1.18 and later run it
 IR_VERSION = 10  # the IR version of opset 21
-RULES = {**ELEMENTWISE_RULES, **ARRAY_RULES, **CONTROL_RULES}
+RULES = {**ELEMENTWISE_RULES, **COMPOSED_RULES, **ARRAY_RULES, **CONTROL_RULES}
 
 
 def export(fn, path, *example_args):
@@ -74,10 +75,13 @@ def _graph_proto(traced, name):
                                              [outputs[-1]]))
     return helper.make_graph(
         writer.nodes, name,
-        [_value_info(writer.env[v], v.type) for v in arguments],
-        [_value_info(n, v.type) for n, v in zip(outputs, graph.outputs)],
+        [_value_info(writer.env[v], v.type, note)
+         for v, note in zip(arguments, traced.input_notes)],
+        [_value_info(n, v.type, note)
+         for n, v, note in zip(outputs, graph.outputs, traced.output_notes)],
         initializer=parts.initializers)
 
 
-def _value_info(name, type):
-    return helper.make_tensor_value_info(name, onnx_type(type.dtype), list(type.shape))
+def _value_info(name, type, note=""):
+    return helper.make_tensor_value_info(name, onnx_type(type.dtype), list(type.shape),
+                                         doc_string=note)

@@ -1,5 +1,5 @@
 """Structural primitives as ONNX nodes: reductions, shapes, matmul, slices, gathers
-and scatters, concatenation, padding and iota."""
+and scatters, concatenation, padding, iota and the Fourier transform."""
 import numpy as np
 
 from .dtypes import onnx_type
@@ -202,6 +202,23 @@ def iota(w, node):
     return [w.add("Identity", [w.constant(value)])]
 
 
+def dft(w, node):
+    """The transform of complex rows held as (rows, n) parts: ONNX's DFT of the
+    (rows, n, 2) signal along axis 1. ONNX's inverse divides by n and jitflow's
+    (sign +1) does not, so that one is conj(DFT(conj x)), exact in its signs."""
+    inverse = node.params["sign"] > 0
+    real, imag = (w.read(v) for v in node.inputs)
+    if inverse:
+        imag = w.add("Neg", [imag])
+    last = w.ints([2])
+    signal = w.add("Concat", [w.add("Unsqueeze", [real, last]),
+                              w.add("Unsqueeze", [imag, last])], axis=2)
+    spectrum = w.add("DFT", [signal, "", w.constant(np.array(1, np.int64))])
+    real, imag = (w.add("Squeeze", [part, last])
+                  for part in w.add("Split", [spectrum], outputs=2, axis=2, num_outputs=2))
+    return [real, w.add("Neg", [imag]) if inverse else imag]
+
+
 ARRAY_RULES = {
     "reduce_sum": reduction("ReduceSum", plus_zero=True), "reduce_prod": reduction("ReduceProd"),
     "reduce_max": reduction("ReduceMax", guard_nans=True),
@@ -210,5 +227,5 @@ ARRAY_RULES = {
     "cumsum": cumsum, "reshape": reshape, "broadcast_to": broadcast_to,
     "transpose": transpose, "matmul": matmul, "slice": slice_, "gather": gather,
     "scatter_add": scatter_add, "scatter": scatter, "concatenate": concatenate,
-    "pad": pad, "iota": iota,
+    "pad": pad, "iota": iota, "dft": dft,
 }

@@ -1,9 +1,9 @@
 """jitflow.onnx.load: an ONNX model as a jitflow.function.
 
 The model's graph is run node by node on jitflow's arrays, each ONNX operator written
-with jitflow.numpy (load_math, load_arrays, load_nn, load_resize, load_control): traced, the whole
-model becomes one jitflow graph, optimized and compiled per input signature, and
-differentiable like any other. Values known while tracing (shapes, and what is computed
+with jitflow.numpy (load_math, load_arrays, load_nn, load_resize, load_control,
+load_fourier): traced, the whole model becomes one jitflow graph, optimized and compiled
+per input signature, and differentiable like any other. Values known while tracing (shapes, and what is computed
 from them and from constants alone) are computed then with onnx's reference evaluator,
 so shape arithmetic is folded away as ONNX exporters expect.
 """
@@ -18,30 +18,41 @@ from onnx.reference import ReferenceEvaluator
 
 from ..function import function
 from ..trace import Tracer
+from .complex_io import has_complex, with_complex_values
 from .dtypes import jitflow_dtype
 from .errors import unsupported
 from .load_arrays import ARRAY_OPS
 from .load_control import CONTROL_OPS
+from .load_fourier import FOURIER_OPS
 from .load_math import MATH_OPS
 from .load_nn import NN_OPS
 from .load_resize import RESIZE_OPS
 from .onnx_node import OnnxNode
 
-OPS = {**MATH_OPS, **ARRAY_OPS, **NN_OPS, **RESIZE_OPS, **CONTROL_OPS}
+OPS = {**MATH_OPS, **ARRAY_OPS, **NN_OPS, **RESIZE_OPS, **CONTROL_OPS, **FOURIER_OPS}
 DOMAINS = ("", "ai.onnx")
 
 
 def load(model):
     """The ONNX model (a path or a ModelProto) as a jitflow.function of its inputs
     (those that are not initializers), in the graph's order; it returns the one output,
-    or a tuple of them."""
+    or a tuple of them. The inputs and outputs of a model jitflow exported from complex
+    values are those complex values again (complex_io.py)."""
     if not isinstance(model, onnx.ModelProto):
         model = onnx.load(model)
     onnx.checker.check_model(model)
     opset = _default_opset(model)
     unsupported("jitflow.onnx.load: jitflow cannot run the ONNX operators",
                 operators_in(model.graph), OPS)
-    return function(_runner(model.graph, opset))
+    run = _runner(model.graph, opset)
+    inputs = [i for i in model.graph.input if i.name not in _initializer_names(model.graph)]
+    if has_complex(inputs) or has_complex(model.graph.output):
+        run = with_complex_values(run, inputs, model.graph.output, _identifier)
+    return function(run)
+
+
+def _initializer_names(graph):
+    return {t.name for t in graph.initializer}
 
 
 def operators_in(graph):
@@ -67,7 +78,7 @@ def _default_opset(model):
 def _runner(graph, opset):
     """The Python function of the graph's inputs, with a signature named after them."""
     initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    inputs = [i for i in graph.input if i.name not in initializers]
+    inputs = [i for i in graph.input if i.name not in _initializer_names(graph)]
 
     def run(*args):
         scope = dict(initializers)

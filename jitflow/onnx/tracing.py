@@ -11,6 +11,7 @@ from ..ir.passes import optimize
 from ..ir.types import type_of_value
 from ..trace import Stateful
 from ..variable_scope import VariableArgument, trace_with_variables
+from .complex_io import note
 
 
 @dataclass
@@ -18,6 +19,8 @@ class TracedGraph:
     graph: object  # the optimized jitflow Graph
     input_names: list  # one per array argument: the graph's first inputs
     constants: list  # (name, array) for each of the graph's other inputs
+    input_notes: list  # one per array argument: what it holds of a complex value (or "")
+    output_notes: list  # the same for each of the graph's outputs
 
 
 def trace_for_export(fn, args, what="jitflow.onnx.export"):
@@ -28,13 +31,13 @@ def trace_for_export(fn, args, what="jitflow.onnx.export"):
     except TypeError as error:
         raise TypeError(f"{what}: {error}") from None
     leaves, paths, structure = pytree.flatten(dict(bound.arguments))
-    _refuse_complex(structure, what, "arguments")
     types = [_leaf_type(leaf, path, what) for leaf, path in zip(leaves, paths)]
+    result_paths = []
 
     def flat_fn(arguments):
         call = inspect.BoundArguments(signature, pytree.unflatten(structure, arguments))
-        results, _, out_structure = pytree.flatten(fn(*call.args, **call.kwargs))
-        _refuse_complex(out_structure, what, "results")
+        results, out_paths, _ = pytree.flatten(fn(*call.args, **call.kwargs))
+        result_paths[:] = out_paths
         return results
 
     name = getattr(fn, "__qualname__", type(fn).__name__)
@@ -43,21 +46,17 @@ def trace_for_export(fn, args, what="jitflow.onnx.export"):
         raise ValueError(f"{what}: {name} assigns Variables or writes into arrays; an "
                          f"ONNX model keeps no state, so export a function that only "
                          f"reads them")
-    names = [_readable(path) for leaf, path in zip(leaves, paths)
-             if not isinstance(leaf, Stateful)]
+    arguments = [(path, type) for leaf, path, type in zip(leaves, paths, types)
+                 if not isinstance(leaf, Stateful)]
+    names = [_readable(path) for path, _ in arguments]
+    input_notes = [note(path, type.dtype) for path, type in arguments]
+    output_notes = [note(path, var.type.dtype)
+                    for path, var in zip(result_paths, graph.outputs, strict=True)]
     constants = [] if state is None else \
         [(v.name, v.held()) for v in state.variables(leaves)] + \
         [(f"constant_{i}", array) for i, array in enumerate(state.closed)]
     return TracedGraph(optimize(graph, dump=config.dump_ir, check=config.check_ir),
-                       names, constants)
-
-
-def _refuse_complex(structure, what, which):
-    """Complex values travel as real arrays of their parts, which a written-out model
-    would take and give without saying so: refused instead."""
-    if pytree.has_complex(structure):
-        raise TypeError(f"{what}: complex {which} are not supported; pass and return "
-                        f"their real and imaginary parts (z.real, z.imag)")
+                       names, constants, input_notes, output_notes)
 
 
 def _leaf_type(leaf, path, what):
@@ -72,4 +71,6 @@ def _leaf_type(leaf, path, what):
 def _readable(path):
     """"['p']['w']" -> "p.w", "['xs'][0]" -> "xs.0": an argument's leaf as a name."""
     parts = re.findall(r"\[(?:'([^']*)'|(\d+))\]", path)
-    return ".".join(key or index for key, index in parts)
+    name = ".".join(key or index for key, index in parts)
+    return name + path[path.rindex("]") + 1:] if path.endswith((".real", ".imag")) \
+        else name

@@ -107,6 +107,24 @@ def test_floor_division_and_remainder_follow_numpy_at_their_edges():
         round_trip(lambda x, y, i, j: (x // y, x % y, i // j, i % j), x, y, i, j)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_copysign_and_arctan2_on_every_pair_of_special_values(dtype):
+    # composed of several operators (export_composed.py); ONNX Runtime has no float64
+    # Atan, so float64's arctan2 is checked loaded back into jitflow
+    values = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -3.0, np.inf, -np.inf, np.nan, 1e-30,
+                       -1e30, 7e-39]).astype(dtype) if dtype != np.int32 else \
+        np.array([0, 1, -1, 3, -7, 2**31 - 1], np.int32)
+    y, x = (grid.ravel() for grid in np.meshgrid(values, values, indexing="ij"))
+    with np.errstate(all="ignore"):
+        round_trip(lambda y, x: np.copysign(y, x), y, x)
+        if np.result_type(dtype, np.float32) == np.float32:
+            round_trip(lambda y, x: np.arctan2(y, x), y, x, ulps=2)
+        else:
+            model = jitflow.onnx.to_model(lambda y, x: np.arctan2(y, x), y, x)
+            assert_same(np.asarray(jitflow.onnx.load(model)(y, x)), np.arctan2(y, x),
+                        ulps=2)
+
+
 # --- structure -----------------------------------------------------------------------------
 
 def test_reductions_keep_numpy_dtypes_and_nans():
