@@ -53,15 +53,24 @@ def model_inputs(args):
     return inputs
 
 
+def joined(real, imag):
+    """The complex array of these parts, each kept bit for bit (real + 1j * imag would
+    make -0.0 + 0j a +0.0 and 1j * inf a NaN)."""
+    real, imag = np.asarray(real), np.asarray(imag)
+    value = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
+    value.real, value.imag = real, imag
+    return value
+
+
 def complex_results(model, outputs):
     """The model's outputs joined into the values they hold, as their notes say."""
     notes = [v.doc_string for v in model.graph.output]
     results, i = [], 0
     while i < len(outputs):
         if notes[i].endswith("along the last axis"):
-            results.append(outputs[i][..., 0] + 1j * outputs[i][..., 1])
+            results.append(joined(outputs[i][..., 0], outputs[i][..., 1]))
         elif notes[i].endswith("the real part"):
-            results.append(outputs[i] + 1j * outputs[i + 1])
+            results.append(joined(outputs[i], outputs[i + 1]))
             i += 1
         else:
             assert notes[i] == "", notes[i]
