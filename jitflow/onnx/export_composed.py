@@ -1,5 +1,5 @@
-"""Elementwise functions ONNX has no operator for, composed of several: copysign and
-arctan2, with NumPy's signed zeros and special values.
+"""Elementwise functions ONNX has no operator for, composed of several: copysign,
+arctan2 and signbit, with NumPy's signed zeros and special values.
 
 Signs are put on by multiplying a magnitude by +1 or -1, never by choosing a negative
 value in a Where: ONNX Runtime's Where gives +0.0 for a -0.0 it takes from its first
@@ -8,6 +8,7 @@ positive, the sign of NumPy's own np.nan.
 """
 import numpy as np
 
+from ..ir.types import ufunc_loop_dtypes
 from .export_elementwise import finish, loop_operands
 
 
@@ -49,4 +50,12 @@ def arctan2(w, node):
     return finish(w, node, w.add("Mul", [angle, _sign_of(w, y, dtype)]), dtype)
 
 
-COMPOSED_RULES = {"copysign": copysign, "arctan2": arctan2}
+def signbit(w, node):
+    """Set for negative values and -0.0 (not for a NaN: its sign cannot be read). Its
+    loops are float ones: an integer is first cast, as NumPy casts it."""
+    (x,), _ = loop_operands(w, node)
+    dtype = ufunc_loop_dtypes(np.signbit, [node.inputs[0].type])[0]
+    return [w.add("Not", [_positive(w, x, dtype)])]
+
+
+COMPOSED_RULES = {"copysign": copysign, "arctan2": arctan2, "signbit": signbit}
