@@ -1,5 +1,5 @@
 """Structural primitives as ONNX nodes: reductions, shapes, matmul, slices, gathers
-and scatters, concatenation, padding, iota and the Fourier transform."""
+and scatters, concatenation, padding, iota, sorting and the Fourier transform."""
 import numpy as np
 
 from .dtypes import onnx_type
@@ -202,6 +202,32 @@ def iota(w, node):
     return [w.add("Identity", [w.constant(value)])]
 
 
+def sort(w, node):
+    x, axis = node.inputs[0], node.params["axis"]
+    return [w.add("GatherElements", [w.read(x), _stable_order(w, x, axis)], axis=axis)]
+
+
+def argsort(w, node):
+    return [_stable_order(w, node.inputs[0], node.params["axis"])]
+
+
+def _stable_order(w, x, axis):
+    """The int64 positions that sort x along `axis` stably, NaNs last, as NumPy's
+    stable sort: ONNX's TopK puts equal values in the order of their positions. NaNs
+    sort as inf first, then a second stable TopK moves them after every number."""
+    dtype, length = x.type.dtype, w.ints([x.type.shape[axis]])
+    name = w.operand(x, INT32) if dtype == BOOL else w.read(x)
+    if dtype.kind != "f":
+        return w.add("TopK", [name, length], outputs=2, axis=axis, largest=0)[1]
+    is_nan = w.add("IsNaN", [name])
+    key = w.add("Where", [is_nan, w.constant(np.inf, dtype), name])
+    order = w.add("TopK", [key, length], outputs=2, axis=axis, largest=0)[1]
+    flags = w.add("GatherElements", [w.add("Cast", [is_nan], to=onnx_type(INT32)), order],
+                  axis=axis)
+    nans_last = w.add("TopK", [flags, length], outputs=2, axis=axis, largest=0)[1]
+    return w.add("GatherElements", [order, nans_last], axis=axis)
+
+
 def dft(w, node):
     """The transform of complex rows held as (rows, n) parts: ONNX's DFT of the
     (rows, n, 2) signal along axis 1. ONNX's inverse divides by n and jitflow's
@@ -227,5 +253,5 @@ ARRAY_RULES = {
     "cumsum": cumsum, "reshape": reshape, "broadcast_to": broadcast_to,
     "transpose": transpose, "matmul": matmul, "slice": slice_, "gather": gather,
     "scatter_add": scatter_add, "scatter": scatter, "concatenate": concatenate,
-    "pad": pad, "iota": iota, "dft": dft,
+    "pad": pad, "iota": iota, "dft": dft, "sort": sort, "argsort": argsort,
 }

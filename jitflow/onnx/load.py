@@ -2,7 +2,7 @@
 
 The model's graph is run node by node on jitflow's arrays, each ONNX operator written
 with jitflow.numpy (load_math, load_arrays, load_nn, load_resize, load_control,
-load_fourier): traced, the whole model becomes one jitflow graph, optimized and compiled
+load_fourier, load_sorting): traced, the whole model becomes one jitflow graph, optimized and compiled
 per input signature, and differentiable like any other. Values known while tracing (shapes, and what is computed
 from them and from constants alone) are computed then with onnx's reference evaluator,
 so shape arithmetic is folded away as ONNX exporters expect.
@@ -27,9 +27,11 @@ from .load_fourier import FOURIER_OPS
 from .load_math import MATH_OPS
 from .load_nn import NN_OPS
 from .load_resize import RESIZE_OPS
+from .load_sorting import SORTING_OPS
 from .onnx_node import OnnxNode
 
-OPS = {**MATH_OPS, **ARRAY_OPS, **NN_OPS, **RESIZE_OPS, **CONTROL_OPS, **FOURIER_OPS}
+OPS = {**MATH_OPS, **ARRAY_OPS, **NN_OPS, **RESIZE_OPS, **CONTROL_OPS, **FOURIER_OPS,
+       **SORTING_OPS}
 DOMAINS = ("", "ai.onnx")
 
 

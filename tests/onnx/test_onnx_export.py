@@ -161,6 +161,19 @@ def test_softmax_and_logsumexp():
     round_trip(lambda x: (nn.softmax(x), jitflow.numpy.logsumexp(x, axis=0)), x, ulps=8)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
+def test_sort_and_argsort_are_stable_with_nans_last(dtype):
+    rng = np.random.default_rng(4)
+    pool = [0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf] if np.dtype(dtype).kind == "f" \
+        else [0, 1, 3, -2]
+    x = rng.choice(np.array(pool), (4, 9)).astype(dtype)
+    for axis in (0, 1, -1):
+        model = round_trip(lambda x: (np.sort(x, axis=axis, kind="stable"),
+                                      np.argsort(x, axis=axis, kind="stable")), x)
+        loaded = jitflow.onnx.load(model)(x)
+        assert_same(np.asarray(loaded[1]), np.argsort(x, axis=axis, kind="stable"))
+
+
 def test_slices_gathers_scatters_and_padding():
     x = np.arange(24.0).reshape(2, 3, 4)
     rows = np.array([[1, -1], [0, 2]])

@@ -328,3 +328,16 @@ def test_reductions_over_drawn_axes(op, dtype, shape, keepdims, data):
     model = make_model([helper.make_node(op, ["x", "axes"], ["out"], keepdims=int(keepdims))],
                        {"x": x}, ["out"], {"axes": np.array(axes, np.int64)})
     same_as_ort(model, x, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("largest", [0, 1])
+def test_top_k_with_ties_matches_onnx_runtime(dtype, largest):
+    x = RNG.integers(-3, 3, (4, 7)).astype(dtype)  # (ties everywhere)
+    if np.dtype(dtype).kind == "i":
+        x[0, :2] = np.iinfo(dtype).min, np.iinfo(dtype).max
+    node = helper.make_node("TopK", ["x", "k"], ["values", "positions"], axis=1,
+                            largest=largest)
+    model = make_model([node], {"x": x}, ["values", "positions"],
+                       {"k": np.array([5], np.int64)})
+    same_as_ort(model, x, rtol=0, atol=0)
