@@ -45,6 +45,30 @@ def simple(op_type, bool_op=None):
     return rule
 
 
+def add(w, node):
+    """x + y; x + 0.0 as what it is, x with -0.0 made +0.0: ONNX Runtime's optimizer
+    removes an Add of a zero constant (measured: 0.0 + -0.0 gave -0.0)."""
+    zero_at = [i for i, v in enumerate(node.inputs) if _is_plus_zero(v)]
+    names, dtype = loop_operands(w, node)
+    if dtype.kind != "f" or not zero_at:
+        return simple("Add", bool_op="Or")(w, node)
+    zero, other = names[zero_at[0]], names[1 - zero_at[0]]
+    result = w.add("Where", [w.add("Equal", [other, zero]), zero, other])
+    shape = node.outputs[0].type.shape
+    if shape != node.inputs[1 - zero_at[0]].type.shape:  # (the zeros broadcast it)
+        result = w.add("Expand", [result, w.ints(shape)])
+    return finish(w, node, result, dtype)
+
+
+def _is_plus_zero(value):
+    """A constant operand of +0.0s only (x + -0.0 is x, and dropping it is right)."""
+    if not isinstance(value, Lit):
+        return False
+    array = np.asarray(value.value)
+    return array.dtype.kind == "f" and array.size > 0 and bool(np.all(array == 0)) and \
+        not np.any(np.signbit(array))
+
+
 def on_integers_too(op_type):
     """An operator ONNX defines on floats only, the identity on integers (floor, ceil)."""
     def rule(w, node):
@@ -234,7 +258,7 @@ ELEMENTWISE_RULES = {
     "floor": on_integers_too("Floor"), "ceil": on_integers_too("Ceil"),
     "isnan": float_test("IsNaN"), "isinf": float_test("IsInf"),
     "logical_not": logical("Not"), "invert": invert,
-    "add": simple("Add", bool_op="Or"), "sub": simple("Sub"),
+    "add": add, "sub": simple("Sub"),
     "mul": simple("Mul", bool_op="And"), "div": simple("Div"), "pow": simple("Pow"),
     "max": simple("Max", bool_op="Or"), "min": simple("Min", bool_op="And"),
     "floor_divide": floor_divide, "mod": remainder,
