@@ -100,6 +100,15 @@ def test_exported_complex_programs_load_back_as_functions_of_complex_values(name
         np.testing.assert_allclose(g, e, rtol=2e-5, atol=2e-5 * max(1, np.abs(e).max()))
 
 
+def test_a_real_operand_adds_a_zero_imaginary_part():
+    # 0.0 + (0 - 0j) is 0 + 0j: the imaginary part is 0.0 + -0.0. ONNX Runtime's
+    # optimizer dropped that Add of a zero constant (found by the complex fuzzer)
+    z, x = np.array([complex(0, -0.0), 1 - 0j], np.complex64), np.array(0.0, np.float32)
+    model = jitflow.onnx.to_model(lambda z, x: x + z, z, x)
+    (got,) = complex_results(model, run_ort(model, *model_inputs([z, x])))
+    assert not np.signbit(got.imag).any()
+
+
 def test_the_inputs_and_outputs_say_what_they_hold():
     model = jitflow.onnx.to_model(lambda z, s, x: (z * s, (z * s).sum(), x), Z, S, X)
     described = [(v.name, [d.dim_value for d in v.type.tensor_type.shape.dim],

@@ -207,13 +207,6 @@ def test_where_cast_and_python_scalars():
                              (x > k).astype(np.float64)), x, 1.5)
 
 
-def test_adding_a_zero_constant_makes_minus_zero_plus_zero():
-    # ONNX Runtime's optimizer drops an Add of a zero constant (found by the complex
-    # fuzzer: the imaginary part of 0.0 + (0 - 0j) came out -0.0)
-    x = np.array([-0.0, 0.0, 1.5, np.nan, -np.inf], np.float32)
-    round_trip(lambda x: (0.0 + x, x + np.zeros((2, 5), np.float32), x + -0.0), x)
-
-
 def test_where_keeps_the_sign_of_a_zero_from_either_operand():
     x = np.array([1.0, -1.0, 0.0, -0.0, np.nan, -np.inf])
     with np.errstate(invalid="ignore"):  # (-0.0 * inf)
