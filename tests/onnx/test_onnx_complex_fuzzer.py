@@ -2,7 +2,6 @@
 to ONNX, their complex values as real arrays of their parts: run in ONNX Runtime (where
 it has the kernels) and loaded back into jitflow as functions of complex values, each
 gives NumPy's values, dtypes and shapes, compared as the complex fuzzer compares."""
-import inspect
 import os
 import sys
 
@@ -13,24 +12,12 @@ from hypothesis import given, note, settings
 pytest.importorskip("onnx")
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "complex_values"))
-import jitflow.numpy as jnp  # noqa: E402
 import jitflow.onnx  # noqa: E402
 from complex_fuzzer_ops import OPS  # noqa: E402
 from test_complex_fuzzer import FUZZ, check, programs, run_numpy  # noqa: E402
-from test_compositions import evaluate  # noqa: E402
 from test_onnx_complex import complex_results, model_inputs  # noqa: E402
-from test_onnx_fuzzer import runtime_results  # noqa: E402
+from test_onnx_fuzzer import as_function, runtime_results  # noqa: E402
 from test_program_fuzzer import numpy_values  # noqa: E402
-
-
-def as_function(program):
-    def fn(*inputs):
-        values = evaluate(program, jnp, inputs, OPS)
-        return tuple(values[i] for i in program.outputs)
-    fn.__signature__ = inspect.Signature([
-        inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        for i in range(len(program.inputs))])
-    return fn
 
 
 @settings(FUZZ, max_examples=max(1, FUZZ.max_examples // 2))
@@ -43,7 +30,7 @@ def test_exported_complex_programs_give_numpy_results(program):
               for x in program.inputs]
     values = numpy_values(program, inputs, OPS)
     try:
-        model = jitflow.onnx.to_model(as_function(program), *inputs)
+        model = jitflow.onnx.to_model(as_function(program, OPS), *inputs)
     except jitflow.onnx.UnsupportedError:
         return  # (a primitive without an ONNX form: named, and tested elsewhere)
     expected = run_numpy(program, inputs)

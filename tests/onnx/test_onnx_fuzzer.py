@@ -18,9 +18,9 @@ from test_compositions import evaluate  # noqa: E402
 from test_program_fuzzer import check, numpy_values, programs, run_numpy  # noqa: E402
 
 
-def as_function(program):
+def as_function(program, ops=OPS):
     def fn(*inputs):
-        values = evaluate(program, jnp, inputs, OPS)
+        values = evaluate(program, jnp, inputs, ops)
         return tuple(values[i] for i in program.outputs)
     fn.__signature__ = inspect.Signature([
         inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
