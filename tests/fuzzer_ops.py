@@ -575,7 +575,7 @@ KINKED_BINARY = {
     "arctan2": lambda xp, x, y: xp.arctan2(x, y),  # jumps by 2 pi across y = 0, x < 0
 }
 KINKED = {*KINKED_UNARY, *KINKED_BINARY, "max", "min", "ptp", "norm", "sort", "median",
-          "quantile"}
+          "quantile", "partition_kth"}  # (sorting ones: a kink where values tie)
 
 DIFFERENTIABLE_UNARY = {**SMOOTH_UNARY, **KINKED_UNARY}
 DIFFERENTIABLE_BINARY = {**SMOOTH_BINARY, **KINKED_BINARY}
