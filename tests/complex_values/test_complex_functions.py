@@ -160,12 +160,15 @@ def test_out_arrays_and_donation_take_complex_arrays():
     assert_complex_same(got, Z * 2)
 
 
-def test_onnx_export_refuses_complex_values_clearly():
+def test_onnx_export_takes_and_gives_complex_values_as_their_parts():
+    # (tests/onnx/test_onnx_complex.py has the rest)
     import jitflow.onnx
-    with pytest.raises(TypeError, match="complex arguments are not supported"):
-        jitflow.onnx.to_model(lambda x: x * 2, Z)
-    with pytest.raises(TypeError, match="complex results are not supported"):
-        jitflow.onnx.to_model(lambda x: x * 1j, Z.real)
+    model = jitflow.onnx.to_model(lambda x: x * 1j, Z.real)
+    assert [d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim] == \
+        list(Z.shape) + [2]
+    assert_complex_same(jitflow.onnx.load(model)(Z.real), Z.real * 1j)
+    loaded = jitflow.onnx.load(jitflow.onnx.to_model(lambda x: x * 2, Z))
+    assert_complex_same(loaded(Z), Z * 2)
 
 
 def test_saved_functions_take_give_and_hold_complex_values(tmp_path):
