@@ -150,7 +150,7 @@ def diag_indices_from(arr):
     return diag_indices(shape[0], len(shape))
 
 
-__all__ = ["asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "bitwise_invert",
-           "diag_indices", "diag_indices_from", "iscomplex", "iscomplexobj", "isreal",
+__all__ = ["asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
+           "bitwise_invert", "diag_indices", "diag_indices_from", "iscomplex", "iscomplexobj", "isreal",
            "isrealobj", "real_if_close", "require", "tril_indices", "tril_indices_from",
            "triu_indices", "triu_indices_from"]

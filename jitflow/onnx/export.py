@@ -2,8 +2,8 @@
 
 The graph is the one jitflow.function compiles (traced, then optimized); each of its
 primitives becomes one or a few ONNX nodes (export_elementwise, export_composed,
-export_arrays, export_control); Variables and closed-over arrays become initializers. The model is
-checked with onnx.checker (and its shapes inferred) before it is written.
+export_arrays, export_control); Variables and closed-over arrays become initializers.
+The model is checked with onnx.checker (and its shapes inferred) before it is written.
 """
 import numpy as np
 import onnx

@@ -47,17 +47,20 @@ def simple(op_type, bool_op=None):
 
 def add(w, node):
     """x + y; x + 0.0 as what it is, x with -0.0 made +0.0: ONNX Runtime's optimizer
-    removes an Add of a zero constant (measured: 0.0 + -0.0 gave -0.0)."""
+    removes an Add of a zero constant in some graphs (0.0 + -0.0 came out -0.0)."""
     zero_at = [i for i, v in enumerate(node.inputs) if _is_plus_zero(v)]
-    names, dtype = loop_operands(w, node)
-    if dtype.kind != "f" or not zero_at:
-        return simple("Add", bool_op="Or")(w, node)
+    if not zero_at:
+        return _plain_add(w, node)
+    names, dtype = loop_operands(w, node)  # (a float loop: one operand is a float)
     zero, other = names[zero_at[0]], names[1 - zero_at[0]]
     result = w.add("Where", [w.add("Equal", [other, zero]), zero, other])
     shape = node.outputs[0].type.shape
     if shape != node.inputs[1 - zero_at[0]].type.shape:  # (the zeros broadcast it)
         result = w.add("Expand", [result, w.ints(shape)])
     return finish(w, node, result, dtype)
+
+
+_plain_add = simple("Add", bool_op="Or")
 
 
 def _is_plus_zero(value):

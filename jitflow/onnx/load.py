@@ -2,10 +2,11 @@
 
 The model's graph is run node by node on jitflow's arrays, each ONNX operator written
 with jitflow.numpy (load_math, load_arrays, load_nn, load_resize, load_control,
-load_fourier, load_sorting): traced, the whole model becomes one jitflow graph, optimized and compiled
-per input signature, and differentiable like any other. Values known while tracing (shapes, and what is computed
-from them and from constants alone) are computed then with onnx's reference evaluator,
-so shape arithmetic is folded away as ONNX exporters expect.
+load_fourier, load_sorting): traced, the whole model becomes one jitflow graph,
+optimized and compiled per input signature, and differentiable like any other. Values
+known while tracing (shapes, and what is computed from them and from constants alone)
+are computed then with onnx's reference evaluator, so shape arithmetic is folded away
+as ONNX exporters expect.
 """
 import inspect
 import keyword
@@ -80,7 +81,7 @@ def _default_opset(model):
 def _runner(graph, opset):
     """The Python function of the graph's inputs, with a signature named after them."""
     initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    inputs = [i for i in graph.input if i.name not in _initializer_names(graph)]
+    inputs = [i for i in graph.input if i.name not in initializers]
 
     def run(*args):
         scope = dict(initializers)
