@@ -10,7 +10,7 @@ import numpy as np
 
 from . import ops
 from .errors import at_user_line
-from .ir.types import normalize_axis
+from .ir.types import bfloat16, is_bfloat16, normalize_axis
 from .trace import Tracer
 
 
@@ -56,8 +56,21 @@ def dot(a, b, out=None):
     if not sa or not sb:
         return ops.multiply(a, b)
     if len(sb) <= 2:
-        return matmul(a, b, out)
+        return _rounded_like_dot(matmul(a, b, out), a, b)
     return tensordot(a, b, axes=([len(sa) - 1], [len(sb) - 2]))
+
+
+def _rounded_like_dot(product, a, b):
+    """NumPy's dot (and tensordot, inner, vdot) of bfloat16 operands sums the products in
+    float32 and rounds the sum to bfloat16; matmul, which computes it here, keeps the
+    float32 sum."""
+    if bfloat16 is not None and is_bfloat16(np.result_type(_dtype(a), _dtype(b))):
+        return ops.cast(product, bfloat16)
+    return product
+
+
+def _dtype(x):
+    return x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype
 
 
 def inner(a, b):
@@ -100,6 +113,6 @@ def tensordot(a, b, axes=2):
                       (math.prod(sa[i] for i in free_a), k))
     rhs = ops.reshape(ops.transpose(b, axes_b + free_b),
                       (k, math.prod(sb[i] for i in free_b)))
-    result = ops.matmul(lhs, rhs)
+    result = _rounded_like_dot(ops.matmul(lhs, rhs), a, b)
     return ops.reshape(result, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 

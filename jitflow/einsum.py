@@ -12,6 +12,7 @@ import numpy as np
 from . import ops
 from .contract import as_array
 from .errors import at_user_line
+from .ir.types import is_bfloat16
 from .trace import Tracer
 
 
@@ -19,6 +20,9 @@ def einsum(subscripts, *operands, optimize=False):
     """NumPy's einsum. `optimize` is accepted for NumPy code and ignored: the operands
     are contracted left to right, to the same result."""
     operands = [as_array(x) for x in operands]
+    if any(is_bfloat16(x.dtype) for x in operands):
+        raise TypeError(at_user_line("einsum: invalid data type bfloat16 (NumPy's einsum "
+                                     "has no bfloat16 loop); cast the operands first"))
     specs, output = _parse(subscripts.replace(" ", ""), operands)
     sizes = _letter_sizes(specs, operands)
     terms = [_take_diagonals(x, spec) for x, spec in zip(operands, specs)]

@@ -223,7 +223,13 @@ def _same_bytes(array, copy):
         return False
     if array.size == 0:  # (no bytes, and memoryview refuses a zero in the shape)
         return True
-    return memoryview(np.ascontiguousarray(array)).cast("B") == memoryview(copy).cast("B")
+    return _bytes_of(np.ascontiguousarray(array)) == _bytes_of(copy)
+
+
+def _bytes_of(array):
+    """A C-contiguous array's bytes, uncopied (as bytes: a memoryview of the array
+    itself refuses dtypes the buffer protocol lacks, such as bfloat16)."""
+    return memoryview(array.reshape(-1).view(np.uint8))
 
 
 def _contents(cell):

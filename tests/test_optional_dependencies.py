@@ -5,7 +5,7 @@ import sys
 import textwrap
 
 OPTIONAL = ["safetensors", "safetensors.numpy", "onnx", "onnxruntime", "tensorboard",
-            "mpi4py"]
+            "mpi4py", "ml_dtypes"]
 
 
 def run_without_extras(code, cwd=None):
@@ -21,6 +21,9 @@ def test_jitflow_imports_and_compiles_without_the_extras():
         import jitflow, jitflow.nn, jitflow.v1
         f = jitflow.function(lambda x: np.tanh(x) * 2)
         assert np.allclose(f(np.ones(3)), np.tanh(np.ones(3)) * 2)
+        assert not hasattr(jitflow.numpy, "bfloat16")  # ml_dtypes' own
+        g = jitflow.function(lambda x: np.sum(x.astype(np.float16)) + np.max(x))
+        assert g(np.arange(3.0)) == 5.0
         print("ran")
     """)
     assert done.returncode == 0, done.stderr

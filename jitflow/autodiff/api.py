@@ -9,6 +9,7 @@ from .. import numpy as jnp
 from .. import pytree
 from ..batching.vmap import vmap
 from ..errors import at_user_line
+from ..ir.types import is_floating
 from ..trace import Tracer, constant_type
 from .linearize import Linearized, result, zeros_of
 from .transform import differentiable
@@ -129,7 +130,7 @@ def _check_like(tree, structure, types, paths, what):
     checked = []
     for leaf, type, path in zip(leaves, types, paths):
         got = constant_type(leaf)
-        if got.shape != type.shape or (differentiable(type) and got.dtype.kind != "f"):
+        if got.shape != type.shape or (differentiable(type) and not is_floating(got.dtype)):
             raise ValueError(at_user_line(
                 f"{what}{path} has shape {got.shape} and dtype {got.dtype}, expected "
                 f"shape {type.shape} and dtype {type.dtype}"))

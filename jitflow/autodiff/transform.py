@@ -12,12 +12,13 @@ from .. import ops
 from ..errors import at_user_line
 from ..ir.graph import Lit, Var
 from ..ir.interpret import as_operand
+from ..ir.types import is_floating
 from ..trace import bind, constant_type, make_graph
 
 
 def differentiable(type):
     """Only floating-point values carry derivatives; integers and booleans get none."""
-    return type.dtype.kind == "f"
+    return is_floating(type.dtype)
 
 
 def read(env, value):

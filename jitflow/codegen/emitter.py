@@ -13,6 +13,8 @@ from contextlib import contextmanager
 import numpy as np
 from llvmlite import ir
 
+from ..ir.types import bfloat16 as BFLOAT16, is_bfloat16
+
 I1, I8, I16 = ir.IntType(1), ir.IntType(8), ir.IntType(16)
 I32, I64 = ir.IntType(32), ir.IntType(64)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
@@ -20,10 +22,13 @@ PTR = ir.PointerType()
 
 # LLVM's integers have no sign: signed and unsigned dtypes share a type, and the
 # instructions (sext or zext, sdiv or udiv, icmp slt or ult) carry the difference.
+# bfloat16 is held as its 16 bits, an i16: native code computes it in float32
+# (Emitter._cast_bfloat16), so no operation sees it as a float of its own.
 LLVM_TYPES = {np.dtype(np.bool_): I8, np.dtype(np.float16): F16,
               np.dtype(np.float32): F32, np.dtype(np.float64): F64,
               **{np.dtype(f"{kind}{size}"): ir.IntType(size * 8)
-                 for kind in "iu" for size in (1, 2, 4, 8)}}
+                 for kind in "iu" for size in (1, 2, 4, 8)},
+              **({BFLOAT16: I16} if BFLOAT16 is not None else {})}
 
 
 def ltype(dtype):
@@ -120,6 +125,8 @@ class Emitter:
     # --- constants and casts ----------------------------------------------------------
     def const(self, value, dtype):
         dtype = np.dtype(dtype)
+        if is_bfloat16(dtype):
+            value = bfloat16_bits(value)
         value = float(value) if dtype.kind == "f" else int(value)
         return constant(self.typed(ltype(dtype)), value)
 
@@ -142,6 +149,8 @@ class Emitter:
         src, dst = np.dtype(src), np.dtype(dst)
         if src == dst:
             return value
+        if is_bfloat16(src) or is_bfloat16(dst):
+            return self._cast_bfloat16(value, src, dst)
         exact = _exact_constant(value, dst)
         if exact is not None:
             return exact
@@ -179,6 +188,26 @@ class Emitter:
         else:
             narrow = self.cast(value, src, float32)
         return self.b.fptrunc(narrow, shaped_like(value.type, F16))
+
+    def _cast_bfloat16(self, value, src, dst):
+        """bfloat16 is the upper half of a float32: widened by a shift, exactly. Every
+        cast to it goes through float32, as ml_dtypes' casts do (float64 and int64
+        values are rounded twice), and rounds to nearest even from there; a NaN becomes
+        the quiet NaN of its sign."""
+        b, float32 = self.b, np.dtype(np.float32)
+        if is_bfloat16(src):
+            bits = b.shl(b.zext(value, shaped_like(value.type, I32)), constant(
+                shaped_like(value.type, I32), 16))
+            return self.cast(b.bitcast(bits, shaped_like(value.type, F32)), float32, dst)
+        single = self.cast(value, src, float32)
+        word = shaped_like(single.type, I32)
+        bits = b.bitcast(single, word)
+        high = b.lshr(bits, constant(word, 16))
+        bias = b.add(constant(word, 0x7FFF), b.and_(high, constant(word, 1)))
+        rounded = b.lshr(b.add(bits, bias), constant(word, 16))
+        quiet_nan = b.or_(b.and_(high, constant(word, 0x8000)), constant(word, 0x7FC0))
+        is_nan = b.fcmp_unordered("uno", single, single)
+        return b.trunc(b.select(is_nan, quiet_nan, rounded), shaped_like(single.type, I16))
 
     def _to_odd_float32(self, value):
         """float64 -> float32 rounded to odd: truncated toward zero, with the last bit
@@ -381,6 +410,11 @@ class Emitter:
 
 
 FLOAT16 = np.dtype(np.float16)
+
+
+def bfloat16_bits(value):
+    """The 16 bits of `value` rounded to bfloat16 (NumPy's rounding, through float32)."""
+    return int(np.asarray(value).astype(np.float32).astype(BFLOAT16).view(np.uint16))
 
 
 def _constant(value):

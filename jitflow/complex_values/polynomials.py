@@ -2,15 +2,12 @@
 characteristic polynomial of a square matrix, from its eigenvalues (complex), and the
 refusal of complex roots, whose polynomial's dtype depends on their values; roots,
 from a companion matrix's eigenvalues; and polyfit of complex points or values."""
-import operator
-import warnings
 
 import numpy as np
 
 from .. import numpy as jnp
 from ..errors import at_user_line
-from ..numpy.polynomials import _check_fit_arguments, check_fit_weights
-from ..trace import Tracer
+from ..numpy.polynomials import least_squares_fit
 from .functions import call
 from .linalg import _eager, eigvals
 from .parts import is_complex
@@ -85,39 +82,7 @@ def roots(p, *, strip_zeros=True):
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """NumPy 2.4's recipe where x, y or w is complex (jitflow.numpy's functions take
-    the complex ones): the Vandermonde matrix of x, rows weighted by w, each column
-    divided by the complex root of its complex squares summed, solved by complex least
-    squares, and the coefficients unscaled; cov from the inverse of lhs.T @ lhs (not
-    conjugated), as NumPy's."""
-    order = operator.index(deg) + 1
-    x, y = jnp.add(jnp.asarray(x), 0.0), jnp.add(jnp.asarray(y), 0.0)
-    _check_fit_arguments(x, y, deg)
-    if rcond is None:
-        rcond = jnp.shape(x)[0] * np.finfo(x.dtype).eps
-    lhs, rhs = jnp.vander(x, order), y
-    if w is not None:
-        w = jnp.add(jnp.asarray(w), 0.0)
-        check_fit_weights(w, y)
-        lhs = jnp.multiply(lhs, w[:, None])
-        rhs = jnp.multiply(rhs, w[:, None] if jnp.ndim(rhs) == 2 else w)
-    scale = jnp.sqrt(jnp.sum(jnp.multiply(lhs, lhs), axis=0))  # (complex squares)
-    lhs = jnp.divide(lhs, scale)
-    c, residuals, rank, s = jnp.linalg.lstsq(lhs, rhs, rcond)
-    c = jnp.divide(c.T, scale).T
-    if not isinstance(rank, Tracer) and int(rank) != order and not full:
-        warnings.warn("Polyfit may be poorly conditioned", np.exceptions.RankWarning,
-                      stacklevel=2)
-    if full:
-        return c, residuals, rank, s, rcond
-    if not cov:
-        return c
-    base = jnp.divide(jnp.linalg.inv(jnp.dot(lhs.T, lhs)), jnp.outer(scale, scale))
-    if cov == "unscaled":
-        factor = 1
-    else:
-        if jnp.shape(x)[0] <= order:
-            raise ValueError(at_user_line("the number of data points must exceed order "
-                                          "to scale the covariance matrix"))
-        factor = jnp.divide(residuals, jnp.shape(x)[0] - order)
-    return c, jnp.multiply(base if jnp.ndim(y) == 1 else base[:, :, None], factor)
+    """NumPy 2.4's recipe where x, y or w is complex: jitflow.numpy.polyfit's, with the
+    namespace's functions, which take complex values (columns scaled by the complex
+    root of their complex squares summed, complex least squares)."""
+    return least_squares_fit(jnp, x, y, deg, rcond, full, w, cov)

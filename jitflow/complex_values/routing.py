@@ -11,6 +11,7 @@ from types import FunctionType
 import numpy as np
 
 from .. import numpy as jnp
+from ..numpy.bfloat16_rules import refused_for_bfloat16
 from ..trace import Tracer, innermost_builder
 from . import functions
 from .creation import BY_DTYPE
@@ -88,7 +89,13 @@ def _routed(name, function, numpy_namespace):
     routed.__wrapped_for_complex__ = function
     # an alias made with functools.wraps (row_stack of vstack) still names the original
     routed.__wrapped__ = getattr(function, "__wrapped__", function)
-    return routed
+    # (before the complex routes too: numpy.fft's transforms of bfloat16 would be
+    # complex128 here, complex64 in NumPy)
+    refusing = refused_for_bfloat16(name, routed)
+    if refusing is not routed:
+        refusing.__wrapped_for_complex__ = function
+        refusing.__wrapped__ = routed.__wrapped__
+    return refusing
 
 
 def _numpy_takes(numpy_function, args, kwargs):

@@ -2,6 +2,8 @@
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from .types import bfloat16, is_bfloat16
+
 
 class MissingRuleError(NotImplementedError):
     """A transform or backend needs a rule a primitive does not define."""
@@ -46,7 +48,19 @@ class Primitive:
         if self.has_subgraphs:
             params["subgraphs"] = subgraphs
         result = self.type_rule(*in_types, **params)
-        return tuple(result) if self.multiple_results else (result,)
+        out_types = tuple(result) if self.multiple_results else (result,)
+        self._check_bfloat16(in_types + out_types)
+        return out_types
+
+    def _check_bfloat16(self, types):
+        """Native code computes bfloat16 in the primitives of BFLOAT16_PRIMITIVES and in
+        elementwise ones; the NumPy functions that take bfloat16 reach only those (a sum
+        as a running sum, a max as float32's), so any other is refused, not guessed."""
+        if bfloat16 is None or self.elementwise or self.name in BFLOAT16_PRIMITIVES:
+            return
+        if any(is_bfloat16(t.dtype) for t in types if hasattr(t, "dtype")):
+            raise TypeError(f"bfloat16 operands are not supported here; cast them to "
+                            f"float32 first (types {', '.join(map(str, types))})")
 
     def evaluate(self, *values, subgraphs=(), **params):
         """Run impl and always return a tuple of outputs."""
@@ -67,6 +81,12 @@ class Primitive:
 
 
 REGISTRY: dict = {}
+
+# Primitives other than elementwise ones whose native code handles bfloat16: they move
+# elements, or round each step of a running sum or product to bfloat16 as NumPy does.
+BFLOAT16_PRIMITIVES = frozenset({
+    "reshape", "broadcast_to", "transpose", "slice", "gather", "concatenate", "pad",
+    "cumsum", "cumprod"})
 # Rearrangements of their operand's elements: native code makes them strided views of
 # its memory, with no code, so passes leave them where they are read.
 VIEW_OPS = frozenset({"reshape", "transpose", "broadcast_to", "slice"})

@@ -1,12 +1,22 @@
 """Dtypes and tensor types, with NumPy 2 promotion and broadcasting rules.
 
 jitflow's dtypes are NumPy's bool, signed and unsigned integers of 8 to 64 bits,
-float16, float32 and float64. A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
+float16, float32 and float64, and ml_dtypes' bfloat16 where that package is installed.
+A value is *weakly typed* when it came from a Python scalar (NEP 50): it takes
 the dtype of the array it meets, as a Python int or float does in NumPy 2.
+
+bfloat16 follows NumPy's rules with ml_dtypes' loops, which NumPy's own dtype resolution
+gives (bfloat16 + 1.0 is float32, bfloat16 + np.int32 is float64, bfloat16 and float16
+have no common dtype). Its dtype's kind is "V", so code asks `is_floating`, not the kind.
 """
 from dataclasses import dataclass
 
 import numpy as np
+
+try:
+    import ml_dtypes
+except ImportError:  # bfloat16 is an optional extra
+    ml_dtypes = None
 
 bool_ = np.dtype(np.bool_)
 int8 = np.dtype(np.int8)
@@ -20,13 +30,27 @@ uint64 = np.dtype(np.uint64)
 float16 = np.dtype(np.float16)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
+bfloat16 = np.dtype(ml_dtypes.bfloat16) if ml_dtypes is not None else None
 
 INTEGER_DTYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
-SUPPORTED_DTYPES = (bool_,) + INTEGER_DTYPES + (float16, float32, float64)
+SUPPORTED_DTYPES = (bool_,) + INTEGER_DTYPES + (float16, float32, float64) + \
+    ((bfloat16,) if bfloat16 is not None else ())
 SHORT_NAMES = {bool_: "bool", float16: "f16", float32: "f32", float64: "f64",
+               bfloat16: "bf16",
                **{d: f"{d.kind}{d.itemsize * 8}" for d in INTEGER_DTYPES},
                # (no graph holds complex values: these name a complex Variable's type)
                np.dtype(np.complex64): "c64", np.dtype(np.complex128): "c128"}
+
+
+def is_floating(dtype):
+    """A real floating-point dtype: NumPy's kind "f", or bfloat16 (kind "V")."""
+    return dtype.kind == "f" or is_bfloat16(dtype)
+
+
+def is_bfloat16(dtype):
+    """dtype is bfloat16. (Never `dtype == bfloat16` without ml_dtypes: np.dtype(None)
+    is float64, so float64 == None holds.)"""
+    return bfloat16 is not None and np.dtype(dtype) == bfloat16
 
 
 class ShapeError(ValueError):

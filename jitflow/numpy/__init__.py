@@ -62,6 +62,7 @@ from .polynomials import *  # noqa: F401,F403
 from .conversions import *  # noqa: F401,F403
 from .dtype_queries import *  # noqa: F401,F403
 from . import fft, linalg  # noqa: F401
+from ..ir.types import bfloat16 as _bfloat16
 
 # NumPy 2's names for the same functions
 asinh, acosh, atanh, pow, concat, permute_dims = (arcsinh, arccosh, arctanh,  # noqa: F405
@@ -72,6 +73,8 @@ bool_, int32, int64, float32, float64 = (_np.bool_, _np.int32, _np.int64, _np.fl
                                          _np.float64)
 int8, int16, uint8, uint16, uint32, uint64 = (_np.int8, _np.int16, _np.uint8, _np.uint16,
                                               _np.uint32, _np.uint64)
+if _bfloat16 is not None:  # ml_dtypes' (an optional extra), as jax.numpy.bfloat16
+    bfloat16 = _bfloat16.type
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, None
 ndarray = _np.ndarray
 dtype = _np.dtype
@@ -86,7 +89,7 @@ __all__ = [name for name in dir() if not name.startswith("_") and
                         "flat_indices", "index_grids", "histograms", "bits",
                         "dtype_queries",
                         "editing", "summing",
-                        "special", "polynomials", "conversions")]
+                        "special", "polynomials", "conversions", "bfloat16_rules")]
 
 
 def _reading_variables(function):
@@ -111,6 +114,8 @@ def _reading_variables(function):
 
 
 from ..trace import Stateful as _Stateful  # noqa: E402
+from .bfloat16_rules import computed_in_float32 as _computed_in_float32  # noqa: E402
+from .bfloat16_rules import refused_for_bfloat16 as _refused_for_bfloat16  # noqa: E402
 from ..trace import read_stateful as _read_stateful  # noqa: E402
 
 _HOLDERS = (_Stateful, list, tuple)  # what may be or hold a Variable
@@ -138,9 +143,15 @@ def _deferring(args, kwargs):
     return None
 
 for _name in __all__:
+    if isinstance(getattr(_np, _name, None), _np.ufunc):
+        globals()[_name] = _computed_in_float32(getattr(_np, _name), globals()[_name])
+    elif _inspect.isfunction(globals()[_name]):
+        globals()[_name] = _refused_for_bfloat16(_name, globals()[_name])
     if _inspect.isfunction(globals()[_name]):
         globals()[_name] = _reading_variables(globals()[_name])
 for _module in (linalg, fft):
     for _name in _module.__all__:
-        setattr(_module, _name, _reading_variables(getattr(_module, _name)))
+        _refusing = _refused_for_bfloat16(f"{_module.__name__.rsplit('.', 1)[1]}.{_name}",
+                                          getattr(_module, _name))
+        setattr(_module, _name, _reading_variables(_refusing))
         getattr(_module, _name).__module__ = _module.__name__

@@ -5,7 +5,7 @@ import numpy as _np
 
 from .. import ops
 from ..errors import at_user_line
-from ..ir.types import SUPPORTED_DTYPES, ufunc_loop_dtypes
+from ..ir.types import SUPPORTED_DTYPES, is_bfloat16, ufunc_loop_dtypes
 from ..trace import Tracer, constant_type
 from ._common import _dtype_of, _no_out, _strong
 from .elementwise import _cast_for_loop
@@ -48,20 +48,24 @@ def _cast(value, dtype):
     return _np.asarray(value).astype(dtype)
 
 
-def _narrowed(result):
-    """A half loop's float32 results rounded to half (a tuple's, each)."""
+def _narrowed(result, dtype):
+    """A half (bfloat16) loop's float32 results rounded to `dtype` (a tuple's, each)."""
     if isinstance(result, tuple):
-        return tuple(_narrowed(r) for r in result)
-    return _strong(_cast(result, _np.float16) if _dtype_of(result) == _np.float32
-                   else result)
+        return tuple(_narrowed(r, dtype) for r in result)
+    return _strong(_cast(result, dtype) if _dtype_of(result) == _np.float32 else result)
+
+
+def _computed_in_float32(dtype):
+    return dtype == _np.float16 or is_bfloat16(dtype)
 
 
 def composite_ufunc(ufunc, half_in_float32=True):
     """NumPy's `ufunc` built by the decorated body(*args, dtype=out dtype), which gets
     the operands already in the loop's dtypes; out=, where= and dtype= as the
     primitives' ufuncs take them (elementwise.py). A float16 loop is computed in
-    float32 and rounded once, as NumPy's half loops are, unless `half_in_float32` is
-    False (a body exact in half whose primitives treat halves their own way)."""
+    float32 and rounded once, as NumPy's half loops are (and ml_dtypes' bfloat16 loops),
+    unless `half_in_float32` is False (a body exact in half whose primitives treat
+    halves their own way)."""
     def decorate(body):
         name = ufunc.__name__
 
@@ -73,11 +77,11 @@ def composite_ufunc(ufunc, half_in_float32=True):
             if dtype is not None:
                 args = _cast_for_loop(name, args, dtype)
             operands, out_dtype = in_loop_dtypes(ufunc, *args)
-            if out_dtype == _np.float16 and half_in_float32:  # in float32, rounded once
+            if _computed_in_float32(out_dtype) and half_in_float32:  # rounded once
                 wide = _np.dtype(_np.float32)
                 operands = [_cast(a, wide) if _dtype_of(a) == out_dtype else a
                             for a in operands]
-                return _narrowed(body(*operands, dtype=wide))
+                return _narrowed(body(*operands, dtype=wide), out_dtype)
             return _strong(body(*operands, dtype=out_dtype))
         function.__name__ = function.__qualname__ = name
         function.__doc__ = f"NumPy's {name}, on arrays and traced values.\n\n{body.__doc__}"

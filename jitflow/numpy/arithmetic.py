@@ -7,6 +7,7 @@ bit, NaN, infinities and signed zeros included; derivatives follow from the prim
 """
 import numpy as _np
 
+
 from .. import ops
 from ..errors import at_user_line
 from ._common import _dtype_of, _no_out, _strong
@@ -161,7 +162,7 @@ def round(a, decimals=0, out=None):
             raise TypeError(at_user_line(f"numpy.round of bool to {decimals} decimals: "
                                          f"NumPy cannot cast the result back to bool"))
         return rint(a)
-    if _dtype_of(a).kind != "f":
+    if _dtype_of(a).kind in "iu":  # (NumPy's test: bfloat16 is rounded as a float)
         if decimals < 0:
             raise NotImplementedError(at_user_line(
                 f"jitflow.numpy.round of integers ({_dtype_of(a)}) to {decimals} "
@@ -169,10 +170,16 @@ def round(a, decimals=0, out=None):
         return ops.cast(a, _dtype_of(a))
     if decimals == 0:
         return rint(a)
-    scale = 10.0 ** abs(decimals)
-    if decimals > 0:
-        return ops.divide(rint(ops.multiply(a, scale)), scale)
-    return ops.multiply(rint(ops.divide(a, scale)), scale)
+    scale, dtype = 10.0 ** abs(decimals), _dtype_of(a)
+    first, then = (ops.multiply, ops.divide) if decimals > 0 else (ops.divide, ops.multiply)
+    # NumPy writes each step into an array of a's dtype: bfloat16 times a Python float
+    # computes in float32, rounded to bfloat16 there
+    scaled = rint(_as_dtype(first(a, scale), dtype))
+    return _as_dtype(then(scaled, scale), dtype)
+
+
+def _as_dtype(x, dtype):
+    return x if _dtype_of(x) == dtype else ops.cast(x, dtype)
 
 
 around = round

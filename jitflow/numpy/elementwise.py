@@ -6,7 +6,8 @@ import numpy as _np
 
 from .. import ops
 from ..errors import at_user_line
-from ..ir.types import as_dtype, promotion_operand, result_dtype
+from ..ir.types import (as_dtype, is_bfloat16, promotion_operand, result_dtype,
+                        ufunc_loop_dtypes)
 from ..trace import Tracer, aliases, constant_type
 from ._common import _dtype_of, _no_out, _shape, _strong
 
@@ -125,11 +126,17 @@ def isfinite(x, out=None):
 
 
 def log2(x):
-    return _strong(ops.divide(ops.log(x), math.log(2)))
+    return _log_in_base(x, 2)
 
 
 def log10(x):
-    return _strong(ops.divide(ops.log(x), math.log(10)))
+    return _log_in_base(x, 10)
+
+
+def _log_in_base(x, base):
+    if is_bfloat16(_dtype_of(x)):  # ml_dtypes' loop: in float32, rounded once
+        return astype(_log_in_base(astype(x, _np.float32), base), _dtype_of(x))
+    return _strong(ops.divide(ops.log(x), math.log(base)))
 
 
 def where(condition, x, y):
@@ -193,8 +200,10 @@ def clip(a, a_min=None, a_max=None, out=None):
         return positive(a)  # what NumPy 2 computes: a copy (and an error for bool)
     # NumPy's clip is one ufunc of all three: compute in their common dtype, so that a
     # Python float bound is not first rounded to a float32 x and then widened.
-    operands = [v for v in (a, a_min, a_max) if v is not None]
-    common, _ = result_dtype(*(constant_type(v) for v in operands))
+    # (The dtype of that ufunc's loop: bfloat16, which has no clip loop, is clipped in
+    # float32.)
+    common = ufunc_loop_dtypes(_np._core.umath.clip, [constant_type(v) for v in (
+        a, a_min if a_min is not None else a, a_max if a_max is not None else a)])[-1]
     a = a if _dtype_of(a) == common else astype(a, common)
     # maximum and minimum return their second operand on ties (-0.0 against 0.0). With
     # one bound NumPy calls maximum(x, bound) or minimum(x, bound): ties give the bound.

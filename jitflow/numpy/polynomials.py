@@ -8,6 +8,7 @@ leading ones assumed nonzero, as JAX assumes), eager ones are trimmed as NumPy t
 """
 import operator
 import warnings
+from types import SimpleNamespace
 
 import numpy as _np
 
@@ -132,23 +133,31 @@ def poly(seq_of_zeros):
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """NumPy's recipe: the Vandermonde matrix (rows weighted by w), its columns scaled
-    to unit norm, solved by least squares (jitflow.numpy.linalg.lstsq), unscaled."""
+    """NumPy's recipe (least_squares_fit) on real values."""
+    return least_squares_fit(_REAL, x, y, deg, rcond, full, w, cov)
+
+
+def least_squares_fit(xp, x, y, deg, rcond, full, w, cov):
+    """NumPy's polyfit with the functions of namespace `xp` (the complex values' fit
+    passes jitflow.numpy, whose functions take them): the Vandermonde matrix of x, rows
+    weighted by w, each column divided by the root of its squares summed (complex
+    squares, as NumPy 2.4's), solved by least squares and unscaled; cov from the inverse
+    of lhs.T @ lhs (not conjugated), as NumPy's."""
     order = operator.index(deg) + 1
-    x, y = add(asarray(x), 0.0), add(asarray(y), 0.0)
+    x, y = xp.add(xp.asarray(x), 0.0), xp.add(xp.asarray(y), 0.0)
     _check_fit_arguments(x, y, deg)
     if rcond is None:
-        rcond = _shape(x)[0] * _np.finfo(_dtype_of(x)).eps
-    lhs, rhs = vander(x, order), y
+        rcond = xp.shape(x)[0] * _np.finfo(x.dtype).eps
+    lhs, rhs = xp.vander(x, order), y
     if w is not None:
-        w = add(asarray(w), 0.0)
+        w = xp.add(xp.asarray(w), 0.0)
         check_fit_weights(w, y)
-        lhs = multiply(lhs, w[:, None])
-        rhs = multiply(rhs, w[:, None] if _ndim(rhs) == 2 else w)
-    scale = sqrt(sum(multiply(lhs, lhs), axis=0))
-    lhs = divide(lhs, scale)
-    c, residuals, rank, s = lstsq(lhs, rhs, rcond)
-    c = divide(c.T, scale).T
+        lhs = xp.multiply(lhs, w[:, None])
+        rhs = xp.multiply(rhs, w[:, None] if xp.ndim(rhs) == 2 else w)
+    scale = xp.sqrt(xp.sum(xp.multiply(lhs, lhs), axis=0))
+    lhs = xp.divide(lhs, scale)
+    c, residuals, rank, s = xp.linalg.lstsq(lhs, rhs, rcond)
+    c = xp.divide(c.T, scale).T
     if not isinstance(rank, Tracer) and int(rank) != order and not full:
         warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning,
                       stacklevel=2)
@@ -156,15 +165,21 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         return c, residuals, rank, s, rcond
     if not cov:
         return c
-    base = divide(inv(matmul(lhs.T, lhs)), outer(scale, scale))
+    base = xp.divide(xp.linalg.inv(xp.matmul(lhs.T, lhs)), xp.outer(scale, scale))
     if cov == "unscaled":
         factor = 1
     else:
-        if _shape(x)[0] <= order:
+        if xp.shape(x)[0] <= order:
             raise ValueError(at_user_line("the number of data points must exceed order "
                                           "to scale the covariance matrix"))
-        factor = divide(residuals, _shape(x)[0] - order)
-    return c, multiply(base if _ndim(y) == 1 else base[:, :, None], factor)
+        factor = xp.divide(residuals, xp.shape(x)[0] - order)
+    return c, xp.multiply(base if xp.ndim(y) == 1 else base[:, :, None], factor)
+
+
+_REAL = SimpleNamespace(
+    add=add, asarray=asarray, shape=_shape, ndim=_ndim, vander=vander, multiply=multiply,
+    divide=divide, sqrt=sqrt, sum=sum, matmul=matmul, outer=outer,
+    linalg=SimpleNamespace(lstsq=lstsq, inv=inv))
 
 
 def check_fit_weights(w, y):

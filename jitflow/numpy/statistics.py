@@ -10,7 +10,7 @@ import numpy as _np
 from .. import ops
 from ..contract import matmul
 from ..errors import at_user_line
-from ..ir.types import normalize_axes
+from ..ir.types import is_floating, normalize_axes
 from ..trace import Tracer
 from ._common import _dtype_of, _ndim, _no_out, _shape
 from .creation import asarray
@@ -39,11 +39,14 @@ def _nan_extremum(name, extremum, fill):
     def function(a, axis=None, out=None, keepdims=False):
         _no_out(name, out)
         a = asarray(a)
-        if _dtype_of(a).kind != "f":
+        if not is_floating(_dtype_of(a)):  # (NumPy's fmax.reduce: bfloat16 too)
             return extremum(a, axis=axis, keepdims=keepdims)
-        # NaN only where the whole slice is NaN (NumPy warns there)
-        result = extremum(where(isnan(a), fill, a), axis=axis, keepdims=keepdims)
-        return where(all(isnan(a), axis=axis, keepdims=keepdims), _np.nan, result)
+        # NaN only where the whole slice is NaN (NumPy warns there); the fills in a's
+        # dtype (a Python float would make float64 of bfloat16 in where)
+        filled = where(isnan(a), _np.asarray(fill).astype(_dtype_of(a)), a)
+        result = extremum(filled, axis=axis, keepdims=keepdims)
+        return where(all(isnan(a), axis=axis, keepdims=keepdims),
+                     _np.asarray(_np.nan).astype(_dtype_of(a)), result)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"NumPy's {name}: the {extremum.__name__} ignoring NaN."
     return function

@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..ir.primitive import Primitive, register
-from ..ir.types import ShapeError, TensorType, broadcast_shapes, resolve_ufunc_dtypes
+from ..ir.types import (ShapeError, TensorType, broadcast_shapes, is_bfloat16,
+                         resolve_ufunc_dtypes)
 from ..trace import bind, constant_type
 from .elementwise import add_tangents
 from .select import cast
@@ -82,4 +83,14 @@ def matmul(x, y):
     if half:
         wide = np.dtype(np.float32)
         return cast(bind(matmul_p, cast(x, wide), cast(y, wide)), np.dtype(np.float16))
+    if is_bfloat16(constant_type(x).dtype) or is_bfloat16(constant_type(y).dtype):
+        return _in_loop_dtype(x, y)
     return bind(matmul_p, x, y)
+
+
+def _in_loop_dtype(x, y):
+    """NumPy's matmul of bfloat16: it has no bfloat16 loop, so both operands are cast to
+    the float loop NumPy picks (float32, float64 beside a float64) and the product is
+    in that dtype."""
+    resolved = np.matmul.resolve_dtypes((constant_type(x).dtype, constant_type(y).dtype, None))
+    return bind(matmul_p, cast(x, resolved[0]), cast(y, resolved[1]))

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ir.primitive import Primitive, register
-from ..ir.types import TensorType, int64, uint64
+from ..ir.types import TensorType, bfloat16, float32, int64, is_bfloat16, uint64
 from ..trace import bind, constant_type
 from .elementwise import (INTEGER_RESULT, add, divide, equal, isnan, logical_and,
                           logical_or, multiply)
@@ -107,13 +107,62 @@ reduce_min_p = reduction("reduce_min", np.min, vjp=_extremum_vjp, jvp=_extremum_
 
 def reduce_sum(x, *, axes, keepdims=False):
     """The sum over `axes`; of float16, NumPy's: added in float32, rounded to half once."""
+    if _is_bfloat16(x):
+        # NumPy's total starts from 0.0, so a sum is never -0.0 (where the running
+        # sum, starting from the first element, is -0.0 for [-0.0])
+        zero = np.zeros((), bfloat16)
+        return add(_running_total(cumsum, x, axes, keepdims, empty=0), zero)
     if constant_type(x).dtype == np.float16:
         wide = bind(reduce_sum_p, cast(x, np.dtype(np.float32)), axes=axes, keepdims=keepdims)
         return cast(wide, np.dtype(np.float16))
     return bind(reduce_sum_p, x, axes=axes, keepdims=keepdims)
-def reduce_prod(x, *, axes, keepdims=False): return bind(reduce_prod_p, x, axes=axes, keepdims=keepdims)
-def reduce_max(x, *, axes, keepdims=False): return bind(reduce_max_p, x, axes=axes, keepdims=keepdims)
-def reduce_min(x, *, axes, keepdims=False): return bind(reduce_min_p, x, axes=axes, keepdims=keepdims)
+
+
+def reduce_prod(x, *, axes, keepdims=False):
+    if _is_bfloat16(x):
+        return _running_total(cumprod, x, axes, keepdims, empty=1)
+    return bind(reduce_prod_p, x, axes=axes, keepdims=keepdims)
+
+
+def reduce_max(x, *, axes, keepdims=False):
+    return _extremum(reduce_max_p, x, axes, keepdims)
+
+
+def reduce_min(x, *, axes, keepdims=False):
+    return _extremum(reduce_min_p, x, axes, keepdims)
+
+
+def _extremum(prim, x, axes, keepdims):
+    """max or min; of bfloat16, that of its float32 values (each exact there), which
+    is one of them."""
+    if _is_bfloat16(x):
+        return cast(bind(prim, cast(x, float32), axes=axes, keepdims=keepdims), bfloat16)
+    return bind(prim, x, axes=axes, keepdims=keepdims)
+
+
+def _is_bfloat16(x):
+    return is_bfloat16(constant_type(x).dtype)
+
+
+def _running_total(scan, x, axes, keepdims, empty):
+    """NumPy's sum (prod) of bfloat16: its loop adds each element to a bfloat16 total in
+    turn, rounding every step (1000 ones sum to 256), so here the last element of a
+    running sum over the reduced axes flattened in C order, NumPy's order for an array
+    in C order."""
+    from .shapes import transpose
+    from .slicing import slice_array  # slicing's rules use reductions: import late
+    shape = constant_type(x).shape
+    kept = [a for a in range(len(shape)) if a not in axes]
+    kept_shape = [shape[a] for a in kept]
+    count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    result_shape = reduced_shape(shape, axes, keepdims)
+    if count == 0:
+        return broadcast_to(cast(np.float32(empty), bfloat16), result_shape)
+    lines = reshape(transpose(x, tuple(kept) + tuple(axes)), kept_shape + [count])
+    totals = scan(lines, axis=len(kept))
+    last = slice_array(totals, starts=[0] * len(kept) + [count - 1],
+                       steps=[1] * (len(kept) + 1), sizes=kept_shape + [1])
+    return reshape(last, result_shape)
 
 
 def arg_reduction(name, impl):
@@ -134,8 +183,17 @@ argmax_p = arg_reduction("argmax", np.argmax)
 argmin_p = arg_reduction("argmin", np.argmin)
 
 
-def argmax(x, *, axis, keepdims=False): return bind(argmax_p, x, axis=axis, keepdims=keepdims)
-def argmin(x, *, axis, keepdims=False): return bind(argmin_p, x, axis=axis, keepdims=keepdims)
+def argmax(x, *, axis, keepdims=False):
+    return bind(argmax_p, _float32_if_bfloat16(x), axis=axis, keepdims=keepdims)
+
+
+def argmin(x, *, axis, keepdims=False):
+    return bind(argmin_p, _float32_if_bfloat16(x), axis=axis, keepdims=keepdims)
+
+
+def _float32_if_bfloat16(x):
+    """bfloat16 values compared as their float32 values, which hold each exactly."""
+    return cast(x, float32) if _is_bfloat16(x) else x
 
 
 def _cumsum_type(x, *, axis):

@@ -7,11 +7,12 @@ permutation is argsort's, and the transpose of taking x at it is scattering ther
 import numpy as np
 
 from ..ir.primitive import Primitive, register
-from ..ir.types import TensorType, int64
+from ..ir.types import TensorType, float32, int64, is_bfloat16
 from ..trace import bind, constant_type
 from .creation import iota
 from .elementwise import INTEGER_RESULT
 from .reductions import check_axes
+from .select import cast
 from .slicing import gather, scatter, zeros
 
 
@@ -42,7 +43,10 @@ sort_p = register(Primitive(
     vjp=_sort_vjp, jvp=_sort_jvp))
 
 
-def sort(x, *, axis): return bind(sort_p, x, axis=axis)
+def sort(x, *, axis):
+    if is_bfloat16(constant_type(x).dtype):  # sorted as float32 values, each exact there
+        return cast(bind(sort_p, cast(x, float32), axis=axis), constant_type(x).dtype)
+    return bind(sort_p, x, axis=axis)
 
 
 def _argsort_type(x, *, axis):
@@ -57,7 +61,10 @@ argsort_p = register(Primitive(
     no_gradient=INTEGER_RESULT))
 
 
-def argsort(x, *, axis): return bind(argsort_p, x, axis=axis)
+def argsort(x, *, axis):
+    if is_bfloat16(constant_type(x).dtype):
+        x = cast(x, float32)
+    return bind(argsort_p, x, axis=axis)
 
 
 __all__ = ["argsort", "argsort_p", "sort", "sort_p"]

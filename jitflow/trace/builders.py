@@ -7,7 +7,7 @@ import numpy as np
 from ..errors import TracerLeakError, at_user_line, user_frame
 from ..ir.graph import Graph, Lit, Node, Var
 from ..ir.interpret import as_operand
-from ..ir.types import ShapeError, type_of_value
+from ..ir.types import ShapeError, is_floating, type_of_value
 from .aliases import mark_array
 from .per_thread import PerThreadStack
 from .tracer import NO_VALUE, Tracer
@@ -229,7 +229,7 @@ class RecordingBuilder(GraphBuilder):
         if isinstance(value, Tracer):  # an enclosing recording's: its value, not an array
             value = value._builder.value_of(value._var)
         self.values[tracer._var] = as_operand(value, type)
-        if type.dtype.kind == "f":
+        if is_floating(type.dtype):
             self.derived.add(tracer._var)
         return tracer
 
@@ -248,7 +248,7 @@ class RecordingBuilder(GraphBuilder):
             self.values[var] = as_operand(value, var.type)
         if prim.name != "stop_gradient" and any(v in self.derived for v in operands
                                                  if isinstance(v, Var)):
-            self.derived.update(v for v in node.outputs if v.type.dtype.kind == "f")
+            self.derived.update(v for v in node.outputs if is_floating(v.type.dtype))
         return tracers
 
     def _read(self, operand):

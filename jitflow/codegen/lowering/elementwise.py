@@ -11,11 +11,12 @@ from llvmlite import ir
 
 from ...ir.graph import Lit
 from ...ir.passes.fuse import REDUCTIONS
-from ...ir.types import ufunc_loop_dtypes
+from ...ir.types import bfloat16, is_floating, ufunc_loop_dtypes
 from ..emitter import I64, shaped_like
 from ..errors import PYTHON_INT_OVERFLOWS
 from ..loops.reductions import lower_region
-from ..math.scalar import HALF_RULES, MATH_FUNCTION_RULES, RULES as SCALAR_RULES
+from ..math.scalar import (BFLOAT16_RULES, HALF_RULES, MATH_FUNCTION_RULES,
+                           RULES as SCALAR_RULES)
 
 
 class ElementwiseLowering:
@@ -42,7 +43,7 @@ class ElementwiseLowering:
             loop_dtypes = _loop_dtypes(node)
             operands = [self._to_loop_dtype(input, value, dtype, loop) for input, value,
                         dtype, loop in zip(node.inputs, values, in_types, loop_dtypes)]
-            if loop_dtypes[-1] == FLOAT16:
+            if loop_dtypes[-1] in NARROW_FLOAT_RULES:
                 return self._in_float32(node, operands, loop_dtypes)
             result = SCALAR_RULES[_scalar_rule_name(node)](self.em, *operands,
                                                            dtype=loop_dtypes[-1])
@@ -51,16 +52,17 @@ class ElementwiseLowering:
         return result
 
     def _in_float32(self, node, operands, loop_dtypes):
-        """A float16 loop as NumPy's: each operand widened to float32 (exactly), the
-        rule computed there, and a float result rounded to half once."""
+        """A float16 or bfloat16 loop as NumPy's (and ml_dtypes'): each operand widened
+        to float32 (exactly), the rule computed there, and a float result rounded to the
+        narrow dtype once."""
         float32 = np.dtype(np.float32)
-        widened = [self.em.cast(value, dtype, float32) if dtype == FLOAT16 else value
-                   for value, dtype in zip(operands, loop_dtypes)]
+        widened = [self.em.cast(value, dtype, float32) if dtype in NARROW_FLOAT_RULES
+                   else value for value, dtype in zip(operands, loop_dtypes)]
         name = _scalar_rule_name(node)
-        rule = HALF_RULES.get(name) or SCALAR_RULES[name]
+        rule = NARROW_FLOAT_RULES[loop_dtypes[-1]].get(name) or SCALAR_RULES[name]
         result = rule(self.em, *widened, dtype=float32)
         out = node.outputs[0].type.dtype
-        return self.em.cast(result, float32, out) if out == FLOAT16 else result
+        return self.em.cast(result, float32, out) if out in NARROW_FLOAT_RULES else result
 
     def _compare_across_signs(self, node, values):
         """uint64 against int64 (an array or a Python int), which NumPy compares exactly:
@@ -78,7 +80,7 @@ class ElementwiseLowering:
         """An operand converted for the loop. A Python int becomes a float the way Python
         converts it, through float64: 2**60 + 2**36 + 1 rounds twice, to float32 2**60,
         not once (to 2**60 + 2**37) as an int64 array's element does."""
-        if _is_python_int(input) and loop.kind == "f":
+        if _is_python_int(input) and is_floating(loop):
             float64 = np.dtype(np.float64)
             value, dtype = self.em.cast(value, dtype, float64), float64
         return self.em.cast(value, dtype, loop)
@@ -147,7 +149,11 @@ class ElementwiseLowering:
         return inline
 
 
-FLOAT16 = np.dtype(np.float16)
+# The dtypes computed in float32, each with the rules it takes instead of RULES' there
+# (ml_dtypes' bfloat16 maximum and minimum keep y on ties, as float32's do; its sign
+# keeps -0.0).
+NARROW_FLOAT_RULES = {np.dtype(np.float16): HALF_RULES,
+                      **({bfloat16: BFLOAT16_RULES} if bfloat16 is not None else {})}
 COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 

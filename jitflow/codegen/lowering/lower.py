@@ -14,6 +14,7 @@ from llvmlite import ir
 
 from ...ir.graph import Lit
 from ...ir.primitive import VIEW_OPS
+from ...ir.types import is_bfloat16, is_floating
 from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
 from ..errors import ErrorState
 from ..jit.engine import SHORT_PIPELINE
@@ -382,11 +383,14 @@ class Lowering(ElementwiseLowering):
         array = lit.value
         flat = array.reshape(-1)
         if flat.size and np.all(flat == flat[0]) and (
-                lit.type.dtype.kind != "f" or np.all(np.signbit(flat) == np.signbit(flat[0]))):
+                not is_floating(lit.type.dtype) or
+                np.all(np.signbit(flat) == np.signbit(flat[0]))):
             return View(None, lit.type.dtype, array.shape, (0,) * array.ndim, 0, flat[0])
         data = np.ascontiguousarray(array, dtype=lit.type.dtype)
         if lit.type.dtype.kind == "b":
             data = data.astype(np.int8)
+        if is_bfloat16(lit.type.dtype):
+            data = data.view(np.uint16)  # its bits, as native code holds it
         storage = global_for(self.module, data, ltype(lit.type.dtype))
         return View.contiguous(self._remember(storage, "constant", lit), lit.type.dtype,
                                array.shape)

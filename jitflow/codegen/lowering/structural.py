@@ -8,7 +8,7 @@ along some axes), which is how bodies learn where they are.
 """
 import numpy as np
 
-from ...ir.types import stored_like_np_pad
+from ...ir.types import is_bfloat16, stored_like_np_pad
 from ..control.branches import switch
 from ..control.loops import scan, while_loop
 from ..control.python_callbacks import pure_python_callback, python_callback
@@ -42,13 +42,23 @@ def cumsum(lo, node, inputs, outputs):
         previous_at = b.select(first, offsets[1], b.sub(offsets[1], I64(step)))
         previous = em.load(out.base, out.dtype, previous_at)
         value = em.cast(lo.read(x, offsets[0]), x.dtype, out.dtype)
-        total = combine(em, previous, value, dtype=out.dtype)
+        total = _rounded_each_step(em, combine, previous, value, out.dtype)
         # the first element is taken as it is: NumPy's cumsum of [-0.0] is [-0.0]
         em.store(b.select(first, value, total), out.base, out.dtype, offsets[1])
     # The lines along the other axes are independent: a view walking only those lets
     # the nest be split between threads along one of them, never along the scan.
     lines = index_view(x.shape, [a for a in range(len(x.shape)) if a != axis])
     lo.loop_nest(x.shape, [x, out, index_view(x.shape, (axis,)), lines], body, owner=3)
+
+
+def _rounded_each_step(em, combine, x, y, dtype):
+    """x + y (or x * y) in `dtype`; bfloat16's computed in float32 and rounded back, as
+    ml_dtypes' loop does at every step of a running sum."""
+    if not is_bfloat16(dtype):
+        return combine(em, x, y, dtype=dtype)
+    float32 = np.dtype(np.float32)
+    wide = combine(em, em.cast(x, dtype, float32), em.cast(y, dtype, float32), dtype=float32)
+    return em.cast(wide, float32, dtype)
 
 
 def complex_cumprod(lo, node, inputs, outputs):

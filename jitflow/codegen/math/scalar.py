@@ -94,6 +94,13 @@ def sign(em, x, dtype):
     return em.b.select(em.b.icmp_signed("<", x, zero), em.const(-1, dtype), positive)
 
 
+def sign_keeping_zero(em, x, dtype):
+    """ml_dtypes' sign of bfloat16 (computed here on its float32 values): a zero is
+    returned as it is, -0.0 included."""
+    is_zero = em.b.fcmp_ordered("==", x, em.const(0, dtype))
+    return em.b.select(is_zero, x, sign(em, x, dtype))
+
+
 def _math(name):
     def function(em, *args, dtype):
         return mathlib.call(em.b, name, *args)
@@ -337,6 +344,8 @@ def where(em, condition, x, y, dtype):
 
 # Rules a float16 loop takes instead of RULES' (computed on float32 values)
 HALF_RULES = {"max": maximum_of_halves, "min": minimum_of_halves}
+# Rules a bfloat16 loop takes instead of RULES' (computed on float32 values)
+BFLOAT16_RULES = {"sign": sign_keeping_zero}
 
 RULES = {
     "neg": neg, "abs": absolute, "sign": sign, "sqrt": sqrt,

@@ -30,6 +30,7 @@ import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 
+from ...ir.types import SUPPORTED_DTYPES
 from ..emitter import I64, PTR, external_byte
 from ..memory import ALIGNMENT
 from .python_call import (ARRAY_TYPE, C_CONTIGUOUS_AND_ALIGNED, DATA, DESCR, DIMENSIONS,
@@ -76,15 +77,11 @@ def python_entry_abi():
                RETURN_SYMBOL: api_slot(API_RETURN)}
     for name in PYTHON_FUNCTIONS:
         symbols[name] = ctypes.cast(getattr(api, name), ctypes.c_void_p).value
-    for name in _DTYPES:
-        symbols[_dtype_symbol(name)] = id(np.dtype(name))
+    for dtype in SUPPORTED_DTYPES:
+        symbols[_dtype_symbol(dtype)] = id(dtype)
     for name, address in symbols.items():
         llvm.add_symbol(name, address)
     return True
-
-
-_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float16", "float32", "float64")
 
 
 def _layout_holds():

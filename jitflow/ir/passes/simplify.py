@@ -9,6 +9,7 @@ import numpy as np
 
 from ..graph import Lit, Node
 from ..primitive import REGISTRY
+from ..types import is_floating
 from .rewrite import rewrite
 
 
@@ -49,7 +50,8 @@ def _scalar(value, producers):
     first = value.value.flat[0]
     if not np.all(value.value == first):
         return None
-    if value.type.dtype.kind == "f" and np.any(np.signbit(value.value) != np.signbit(first)):
+    if is_floating(value.type.dtype) and \
+            np.any(np.signbit(value.value) != np.signbit(first)):
         return None  # 0.0 and -0.0 are equal but not the same constant
     return first
 
@@ -63,7 +65,7 @@ def _is(value, producers, number, negative_zero=None):
 
 def _is_additive_identity(value, other, producers):
     """-0.0 for floats (x + -0.0 == x for every x); 0 for integers and bool."""
-    if other.type.dtype.kind == "f":
+    if is_floating(other.type.dtype):
         return _is(value, producers, 0, negative_zero=True)
     return _is(value, producers, 0)
 
@@ -107,11 +109,11 @@ def _add(node, x, y, producers):
 
 def _sub(node, x, y, producers, **_):
     if _is(y, producers, 0, negative_zero=False) or (
-            x.type.dtype.kind != "f" and _is(y, producers, 0)):
+            not is_floating(x.type.dtype) and _is(y, producers, 0)):
         return x                                              # x - 0.0 -> x
     if (neg := _negation_in_result_dtype(y, node, producers)) is not None:
         return _node("add", (x, neg.inputs[0]), node)        # x - (-y) -> x + y
-    if x.type.dtype.kind == "f" and _is(x, producers, 0, negative_zero=True):
+    if is_floating(x.type.dtype) and _is(x, producers, 0, negative_zero=True):
         return _node("neg", (y,), node)                      # -0.0 - y -> -y
     return None
 
@@ -203,7 +205,7 @@ def _same_type(node, x, producers, **_):
 
 def _sum_of_one(node, x, producers, **_):
     # NumPy's float sums start from +0.0, so a float sum of one -0.0 is +0.0, not x.
-    return x if x.type.dtype.kind != "f" else None           # sum over size-1 axes -> x
+    return None if is_floating(x.type.dtype) else x  # sum over size-1 axes -> x
 
 
 def _no_longer_needed(node, x, producers, **_):
