@@ -167,6 +167,16 @@ class ArrayMethods:
     nbytes = property(lambda self: self.size * self.dtype.itemsize)
 
     @property
+    def flags(self):
+        """A traced value has no memory layout of its own (native code reads arguments
+        in C order): an AttributeError, as for a missing attribute, that says why
+        (np.isfortran reads it)."""
+        raise AttributeError(at_user_line(
+            f"a traced value {self.dtype}{list(self.shape)} has no flags: its memory "
+            f"layout is the argument's NumPy layout, which a compiled function does not "
+            f"keep; ask outside the traced function"))
+
+    @property
     def mT(self):
         if self.ndim < 2:
             raise ValueError(at_user_line("matrix transpose with ndim < 2 is undefined"))

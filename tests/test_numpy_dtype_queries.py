@@ -87,7 +87,12 @@ def test_python_values_and_value_dependent_questions():
             np.shares_memory(x, x[1:])
         with pytest.raises(TypeError, match="how NumPy laid them out"):
             np.may_share_memory(x, np.ones(2))
+        with pytest.raises(TypeError, match="isfortran of a traced value"):
+            jnp.isfortran(x)
+        with pytest.raises(AttributeError, match="has no flags: its memory layout"):
+            np.isfortran(x)  # (NumPy's own reads x.flags)
         return x
     jitflow.function(scalar_questions)(np.ones(3), 2)
     a = np.ones(4)
     assert jnp.shares_memory(a, a[1:]) and not jnp.may_share_memory(a[:2], a[2:])
+    assert jnp.isfortran(np.ones((2, 3), order="F")) and not jnp.isfortran(a)

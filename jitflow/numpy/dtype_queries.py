@@ -95,6 +95,18 @@ def shares_memory(a, b, /, max_work=None):
     return _overlap("shares_memory", a, b, max_work)
 
 
-__all__ = ["can_cast", "common_type", "isdtype", "isscalar", "issubdtype", "iterable",
-           "may_share_memory", "min_scalar_type", "mintypecode", "promote_types",
+def isfortran(a):
+    """NumPy's: a is Fortran-ordered and not also C-ordered. A traced value has no
+    memory order (native code reads its arguments in C order, copied there if need
+    be), so it is refused, not answered."""
+    if not isinstance(a, Tracer):
+        return _np.isfortran(a)
+    raise TypeError(at_user_line(
+        f"jitflow.numpy.isfortran of a traced value {a.dtype}{list(a.shape)}: its memory "
+        f"order is the argument's NumPy layout, which a compiled function does not "
+        f"keep; ask outside the traced function"))
+
+
+__all__ = ["can_cast", "common_type", "isdtype", "isfortran", "isscalar", "issubdtype",
+           "iterable", "may_share_memory", "min_scalar_type", "mintypecode", "promote_types",
            "shares_memory", "typename"]
