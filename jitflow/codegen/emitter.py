@@ -178,16 +178,65 @@ class Emitter:
         """Casts from and to float16 go through float32, which holds every half and
         every integer that does not overflow a half exactly. float64 to half would round
         twice that way: it is first rounded to float32 to odd (see _to_odd_float32),
-        after which rounding to half gives the correctly rounded result, as NumPy's."""
-        float32 = np.dtype(np.float32)
+        after which rounding to half gives the correctly rounded result, as NumPy's.
+        Without F16C's instructions LLVM would call __extendhfsf2 and __truncsfhf2,
+        which a JIT process need not have: the conversions are then integer code."""
+        float32, hardware = np.dtype(np.float32), half_in_hardware()
         if src == FLOAT16:
-            wide = self.b.fpext(value, shaped_like(value.type, F32))
+            wide = self.b.fpext(value, shaped_like(value.type, F32)) if hardware else \
+                self._half_to_float(value)
             return self.cast(wide, float32, dst)
         if src == np.dtype(np.float64):
             narrow = self._to_odd_float32(value)
         else:
             narrow = self.cast(value, src, float32)
-        return self.b.fptrunc(narrow, shaped_like(value.type, F16))
+        if hardware:
+            return self.b.fptrunc(narrow, shaped_like(value.type, F16))
+        return self._float_to_half(narrow)
+
+    def _half_to_float(self, value):
+        """A half's bits moved into a float32's place, scaled by 2**112 (exact: it
+        re-biases the exponent and makes a subnormal half a normal float); infinities
+        and NaN keep every exponent bit set."""
+        b, word = self.b, shaped_like(value.type, I32)
+        h = b.zext(b.bitcast(value, shaped_like(value.type, I16)), word)
+        magnitude = b.shl(b.and_(h, constant(word, 0x7FFF)), constant(word, 13))
+        scaled = b.fmul(b.bitcast(magnitude, shaped_like(value.type, F32)),
+                        constant(shaped_like(value.type, F32), 2.0 ** 112))
+        special = b.icmp_unsigned(">=", b.and_(h, constant(word, 0x7C00)),
+                                  constant(word, 0x7C00))
+        bits = b.select(special, b.or_(magnitude, constant(word, 0x7F800000)),
+                        b.bitcast(scaled, word))
+        sign = b.shl(b.and_(h, constant(word, 0x8000)), constant(word, 16))
+        return b.bitcast(b.or_(bits, sign), shaped_like(value.type, F32))
+
+    def _float_to_half(self, value):
+        """float32 to half, rounded to nearest even: a subnormal half by a float addition
+        of 0.5 (whose rounding is the half's), a normal one by adding half an ulp less
+        one, plus the kept bit's parity, to the re-biased bits; past the largest half,
+        inf, and a NaN stays a quiet NaN with its payload's high bits (as F16C's)."""
+        b, word = self.b, shaped_like(value.type, I32)
+
+        def c(number):
+            return constant(word, number)
+        bits = b.bitcast(value, word)
+        sign = b.and_(bits, c(0x80000000))
+        f = b.xor(bits, sign)
+        overflowing = b.select(b.icmp_unsigned(">", f, c(0x7F800000)),
+                               b.or_(c(0x7E00), b.and_(b.lshr(f, c(13)), c(0x3FF))),
+                               c(0x7C00))
+        magic = constant(shaped_like(value.type, F32), 0.5)
+        subnormal = b.sub(b.bitcast(b.fadd(b.bitcast(f, value.type), magic), word),
+                          c(0x3F000000))
+        odd = b.and_(b.lshr(f, c(13)), c(1))
+        rebias = ((15 - 127) << 23) + 0xFFF
+        normal = b.lshr(b.add(b.add(f, c(rebias & 0xFFFFFFFF)), odd), c(13))
+        magnitude = b.select(b.icmp_unsigned(">=", f, c(0x47800000)), overflowing,
+                             b.select(b.icmp_unsigned("<", f, c(113 << 23)), subnormal,
+                                      normal))
+        half = b.or_(magnitude, b.lshr(sign, c(16)))
+        return b.bitcast(b.trunc(half, shaped_like(value.type, I16)),
+                         shaped_like(value.type, F16))
 
     def _cast_bfloat16(self, value, src, dst):
         """bfloat16 is the upper half of a float32: widened by a shift, exactly. Every
@@ -410,6 +459,12 @@ class Emitter:
 
 
 FLOAT16 = np.dtype(np.float16)
+
+
+def half_in_hardware():
+    """Whether the target converts halves itself (F16C); jit/target.py installs the
+    answer from above. Until then, integer code, which every x86-64 runs."""
+    return False
 
 
 def bfloat16_bits(value):

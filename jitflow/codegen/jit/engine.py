@@ -32,6 +32,9 @@ CODEGEN_OPTIONS = ("-disable-lsr", "-enable-misched=false", "-enable-post-mische
 
 
 _INITIALIZING = threading.Lock()
+# Called before every link, each making sure of symbols the modules may need
+# (half_conversions.py installs its own from above).
+BEFORE_LINKING = []
 _initialized = False
 
 
@@ -184,6 +187,8 @@ class CompiledModule:
 
     def _attach(self, objects, sources, speed_levels, speed_level, from_cache):
         _initialize()
+        for prepare in BEFORE_LINKING:
+            prepare()
         self.from_cache = from_cache
         self._sources, self._speed_levels = sources, speed_levels
         self._optimized_ir = None

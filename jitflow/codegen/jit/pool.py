@@ -38,6 +38,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..emitter import I8, I32, I64, PTR, Emitter, define_function, entry_alloca
+from . import half_conversions  # noqa: F401 (it installs itself into engine.py)
 from .engine import CompiledModule, host
 
 RUN, WAIT, FORGET = "jitflow_pool_run", "jitflow_pool_wait", "jitflow_pool_forget"

@@ -14,6 +14,8 @@ import re
 
 import llvmlite.binding as llvm
 
+from .. import emitter
+
 CPU_VARIABLE = "JITFLOW_CPU"
 
 # The x86-64 psABI levels, each adding to the one before, in LLVM's feature names.
@@ -118,3 +120,11 @@ def describe():
     isa = ("AVX-512" if "avx512f" in features() else "AVX2" if "avx2" in features()
            else "SSE")
     return f"{cpu} ({isa}, {preferred_vector_bits()}-bit vectors preferred)"
+
+
+def _half_in_hardware():
+    return "f16c" in features()
+
+
+# The emitter converts float16 with F16C's instructions where the target has them.
+emitter.half_in_hardware = _half_in_hardware

@@ -1,6 +1,7 @@
 """The target: JITFLOW_CPU's levels, the vector width LLVM prefers, and the codegen tests
 run again for the other x86-64 levels this machine can execute, so that an AVX-512
-machine also checks the code an AVX2-only one gets (and the other way round)."""
+machine also checks the code an AVX2-only one gets (and the other way round), and the
+plain x86-64 code any x86-64 runs."""
 import os
 import subprocess
 import sys
@@ -12,9 +13,11 @@ import pytest
 from jitflow.codegen.jit import engine, target
 
 TESTS = Path(__file__).resolve().parents[1]  # tests/codegen, every folder of it
-# The levels the codegen tests run again under, where the host can run them:
-# JITFLOW_TEST_TARGETS="x86-64,x86-64-v2,x86-64-v3,x86-64-v4" adds the SSE levels.
-OTHER_TARGETS = os.environ.get("JITFLOW_TEST_TARGETS", "x86-64-v3,x86-64-v4").split(",")
+# The levels the codegen tests run again under, where the host can run them: plain
+# x86-64 (SSE2 only: float16 there calls conversions jitflow compiles itself), AVX2 and
+# AVX-512; JITFLOW_TEST_TARGETS="x86-64,x86-64-v2,x86-64-v3,x86-64-v4" adds SSE4.2's.
+OTHER_TARGETS = os.environ.get("JITFLOW_TEST_TARGETS",
+                               "x86-64,x86-64-v3,x86-64-v4").split(",")
 
 
 def _in_a_fresh_process(code, level):
