@@ -14,7 +14,7 @@ from ..loops.reduced_views import index_view
 from ..math import mathlib
 from ..math.scalar import RULES as SCALAR
 from ..views import View
-from .lapack import ROW_MAJOR, WORK_MEMORY_ERROR, char, routine
+from .lapack import COLUMN_MAJOR, ROW_MAJOR, WORK_MEMORY_ERROR, char, routine
 
 PIVOTS = np.dtype(np.int32)  # lapack_int
 
@@ -58,8 +58,26 @@ def _check(lo, info, failure=None, refusal_is_failure=False):
                   failure if refusal_is_failure else LAPACK_FAILED)
 
 
-def _call(lo, name, dtype, *arguments):
-    return lo.builder.call(routine(lo.module, name, dtype), [I32(ROW_MAJOR), *arguments])
+def _call(lo, name, dtype, *arguments, layout=ROW_MAJOR):
+    return lo.builder.call(routine(lo.module, name, dtype), [I32(layout), *arguments])
+
+
+def _column_major_copy(lo, view, shape):
+    """Each matrix of `view` (broadcast to `shape`) copied into a scratch buffer in
+    column-major order, as LAPACK holds it: the buffer's rows are its columns. (LAPACKE's
+    row-major routines make this copy themselves, with an allocation and a slower
+    transpose, and copy the factors back too: solve of one 512x512 matrix took twice as
+    long through them.)"""
+    *batch, rows, columns = shape
+    copy = lo.memory.scratch((*batch, columns, rows), view.dtype, until=lo.node_index)
+    lo.copy(_swapped(view.broadcast_to(tuple(shape))), copy)
+    return copy
+
+
+def _swapped(view):
+    """The view with its last two axes swapped (no copy)."""
+    rank = len(view.shape)
+    return view.transpose(tuple(range(rank - 2)) + (rank - 1, rank - 2))
 
 
 def _keep_triangle(lo, view, lower):
@@ -97,21 +115,27 @@ def _empty(*views):
 # --- the primitives ------------------------------------------------------------------------
 
 def solve(lo, node, inputs, outputs):
-    """x = a^-1 b by gesv (LU with partial pivoting, as NumPy's solve)."""
+    """x = a^-1 b by getrf and getrs (gesv's two steps: LU with partial pivoting, as
+    NumPy's solve), on column-major copies of a and b that jitflow makes itself."""
     (a, b), (x,) = inputs, outputs
     *batch, n, k = x.shape
     if _empty(x):
         return
-    work = _working_copy(lo, a, (*batch, n, n))
-    lo.copy(b, x)
+    work = _column_major_copy(lo, a, (*batch, n, n))
+    rhs = _column_major_copy(lo, b, (*batch, n, k))
     pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
 
     def call(pointers):
-        a_at, pivots_at, x_at = pointers
-        info = _call(lo, "gesv", x.dtype, I32(n), I32(k), a_at, I32(n), pivots_at, x_at,
-                     I32(k))
+        a_at, pivots_at, rhs_at = pointers
+        info = _call(lo, "getrf", x.dtype, I32(n), I32(n), a_at, I32(n), pivots_at,
+                     layout=COLUMN_MAJOR)
         _check(lo, info, SINGULAR_MATRIX)
-    _per_matrix(lo, batch, [(work, 2), (pivots, 1), (x, 2)], call)
+        with lo.builder.if_then(lo.builder.icmp_signed("==", info, I32(0))):
+            info = _call(lo, "getrs", x.dtype, char("N"), I32(n), I32(k), a_at, I32(n),
+                         pivots_at, rhs_at, I32(n), layout=COLUMN_MAJOR)
+            _check(lo, info)
+    _per_matrix(lo, batch, [(work, 2), (pivots, 1), (rhs, 2)], call)
+    lo.copy(_swapped(rhs), x)
 
 
 def slogdet(lo, node, inputs, outputs):

@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..emitter import I8, I32, PTR
 from ..gemm import blas
 
-ROW_MAJOR = 101
+ROW_MAJOR, COLUMN_MAJOR = 101, 102
 # LAPACKE's status for a workspace it could not allocate (lapacke.h)
 WORK_MEMORY_ERROR = -1010
 
@@ -26,6 +26,7 @@ WORK_MEMORY_ERROR = -1010
 ARGUMENTS = {
     "gesv": "iipippi",     # n, nrhs, a, lda, ipiv, b, ldb
     "getrf": "iipip",      # m, n, a, lda, ipiv
+    "getrs": "ciipippi",   # trans, n, nrhs, a, lda, ipiv, b, ldb
     "potrf": "cipi",       # uplo, n, a, lda
     "syevd": "ccipip",     # jobz, uplo, n, a, lda, w
     "heevd": "ccipip",     # jobz, uplo, n, a, lda, w (a complex, w real)
