@@ -150,7 +150,7 @@ def slogdet(lo, node, inputs, outputs):
         lo.fill(sign, 1)
         lo.fill(logdet, 0)
         return
-    work = _working_copy(lo, a, (*batch, n, n))
+    work = _column_major_copy(lo, a, (*batch, n, n))  # (its diagonal: the same places)
     pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
     em, b, dtype = lo.em, lo.builder, a.dtype
     scalar = em.const(0, dtype).type
@@ -158,7 +158,8 @@ def slogdet(lo, node, inputs, outputs):
 
     def call(pointers):
         a_at, pivots_at, sign_at, logdet_at = pointers
-        info = _call(lo, "getrf", dtype, I32(n), I32(n), a_at, I32(n), pivots_at)
+        info = _call(lo, "getrf", dtype, I32(n), I32(n), a_at, I32(n), pivots_at,
+                     layout=COLUMN_MAJOR)
         _check(lo, info)  # a positive info: an exactly singular matrix, det 0
         sign_slot, log_slot = accumulators
         b.store(em.const(1, dtype), sign_slot)
@@ -180,17 +181,20 @@ def slogdet(lo, node, inputs, outputs):
 
 
 def cholesky(lo, node, inputs, outputs):
-    """L with a = L L^T by potrf on the lower triangle; the upper one is zeroed."""
+    """L with a = L L^T by potrf on the lower triangle (of a column-major copy, as
+    NumPy's); the upper one is zeroed."""
     (a,), (factor,) = inputs, outputs
     *batch, n, _ = factor.shape
     if _empty(factor):
         return
-    lo.copy(a, factor)
+    work = _column_major_copy(lo, a, (*batch, n, n))
 
     def call(pointers):
-        info = _call(lo, "potrf", factor.dtype, char("L"), I32(n), pointers[0], I32(n))
+        info = _call(lo, "potrf", factor.dtype, char("L"), I32(n), pointers[0], I32(n),
+                     layout=COLUMN_MAJOR)
         _check(lo, info, NOT_POSITIVE_DEFINITE)
-    _per_matrix(lo, batch, [(factor, 2)], call)
+    _per_matrix(lo, batch, [(work, 2)], call)
+    lo.copy(_swapped(work), factor)
     _keep_triangle(lo, factor, lower=True)
 
 
