@@ -537,8 +537,15 @@ CORRELATE_OVERFLOWING_TERM = _regression(
     [Step("correlate_same", (("const", np.full((1, 13), 2, np.int32)), 0), {})], (1,))
 
 
+# uint8 128 ** 128 wraps to 0; native code read only an exponent's low 7 bits, as for a
+# signed one, and gave 1 (found by the fuzzer)
+UNSIGNED_EXPONENT_HIGH_BIT = _regression(
+    [np.array(128, np.uint8)], [Step("power", (0, 0), {})], (1,))
+
+
 @FUZZ
 @example(program=CORRELATE_PAST_2_53, background=False)
+@example(program=UNSIGNED_EXPONENT_HIGH_BIT, background=False)
 @example(program=CORRELATE_OVERFLOWING_TERM, background=False)
 @given(program=programs(), background=st.booleans())
 def test_program_matches_numpy_on_every_path(program, background):

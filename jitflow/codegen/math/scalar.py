@@ -329,8 +329,10 @@ def _int_power(em, x, y, dtype):
         em.error.flag_if(b.icmp_signed("<", y, em.const(0, dtype)), NEGATIVE_POWER)
     result = em.const(1, dtype)
     base, exponent = x, y
-    bits = np.dtype(dtype).itemsize * 8
-    for _ in range(bits - 1):  # unrolled: branch-free, so the loop around it vectorizes
+    # every bit of an unsigned exponent (uint8's 128 is its eighth); a signed one's
+    # sign bit is 0 here
+    bits = np.dtype(dtype).itemsize * 8 - (0 if _is_unsigned(dtype) else 1)
+    for _ in range(bits):  # unrolled: branch-free, so the loop around it vectorizes
         odd = b.trunc(exponent, shaped_like(exponent.type, I1))
         result = b.select(odd, b.mul(result, base), result)
         base = b.mul(base, base)
