@@ -153,7 +153,8 @@ radians = deg2rad = composite_ufunc(_np.radians)(_scaled_by(_np.pi, 180))
 
 def round(a, decimals=0, out=None):
     """NumPy's round: rint of a scaled by 10**decimals (the scale a Python float, so in
-    a's dtype), then scaled back; integers are copies for decimals >= 0."""
+    a's dtype), then scaled back; integers are copies for decimals >= 0, and rounded
+    through float64 for decimals < 0."""
     _no_out("round", out)
     a = asarray(a)
     decimals = int(decimals)
@@ -164,18 +165,34 @@ def round(a, decimals=0, out=None):
         return rint(a)
     if _dtype_of(a).kind in "iu":  # (NumPy's test: bfloat16 is rounded as a float)
         if decimals < 0:
-            raise NotImplementedError(at_user_line(
-                f"jitflow.numpy.round of integers ({_dtype_of(a)}) to {decimals} "
-                f"decimals is not supported"))
+            return _integers_to_tens(a, decimals)
         return ops.cast(a, _dtype_of(a))
     if decimals == 0:
         return rint(a)
-    scale, dtype = 10.0 ** abs(decimals), _dtype_of(a)
+    scale, dtype = _power_of_ten(abs(decimals)), _dtype_of(a)
     first, then = (ops.multiply, ops.divide) if decimals > 0 else (ops.divide, ops.multiply)
     # NumPy writes each step into an array of a's dtype: bfloat16 times a Python float
     # computes in float32, rounded to bfloat16 there
     scaled = rint(_as_dtype(first(a, scale), dtype))
     return _as_dtype(then(scaled, scale), dtype)
+
+
+def _power_of_ten(n):
+    """10.0 ** n as NumPy's round computes it: exact up to 1e8, then multiplied by ten
+    in turn (1e23 is not Python's 10.0 ** 23), inf past float64's range."""
+    scale = 10.0 ** min(n, 8)
+    for _ in range(n - 8):
+        scale *= 10.0
+    return scale
+
+
+def _integers_to_tens(a, decimals):
+    """NumPy's round of integers to tens, hundreds, ...: a / 10**-decimals in float64,
+    rint, times the scale, cast back as NumPy casts (uint8 255 rounds to 260, which
+    wraps to 4)."""
+    scale = _power_of_ten(-decimals)
+    scaled = rint(ops.divide(ops.cast(a, _np.dtype(_np.float64)), scale))
+    return ops.cast(ops.multiply(scaled, scale), _dtype_of(a))
 
 
 def _as_dtype(x, dtype):
