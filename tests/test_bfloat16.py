@@ -67,8 +67,15 @@ def test_with_float16_it_computes_in_float32_though_no_dtype_is_common(backend):
 
 @given_per_backend(x=bfloat16_values(), other=st.sampled_from(OTHERS))
 def test_casts_from_and_to_bfloat16_are_numpys(x, other):
-    """Every cast goes through float32 (float64 and int64 values are rounded twice);
-    float to integer casts of NaN, inf and out-of-range values are x86's, as NumPy's."""
+    """Every cast goes through float32 (float64 and int64 values are rounded twice).
+    A float to integer cast of NaN, inf or an out-of-range value is undefined in C++
+    and NumPy: ml_dtypes' bfloat16 to uint32 of NaN is 2**31 where NumPy's float32's
+    is 0, jitflow's too (x86's answer, README). Those are left out."""
+    if other.kind in "iu":
+        info = np.iinfo(other)
+        wide = x.astype(np.float64)
+        x = np.where(np.isfinite(wide) & (wide >= info.min) & (wide < info.max + 1.0),
+                     x, np.zeros((), BF16))
     with np.errstate(invalid="ignore", over="ignore"):
         expected_from = x.astype(other)
         back = expected_from.astype(BF16)
