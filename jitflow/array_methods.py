@@ -73,9 +73,18 @@ class ArrayMethods:
 
     def __pow__(self, exponent):
         """ndarray's ** takes np.square for a Python int 2: of a bool array, int8 (where
-        np.power gives int64)."""
-        if type(exponent) is int and exponent == 2 and self.dtype == np.bool_:
-            return jnp.square(self)
+        np.power gives int64). A Python int passed in is traced, its value unknown, so
+        for a bool array the result's dtype is not known either: refused."""
+        if self.dtype == np.bool_:
+            if type(exponent) is int and exponent == 2:
+                return jnp.square(self)
+            if isinstance(exponent, Tracer) and exponent._var.type.weak and \
+                    exponent.dtype.kind == "i":
+                raise TypeError(at_user_line(
+                    "a bool array ** a Python int passed in as an argument: NumPy squares "
+                    "for 2 (int8) and takes the power otherwise (int64), so the dtype "
+                    "depends on the value; use np.power (int64) or np.square, or make "
+                    "the exponent static (static_argnames)"))
         return _power(self, exponent)
     __matmul__ = _method("matmul")  # NumPy's matmul: 1-D operands are promoted
 
