@@ -16,9 +16,9 @@ constant keeps an array's dtype; with bfloat16 it makes float32. So a function t
 bfloat16 operands (or a bfloat16 dtype=) only when it is in TAKING_BFLOAT16, each
 checked against NumPy with ml_dtypes (tests/test_bfloat16*.py); every other one raises
 a TypeError saying so, never a result in another dtype. NumPy's functions written in
-Python test for np.inexact, which bfloat16 is not (its kind is "V"): nansum, nanmax,
-nanmin and nan_to_num keep its NaN as they would an integer's, and jitflow's, which
-test the kind, do the same.
+Python test for np.inexact, which bfloat16 is not (its kind is "V"): nansum and
+nan_to_num keep its NaN as they would an integer's, and jitflow's, which test the kind,
+do the same (nanmax and nanmin, which NumPy computes by fmax.reduce, skip it).
 """
 import functools
 
