@@ -23,12 +23,22 @@ _I0_SMALL = tuple(float(c) for c in _numpy_function_base._i0A)
 _I0_LARGE = tuple(float(c) for c in _numpy_function_base._i0B)
 
 
+# Below this |pi x|, sinc is its Taylor series: sin(y) / y loses its derivative there,
+# (y cos y - sin y) / y**2 cancelling to rounding noise (at x = 1e-8, 30% off; found by
+# the fuzzer). The series' next term, y**8 / 9!, is below 1e-21 there.
+SINC_SERIES_BELOW = 1e-2
+
+
 def sinc(x):
-    """sin(pi x) / (pi x), with eps in place of 0 (NumPy's: its sinc(0) is 1)."""
+    """sin(pi x) / (pi x), with eps in place of 0 (NumPy's: its sinc(0) is 1); its
+    Taylor series 1 - y**2/6 + y**4/120 - y**6/5040 near 0, for its derivative."""
     x = multiply(_np.pi, asarray(x))
     eps = _np.finfo(_dtype_of(x)).eps
     y = where(equal(x, 0), eps, x)
-    return divide(sin(y), y)
+    square = multiply(x, x)
+    series = add(1.0, multiply(square, add(-1 / 6, multiply(
+        square, subtract(1 / 120, multiply(square, 1 / 5040))))))
+    return where(less(abs(x), SINC_SERIES_BELOW), series, divide(sin(y), y))
 
 
 def _chebyshev(x, coefficients):
