@@ -33,7 +33,7 @@ import llvmlite.binding as llvm
 
 from ..emitter import I32, I64
 from ..jit import pool
-from ..jit.engine import CompiledModule, host
+from ..jit.engine import CompiledModule, host, link_library_on_demand
 from ..jit.threads import thread_count
 from .cblas import (
                     COLUMN_MAJOR, CONJUGATE_TRANSPOSE, NO_TRANSPOSE, ROW_MAJOR, TRANSPOSE, cblas_type)
@@ -81,6 +81,8 @@ def _load():
     return addresses
 
 
+link_library_on_demand(SGEMM, ensure_loaded)  # SGEMM prefixes all three names
+
 CBLAS_ARGUMENTS = [ctypes.c_int] * 6 + [ctypes.c_float, ctypes.c_void_p, ctypes.c_int,
                                         ctypes.c_void_p, ctypes.c_int, ctypes.c_float,
                                         ctypes.c_void_p, ctypes.c_int]
@@ -98,8 +100,8 @@ def sgemm_threads_function():
 
 
 def declare(module):
-    """jitflow_sgemm declared in `module`; compiled and registered on first use."""
-    ensure_loaded()
+    """jitflow_sgemm declared in `module`; compiled and registered before the first
+    module calling it links."""
     return module.globals.get(SGEMM) or declare_function(module, SGEMM, VOID, cblas_type().args)
 
 
@@ -111,7 +113,6 @@ def declare_shares(module):
     computes shares first..end-1 of the product cut into `count` (a product too small to
     cut is computed whole by the caller with first 0), on the calling thread: for code
     whose own workers (lowering/parallel.py) each compute a share."""
-    ensure_loaded()
     return (module.globals.get(SGEMM_SHARES)
             or declare_function(module, SGEMM_SHARES, VOID, cblas_type(I64, I64, I64).args))
 
@@ -119,6 +120,5 @@ def declare_shares(module):
 def declare_threads(module):
     """jitflow_sgemm_threads declared in `module`: for code lowered for a thread count
     of its own (threads.thread_count() when it is lowered)."""
-    ensure_loaded()
     return (module.globals.get(SGEMM_THREADS)
             or declare_function(module, SGEMM_THREADS, VOID, cblas_type(I32).args))

@@ -57,14 +57,25 @@ def key(llvm_ir, host):
 def source_digest():
     """A hash of every jitflow module's source, for keys of code that jitflow builds
     from more than the text keyed (its libraries, whole graphs): lowering rules live
-    beside the primitives, the libraries' generators in codegen. ~20 ms, once per
-    process (the import's library thread computes it ahead: runtime/libraries.py)."""
+    beside the primitives, the libraries' generators in codegen. ~10 ms, once per
+    process (`import jitflow` computes it: runtime/libraries.py)."""
     digest = hashlib.sha256()
     package = pathlib.Path(__file__).resolve().parents[2]
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" +
-                      path.read_bytes())
+    for name in _python_files(package):  # os.walk and open: half pathlib's time
+        with open(os.path.join(package, name), "rb") as file:
+            digest.update(name.encode() + b"\0" + file.read())
     return digest.hexdigest()
+
+
+def _python_files(package):
+    """The .py files under `package`, as sorted relative paths with "/"."""
+    names = []
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        relative = os.path.relpath(folder, package).replace(os.sep, "/")
+        prefix = "" if relative == "." else relative + "/"
+        names += [prefix + name for name in files if name.endswith(".py")]
+    return sorted(names)
 
 
 def _path(entry_key):

@@ -35,6 +35,13 @@ _INITIALIZING = threading.Lock()
 # Called before every link, each making sure of symbols the modules may need
 # (half_conversions.py installs its own from above).
 BEFORE_LINKING = []
+# The runtime libraries generated code calls by name (the thread pool, sgemm, the Python
+# entry's shared code), as (name prefix, loader): a loader compiles its library once and
+# registers its symbols. Lowering only declares their functions; a module's link loads
+# the libraries whose names its object code holds. So a first compile lowers and
+# compiles while the libraries are still being built (runtime/libraries.py), and waits
+# for them only to link.
+_LIBRARIES = []
 _initialized = False
 
 
@@ -143,6 +150,8 @@ class CompiledModule:
     """Native code for one or more LLVM modules linked together (they may call each
     other's functions by name); keeps its engine, and so the code, alive."""
 
+    _is_library = False
+
     def __init__(self, llvm_irs, speed_level=3):
         """Compile each module of `llvm_irs` (a module or its text, or a list of them),
         or load its object code from the disk cache."""
@@ -163,12 +172,15 @@ class CompiledModule:
         compilation = Compilation(speed_level)
         compilation.add(lambda: str(build()), f"library {name}\n{disk_cache.source_digest()}",
                         in_background=False)
-        return cls.from_compilation(compilation)
+        # A library loads the libraries it calls itself, before it links (its loader
+        # holds its own lock, which a lookup of its own names would wait for).
+        return cls.from_compilation(compilation, is_library=True)
 
     @classmethod
-    def from_compilation(cls, compilation):
+    def from_compilation(cls, compilation, is_library=False):
         """The modules added to `compilation`, once they are all compiled."""
         compiled = cls.__new__(cls)
+        compiled._is_library = is_library
         compiled._link(compilation)
         return compiled
 
@@ -189,6 +201,8 @@ class CompiledModule:
         _initialize()
         for prepare in BEFORE_LINKING:
             prepare()
+        if not self._is_library:
+            _load_libraries_named_in(objects)
         self.from_cache = from_cache
         self._sources, self._speed_levels = sources, speed_levels
         self._optimized_ir = None
@@ -240,6 +254,20 @@ class CompiledModule:
         if not address:
             raise KeyError(f"compiled module has no global '{name}'")
         return address
+
+
+def link_library_on_demand(prefix, load):
+    """Have `load()` called before any module whose object code names a symbol starting
+    with `prefix` links (see _LIBRARIES)."""
+    _LIBRARIES.append((prefix.encode(), load))
+
+
+def _load_libraries_named_in(objects):
+    """An object file holds the name of every symbol it calls outside itself; a name
+    that occurs by chance only loads a library early."""
+    for prefix, load in _LIBRARIES:
+        if any(prefix in code for code in objects):
+            load()
 
 
 # --- compiling modules on several cores ---------------------------------------------------

@@ -39,7 +39,7 @@ from llvmlite import ir
 
 from ..emitter import I8, I32, I64, PTR, Emitter, define_function, entry_alloca
 from . import half_conversions  # noqa: F401 (it installs itself into engine.py)
-from .engine import CompiledModule, host
+from .engine import CompiledModule, host, link_library_on_demand
 
 RUN, WAIT, FORGET = "jitflow_pool_run", "jitflow_pool_wait", "jitflow_pool_forget"
 MAX_THREADS = 1024  # a function split between more runs alone
@@ -84,13 +84,12 @@ INDEX, GO, GO_SLEEPERS, STATUS = 0, 1, 2, 3
 
 
 def declare_run(module):
-    """jitflow_pool_run declared in `module`; the pool is compiled on first use."""
-    runtime()
+    """jitflow_pool_run declared in `module`; the pool is compiled before the first
+    module calling it links."""
     return _declare(module, RUN, ir.FunctionType(I32, [PTR, PTR, I64]))
 
 
 def declare_wait(module):
-    runtime()
     return _declare(module, WAIT, ir.FunctionType(VOID, [PTR]))
 
 
@@ -118,6 +117,9 @@ def _runtime():
         llvm.add_symbol(name, addresses[name])
     _reset_in_forked_children(addresses[FORGET])
     return addresses
+
+
+link_library_on_demand("jitflow_pool_", runtime)
 
 
 def _reset_in_forked_children(forget):

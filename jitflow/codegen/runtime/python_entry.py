@@ -32,10 +32,11 @@ from llvmlite import ir
 
 from ...ir.types import SUPPORTED_DTYPES
 from ..emitter import I64, PTR, external_byte
+from ..jit.engine import link_library_on_demand
 from ..memory import ALIGNMENT
 from .python_call import (ARRAY_TYPE, C_CONTIGUOUS_AND_ALIGNED, DATA, DESCR, DIMENSIONS,
-                          EMPTY_SYMBOL, FLAGS, NDARRAY_SYMBOL, NDIM, RETURN_SYMBOL, TYPE,
-                          generic_entry, signature_type)
+                          EMPTY_SYMBOL, FLAGS, GENERIC, NDARRAY_SYMBOL, NDIM, RETURN_SYMBOL,
+                          TYPE, generic_entry, signature_type)
 
 PYTHON_ENTRY = "jitflow_python_call"
 SPARE_WORKSPACE = "jitflow_spare_workspace"  # the workspace kept between calls
@@ -133,12 +134,19 @@ def add_python_entry(module, entry, in_types, out_types, workspace_size):
                     [_array_spec(module, t, i) for i, t in enumerate(arrays)])])
     table.global_constant, table.linkage = True, "internal"
     function = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), PYTHON_ENTRY)
-    generic = ir.Function(module, function.function_type, generic_entry())
+    generic = ir.Function(module, function.function_type, GENERIC)
     b = ir.IRBuilder(function.append_basic_block("entry"))
     _, args, count = function.args
     b.ret(b.call(generic, [table, args, count], tail=True))
     return function
 
+
+def _load_generic_entry():
+    if python_entry_abi():  # the symbols GENERIC calls, registered first
+        generic_entry()
+
+
+link_library_on_demand(GENERIC, _load_generic_entry)
 
 _free = ctypes.CDLL(None).free
 _free.argtypes, _free.restype = [ctypes.c_void_p], None

@@ -69,3 +69,31 @@ def test_nothing_is_built_at_import_with_the_cache_off_or_when_asked_not_to(tmp_
     assert run_python(script, tmp_path, JITFLOW_PREBUILD="0") == ["True"]
     assert run_python(script, tmp_path, JITFLOW_CACHE="0") == ["True"]
     assert entries(tmp_path) == []
+
+
+def test_a_library_is_built_only_when_a_module_calling_it_links(tmp_path):
+    """Lowering declares the libraries' functions without building them (a first
+    compile lowers while they are still being built); the link of a module calling one
+    builds it, and a function that calls none builds none."""
+    script = ("import numpy as np, jitflow\n"
+              "from llvmlite import ir\n"
+              "from jitflow.codegen.gemm import sgemm\n"
+              "from jitflow.codegen.jit import pool\n"
+              "from jitflow.codegen.jit.engine import CompiledModule\n"
+              "def built():\n"
+              "    print(sgemm._load.cache_info().currsize, pool._runtime.cache_info().currsize)\n"
+              "jitflow.config.background_compile = False\n"
+              "x = np.arange(12, dtype=np.float32)\n"
+              "print(np.array_equal(jitflow.function(lambda x: x * 2 + 1)(x), x * 2 + 1))\n"
+              "built()\n"
+              "module = ir.Module('caller')\n"
+              "routine = sgemm.declare_shares(module)\n"
+              "caller = ir.Function(module, routine.function_type, 'caller')\n"
+              "b = ir.IRBuilder(caller.append_basic_block())\n"
+              "b.call(routine, caller.args)\n"
+              "b.ret_void()\n"
+              "built()\n"
+              "CompiledModule(str(module)).address('caller')\n"
+              "built()\n" + MATMUL + "print(ok)\n")
+    assert run_python(script, tmp_path, JITFLOW_PREBUILD="0") == [
+        "True", "0", "0", "0", "0", "1", "1", "True"]
