@@ -19,6 +19,7 @@ that no result matches are left as they were.
 import numpy as np
 
 from . import pytree
+from .memory_extents import all_apart
 
 
 def donated_arrays(bound, names):
@@ -35,13 +36,14 @@ def donated_arrays(bound, names):
 def matching_arrays(donated, types):
     """For each result type, the donated array it is written into, or None."""
     free, into = list(donated), []
+    apart = all_apart(donated)  # else no two results may take arrays sharing memory
     for result in types:
         found = None
         if not getattr(result, "weak", False):
             found = next((a for a in free if a.shape == result.shape and
                           a.dtype == result.dtype and
-                          not any(t is not None and np.shares_memory(a, t)
-                                  for t in into)), None)
+                          (apart or not any(t is not None and np.shares_memory(a, t)
+                                            for t in into))), None)
         if found is not None:
             free.remove(found)
         into.append(found)

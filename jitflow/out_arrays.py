@@ -17,6 +17,7 @@ succeeded, as ever.
 import numpy as np
 
 from . import pytree
+from .memory_extents import Extents, all_apart
 
 
 def out_targets(out, structure, types, name):
@@ -43,6 +44,8 @@ def _check_target(array, where, result, name):
 
 
 def _check_apart(arrays, paths, name):
+    if all_apart(arrays):
+        return
     for i, first in enumerate(arrays):
         for j in range(i + 1, len(arrays)):
             if np.shares_memory(first, arrays[j]):
@@ -66,9 +69,10 @@ class Destinations:
 
     def __init__(self, into, inputs, kept, in_place, adopted=()):
         self._kept, self._taken = kept, []
+        extents = Extents(inputs) if any(target is not None for target in into) else None
         self.into = [None if target is None else
-                     target if _direct(target, inputs, in_place.get(index, ())) else
-                     self._take(index, target) for index, target in enumerate(into)]
+                     target if _direct(target, inputs, extents, in_place.get(index, ()))
+                     else self._take(index, target) for index, target in enumerate(into)]
         self._adopted = {index: buffer for index in adopted
                          if (buffer := _free_buffer(kept, index)) is not None}
 
@@ -109,16 +113,15 @@ def keep_buffer(kept, index, buffer):
         free.append(buffer)
 
 
-def _direct(target, inputs, over):
+def _direct(target, inputs, extents, over):
     """Whether native code may write `target` itself: it shares memory with no input,
     or is exactly the buffer of one of the inputs `over` (NativeGraph's in_place: the
-    code may write over it), and shares memory with no other."""
+    code may write over it), and shares memory with no other. `extents`: the inputs'."""
     flags = target.flags
     if not (flags.c_contiguous and flags.aligned):
         return False
-    return not any(isinstance(a, np.ndarray) and np.shares_memory(target, a) and
-                   not (i in over and _same_buffer(target, a))
-                   for i, a in enumerate(inputs))
+    return all(i in over and _same_buffer(target, inputs[i])
+               for i in extents.sharing_memory(target))
 
 
 def _same_buffer(target, array):

@@ -41,6 +41,7 @@ LAYERS = [
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
                   "jitflow.named_arrays", "jitflow.watched_arrays",
                   "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays", "jitflow.donation",
+                  "jitflow.memory_extents",
                   "jitflow.recycled_variables",
                   "jitflow.variables",
                   "jitflow.variable_scope",
