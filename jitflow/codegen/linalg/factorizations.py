@@ -1,7 +1,10 @@
 """Lowerings of solve, slogdet, cholesky, eigh, eig, svd and qr: each copies its operand
-into a buffer LAPACK may overwrite (the outputs where they have its shape, else
-scratch), then calls LAPACK once per matrix of the batch, from a serial loop over the
-batch axes (LAPACK's own threads work inside each call). A status LAPACK returns becomes
+into a scratch buffer in column-major order, calls LAPACK on it once per matrix of the
+batch, from a serial loop over the batch axes (LAPACK's own threads work inside each
+call), and transposes the factors back: NumPy's own LAPACK calls, so its factors, signs
+included. (LAPACKE's row-major routines would make these copies themselves, with an
+allocation and a slower transpose each: solve of one 512x512 matrix took twice as long
+through them.) A status LAPACK returns becomes
 the error numpy.linalg raises for it: a singular matrix in solve, one that is not
 positive definite in cholesky, an iteration that did not converge.
 """
@@ -20,13 +23,6 @@ PIVOTS = np.dtype(np.int32)  # lapack_int
 
 
 # --- shared steps --------------------------------------------------------------------------
-
-def _working_copy(lo, view, shape):
-    """`view` broadcast to `shape`, copied into a scratch buffer of this node."""
-    copy = lo.memory.scratch(tuple(shape), view.dtype, until=lo.node_index)
-    lo.copy(view, copy)
-    return copy
-
 
 def _per_matrix(lo, batch, operands, call):
     """call(pointers) once per index of the `batch` axes; operands are (view, core)
@@ -64,10 +60,7 @@ def _call(lo, name, dtype, *arguments, layout=ROW_MAJOR):
 
 def _column_major_copy(lo, view, shape):
     """Each matrix of `view` (broadcast to `shape`) copied into a scratch buffer in
-    column-major order, as LAPACK holds it: the buffer's rows are its columns. (LAPACKE's
-    row-major routines make this copy themselves, with an allocation and a slower
-    transpose, and copy the factors back too: solve of one 512x512 matrix took twice as
-    long through them.)"""
+    column-major order, as LAPACK holds it: the buffer's rows are its columns."""
     *batch, rows, columns = shape
     copy = lo.memory.scratch((*batch, columns, rows), view.dtype, until=lo.node_index)
     lo.copy(_swapped(view.broadcast_to(tuple(shape))), copy)
@@ -199,45 +192,54 @@ def cholesky(lo, node, inputs, outputs):
 
 
 def eigh(lo, node, inputs, outputs):
-    """Eigenvalues (ascending) and eigenvectors of the lower triangle, by syevd."""
+    """Eigenvalues (ascending) and eigenvectors of the lower triangle, by syevd on a
+    column-major copy (NumPy's call: its eigenvectors, signs included), the eigenvectors
+    transposed back into row-major order."""
     (a,), (values, vectors) = inputs, outputs
     *batch, n, _ = vectors.shape
     if _empty(vectors):
         return
-    lo.copy(a, vectors)
+    work = _column_major_copy(lo, a, (*batch, n, n))
 
     def call(pointers):
-        vectors_at, values_at = pointers
-        info = _call(lo, "syevd", a.dtype, char("V"), char("L"), I32(n), vectors_at, I32(n),
-                     values_at)
+        work_at, values_at = pointers
+        info = _call(lo, "syevd", a.dtype, char("V"), char("L"), I32(n), work_at, I32(n),
+                     values_at, layout=COLUMN_MAJOR)
         _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
-    _per_matrix(lo, batch, [(vectors, 2), (values, 1)], call)
+    _per_matrix(lo, batch, [(work, 2), (values, 1)], call)
+    lo.copy(_swapped(work), vectors)
 
 
 def eig(lo, node, inputs, outputs):
     """Eigenvalues (real and imaginary parts) and right eigenvectors of a general
-    matrix, by geev, in NumPy's order and normalization (geev's own)."""
+    matrix, by geev on a column-major copy, in NumPy's order and normalization (geev's
+    own); the eigenvectors transposed back."""
     (a,) = inputs
     real, imag = outputs[:2]
     vectors = outputs[2] if len(outputs) == 3 else None
     *batch, n, _ = a.shape
     if _empty(real):
         return
-    work = _working_copy(lo, a, (*batch, n, n))
-    operands = [(work, 2), (real, 1), (imag, 1)] + ([(vectors, 2)] if vectors else [])
+    work = _column_major_copy(lo, a, (*batch, n, n))
+    right = lo.memory.scratch((*batch, n, n), a.dtype, until=lo.node_index) \
+        if vectors else work  # (never written for jobvr 'N')
+    operands = [(work, 2), (real, 1), (imag, 1), (right, 2)]
 
     def call(pointers):
-        a_at, real_at, imag_at = pointers[:3]
-        vectors_at = pointers[3] if vectors else a_at  # (never written for jobvr 'N')
+        a_at, real_at, imag_at, right_at = pointers
         info = _call(lo, "geev", a.dtype, char("N"), char("V" if vectors else "N"), I32(n),
-                     a_at, I32(n), real_at, imag_at, a_at, I32(n), vectors_at, I32(n))
+                     a_at, I32(n), real_at, imag_at, a_at, I32(n), right_at, I32(n),
+                     layout=COLUMN_MAJOR)
         _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
     _per_matrix(lo, batch, operands, call)
+    if vectors:
+        lo.copy(_swapped(right), vectors)
 
 
 def svd(lo, node, inputs, outputs):
-    """u, s, vt by gesdd (divide and conquer, as NumPy's svd); s alone without
-    compute_uv (jobz 'N': LAPACK then touches no vectors)."""
+    """u, s, vt by gesdd (divide and conquer, as NumPy's svd) on a column-major copy,
+    u and vt transposed back; s alone without compute_uv (jobz 'N': LAPACK then
+    touches no vectors)."""
     (a,) = inputs
     u, s, vt = outputs if len(outputs) == 3 else (None, outputs[0], None)
     *batch, m, n = a.shape
@@ -248,22 +250,28 @@ def svd(lo, node, inputs, outputs):
         return
     if _empty(s):
         return
-    work = _working_copy(lo, a, (*batch, m, n))
+    work = _column_major_copy(lo, a, (*batch, m, n))
     if u is None:
-        job, u, vt, u_columns = "N", work, work, 1  # never written for jobz 'N'
+        job, u_work, vt_work, vt_rows = "N", work, work, 1  # never written for jobz 'N'
     else:
-        job, u_columns = "A" if node.params["full_matrices"] else "S", u.shape[-1]
+        job, vt_rows = "A" if node.params["full_matrices"] else "S", vt.shape[-2]
+        u_work = lo.memory.scratch((*batch, u.shape[-1], m), a.dtype, until=lo.node_index)
+        vt_work = lo.memory.scratch((*batch, n, vt_rows), a.dtype, until=lo.node_index)
 
     def call(pointers):
         a_at, s_at, u_at, vt_at = pointers
-        info = _call(lo, "gesdd", a.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
-                     u_at, I32(u_columns), vt_at, I32(n))
+        info = _call(lo, "gesdd", a.dtype, char(job), I32(m), I32(n), a_at, I32(m), s_at,
+                     u_at, I32(m), vt_at, I32(vt_rows), layout=COLUMN_MAJOR)
         _check(lo, info, SVD_DID_NOT_CONVERGE, refusal_is_failure=True)
-    _per_matrix(lo, batch, [(work, 2), (s, 1), (u, 2), (vt, 2)], call)
+    _per_matrix(lo, batch, [(work, 2), (s, 1), (u_work, 2), (vt_work, 2)], call)
+    if u is not None:
+        lo.copy(_swapped(u_work), u)
+        lo.copy(_swapped(vt_work), vt)
 
 
 def qr(lo, node, inputs, outputs):
-    """q, r by geqrf (Householder reflections, as NumPy's qr) and orgqr (q from them)."""
+    """q, r by geqrf (Householder reflections, as NumPy's qr) and orgqr (q from them),
+    on column-major copies, as NumPy calls them."""
     (a,), (q, r) = inputs, outputs
     *batch, m, n = a.shape
     k = min(m, n)
@@ -273,28 +281,28 @@ def qr(lo, node, inputs, outputs):
         if not _empty(q):
             _fill_identity(lo, q)
         return
-    work = _working_copy(lo, a, (*batch, m, n))
+    work = _column_major_copy(lo, a, (*batch, m, n))  # column j: work[..., j, :]
     scales = lo.memory.scratch((*batch, k), a.dtype, until=lo.node_index)
 
     def factor(pointers):
         a_at, scales_at = pointers
-        _check(lo, _call(lo, "geqrf", a.dtype, I32(m), I32(n), a_at, I32(n), scales_at))
+        _check(lo, _call(lo, "geqrf", a.dtype, I32(m), I32(n), a_at, I32(m), scales_at,
+                         layout=COLUMN_MAJOR))
     _per_matrix(lo, batch, [(work, 2), (scales, 1)], factor)
-    rank = len(a.shape)
-    rows = r.shape[-2]
-    lo.copy(work.slice((0,) * rank, (1,) * rank, (*batch, rows, n)), r)
+    origin, steps = (0,) * len(a.shape), (1,) * len(a.shape)
+    lo.copy(_swapped(work).slice(origin, steps, (*batch, r.shape[-2], n)), r)
     _keep_triangle(lo, r, lower=False)
     columns = q.shape[-1]
-    copied = min(columns, n)  # the reflectors; orgqr sets the columns beyond them
-    sizes = (*batch, m, copied)
-    lo.copy(work.slice((0,) * rank, (1,) * rank, sizes),
-            q.slice((0,) * rank, (1,) * rank, sizes))
+    reflectors = (*batch, min(columns, n), m)  # orgqr sets the columns beyond them
+    q_work = lo.memory.scratch((*batch, columns, m), a.dtype, until=lo.node_index)
+    lo.copy(work.slice(origin, steps, reflectors), q_work.slice(origin, steps, reflectors))
 
     def expand(pointers):
         q_at, scales_at = pointers
         _check(lo, _call(lo, "orgqr", a.dtype, I32(m), I32(columns), I32(k), q_at,
-                         I32(columns), scales_at))
-    _per_matrix(lo, batch, [(q, 2), (scales, 1)], expand)
+                         I32(m), scales_at, layout=COLUMN_MAJOR))
+    _per_matrix(lo, batch, [(q_work, 2), (scales, 1)], expand)
+    lo.copy(_swapped(q_work), q)
 
 
 LOWERINGS = {"solve": solve, "slogdet": slogdet, "cholesky": cholesky, "eigh": eigh,
