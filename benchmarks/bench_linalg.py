@@ -4,11 +4,15 @@ float64 (complex128 with --complex: LAPACK's complex routines, on the real and
 imaginary parts interleaved), on a batch of small matrices and on single larger ones.
 Prints each median time and the ratio NumPy / jitflow (above 1: jitflow is faster).
 Both are checked to agree before timing; the calls alternate, in rounds, so that drift
-hits both alike.
+hits both alike, and each batch of calls starts after the other library's OpenBLAS
+threads have gone to sleep: NumPy's spin for about 0.1 s after a call, on the cores the
+next calls need (measured alone, one 512x512 solve took jitflow 4.5 ms; right after
+NumPy's, 8.5).
 
     python benchmarks/bench_linalg.py [--complex]
 """
 import sys
+import time
 
 import numpy as np
 
@@ -18,6 +22,7 @@ from peers import mean_time_per_call
 
 ROUNDS = 7
 BATCH_TIME = 0.05  # seconds of calls per timed batch
+OPENBLAS_SPIN_SECONDS = 0.25  # NumPy's OpenBLAS threads spin ~0.1 s after a call
 
 
 def timed(fn, *args):
@@ -60,7 +65,9 @@ def main(complex_values=False):
             mine, theirs = [], []
             for _ in range(ROUNDS):
                 theirs.append(timed(lambda: program(np, a, b)))
+                time.sleep(OPENBLAS_SPIN_SECONDS)
                 mine.append(timed(compiled, a, b))
+                time.sleep(OPENBLAS_SPIN_SECONDS)
             t_np, t_jf = np.median(theirs), np.median(mine)
             print(f"{name:10} {f'{batch}x{n}':>12} {t_np * 1e6:9.1f}u {t_jf * 1e6:9.1f}u "
                   f"{t_np / t_jf:6.2f}")

@@ -304,3 +304,22 @@ def test_svd_of_a_matrix_holding_inf_fails_as_numpys(dtype, backend):
             continue
         assert np.isnan(expected).all()
         assert np.isnan(jitflow.function(fn)(a)).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_qr_skips_building_q_where_nothing_reads_it(dtype, backend):
+    """mode="r" (and q unread) makes no orgqr/ungqr call, as NumPy's mode "r"; r is
+    the same either way."""
+    if backend != "native":
+        pytest.skip("native code's LLVM IR")
+    a = np.arange(20.0).reshape(5, 4).astype(dtype) ** 1.5 + np.eye(5, 4)
+    for mode, builds_q in (("r", False), ("reduced", True)):
+        fn = jitflow.function(lambda a: np.linalg.qr(a, mode=mode))
+        text = fn.lower(a).llvm_ir(optimized=False)
+        assert ("orgqr" in text or "ungqr" in text) == builds_q
+        got, want = fn(a), np.linalg.qr(a, mode=mode)
+        for g, w in zip(got if builds_q else [got], want if builds_q else [want]):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    only_r = jitflow.function(lambda a: np.linalg.qr(a)[1])
+    assert "gqr" not in only_r.lower(a).llvm_ir(optimized=False)
+    np.testing.assert_allclose(only_r(a), np.linalg.qr(a)[1], rtol=1e-12, atol=1e-12)

@@ -1,9 +1,9 @@
 """Lowerings of complex_solve, complex_slogdet, complex_eigh, complex_svd,
 complex_cholesky, complex_qr and complex_eig: the real and imaginary parts of each
-matrix are interleaved into a scratch buffer (the layout of LAPACK's complex numbers),
-LAPACK's complex routine (gesv, getrf, heevd, gesdd, potrf, geqrf and ungqr, geev) is
-called once per matrix of the batch, and
-complex results are split back into parts.
+matrix are interleaved into a scratch buffer (the layout of LAPACK's complex numbers) in
+column-major order, LAPACK's complex routine (gesv, getrf, heevd, gesdd, potrf, geqrf
+and ungqr, geev) is called on it once per matrix of the batch, as NumPy calls it, and
+complex results are split back into parts in row-major order.
 """
 import numpy as np
 
@@ -14,8 +14,8 @@ from ..math import mathlib
 from ..math.scalar import RULES as SCALAR
 from ..views import View
 from .factorizations import (PIVOTS, _check, _empty, _fill_identity, _keep_triangle,
-                             _per_matrix)
-from .lapack import ROW_MAJOR, char, routine
+                             _per_matrix, _swapped)
+from .lapack import COLUMN_MAJOR, char, routine
 
 
 def _part_views(interleaved):
@@ -35,17 +35,35 @@ def _copy_pairs(lo, sources, targets):
     lo.loop_nest(targets[0].shape, [*sources, *targets], body, owner=2)
 
 
-def _interleaved_copy(lo, real, imag, shape):
+def _column_major_copy(lo, real, imag, shape):
     """A scratch copy of complex matrices given by their parts (broadcast to `shape`),
-    interleaved."""
-    work = lo.memory.scratch((*shape, 2), real.dtype, until=lo.node_index)
-    _copy_pairs(lo, (real, imag), _part_views(work))
+    interleaved, each matrix in column-major order: the buffer's rows are its columns."""
+    *batch, rows, columns = shape
+    work = lo.memory.scratch((*batch, columns, rows, 2), real.dtype, until=lo.node_index)
+    _copy_pairs(lo, tuple(_swapped(part.broadcast_to(tuple(shape))) for part in (real, imag)),
+                _part_views(work))
     return work
+
+
+def _scratch(lo, shape, dtype):
+    """An interleaved scratch buffer for column-major matrices of `shape`."""
+    *batch, rows, columns = shape
+    return lo.memory.scratch((*batch, columns, rows, 2), dtype, until=lo.node_index)
+
+
+def _row_major_parts(lo, work, outputs):
+    """The matrices of the column-major interleaved buffer `work` into the row-major
+    parts `outputs` (the leading rows and columns of each, as many as they hold)."""
+    rank = len(work.shape)
+    axes = tuple(range(rank - 3)) + (rank - 2, rank - 3, rank - 1)
+    shape = (*outputs[0].shape, 2)
+    _copy_pairs(lo, _part_views(work.transpose(axes).slice((0,) * rank, (1,) * rank, shape)),
+                outputs)
 
 
 def _call(lo, name, dtype, *arguments):
     function = routine(lo.module, name, dtype, complex_parts=True)
-    return lo.builder.call(function, [I32(ROW_MAJOR), *arguments])
+    return lo.builder.call(function, [I32(COLUMN_MAJOR), *arguments])
 
 
 def _magnitude(em, real, imag, dtype):
@@ -65,17 +83,17 @@ def complex_solve(lo, node, inputs, outputs):
     *batch, n, k = outputs[0].shape
     if _empty(outputs[0]):
         return
-    work = _interleaved_copy(lo, a_real, a_imag, (*batch, n, n))
-    solution = _interleaved_copy(lo, b_real, b_imag, (*batch, n, k))
+    work = _column_major_copy(lo, a_real, a_imag, (*batch, n, n))
+    solution = _column_major_copy(lo, b_real, b_imag, (*batch, n, k))
     pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
 
     def call(pointers):
         a_at, pivots_at, x_at = pointers
         info = _call(lo, "gesv", a_real.dtype, I32(n), I32(k), a_at, I32(n), pivots_at, x_at,
-                     I32(k))
+                     I32(n))
         _check(lo, info, SINGULAR_MATRIX)
     _per_matrix(lo, batch, [(work, 3), (pivots, 1), (solution, 3)], call)
-    _copy_pairs(lo, _part_views(solution), outputs)
+    _row_major_parts(lo, solution, outputs)
 
 
 def complex_slogdet(lo, node, inputs, outputs):
@@ -90,7 +108,7 @@ def complex_slogdet(lo, node, inputs, outputs):
         for view, value in ((sign_r, 1), (sign_i, 0), (logdet, 0)):
             lo.fill(view, value)
         return
-    work = _interleaved_copy(lo, real, imag, (*batch, n, n))
+    work = _column_major_copy(lo, real, imag, (*batch, n, n))  # (the same diagonal)
     pivots = lo.memory.scratch((n,), PIVOTS, until=lo.node_index)
     em, b, dtype = lo.em, lo.builder, real.dtype
     scalar = em.const(0, dtype).type
@@ -129,7 +147,7 @@ def complex_eigh(lo, node, inputs, outputs):
     *batch, n, _ = vectors_r.shape
     if _empty(vectors_r):
         return
-    work = _interleaved_copy(lo, real, imag, vectors_r.shape)
+    work = _column_major_copy(lo, real, imag, vectors_r.shape)
 
     def call(pointers):
         work_at, values_at = pointers
@@ -137,7 +155,7 @@ def complex_eigh(lo, node, inputs, outputs):
                      values_at)
         _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
     _per_matrix(lo, batch, [(work, 3), (values, 1)], call)
-    _copy_pairs(lo, _part_views(work), (vectors_r, vectors_i))
+    _row_major_parts(lo, work, (vectors_r, vectors_i))
 
 
 def complex_svd(lo, node, inputs, outputs):
@@ -155,24 +173,24 @@ def complex_svd(lo, node, inputs, outputs):
                     _fill_identity(lo, factor_real)
                     lo.fill(factor_imag, 0)
         return
-    work = _interleaved_copy(lo, real, imag, (*batch, m, n))
+    work = _column_major_copy(lo, real, imag, (*batch, m, n))
     if vectors:
         job = "A" if node.params["full_matrices"] else "S"
-        u_columns, vh_rows = outputs[0].shape[-1], outputs[3].shape[-2]
-        u = lo.memory.scratch((*batch, m, u_columns, 2), real.dtype, until=lo.node_index)
-        vh = lo.memory.scratch((*batch, vh_rows, n, 2), real.dtype, until=lo.node_index)
+        vh_rows = outputs[3].shape[-2]
+        u = _scratch(lo, outputs[0].shape, real.dtype)
+        vh = _scratch(lo, outputs[3].shape, real.dtype)
     else:
-        job, u, vh, u_columns = "N", work, work, 1  # never written for jobz 'N'
+        job, u, vh, vh_rows = "N", work, work, 1  # never written for jobz 'N'
 
     def call(pointers):
         a_at, s_at, u_at, vh_at = pointers
-        info = _call(lo, "gesdd", real.dtype, char(job), I32(m), I32(n), a_at, I32(n), s_at,
-                     u_at, I32(u_columns), vh_at, I32(n))
+        info = _call(lo, "gesdd", real.dtype, char(job), I32(m), I32(n), a_at, I32(m), s_at,
+                     u_at, I32(m), vh_at, I32(vh_rows))
         _check(lo, info, SVD_DID_NOT_CONVERGE, refusal_is_failure=True)
     _per_matrix(lo, batch, [(work, 3), (values, 1), (u, 3), (vh, 3)], call)
     if vectors:
-        _copy_pairs(lo, _part_views(u), outputs[:2])
-        _copy_pairs(lo, _part_views(vh), outputs[3:])
+        _row_major_parts(lo, u, outputs[:2])
+        _row_major_parts(lo, vh, outputs[3:])
 
 
 def complex_cholesky(lo, node, inputs, outputs):
@@ -181,13 +199,13 @@ def complex_cholesky(lo, node, inputs, outputs):
     *batch, n, _ = factor_real.shape
     if _empty(factor_real):
         return
-    work = _interleaved_copy(lo, real, imag, factor_real.shape)
+    work = _column_major_copy(lo, real, imag, factor_real.shape)
 
     def call(pointers):
         info = _call(lo, "potrf", real.dtype, char("L"), I32(n), pointers[0], I32(n))
         _check(lo, info, NOT_POSITIVE_DEFINITE)
     _per_matrix(lo, batch, [(work, 3)], call)
-    _copy_pairs(lo, _part_views(work), outputs)
+    _row_major_parts(lo, work, outputs)
     for part in outputs:
         _keep_triangle(lo, part, lower=True)
 
@@ -204,32 +222,32 @@ def complex_qr(lo, node, inputs, outputs):
         if not _empty(q_real):
             _fill_identity(lo, q_real)
         return
-    work = _interleaved_copy(lo, real, imag, (*batch, m, n))
+    work = _column_major_copy(lo, real, imag, (*batch, m, n))  # column j: work[..., j, :, :]
     scales = lo.memory.scratch((*batch, k, 2), real.dtype, until=lo.node_index)
 
     def factor(pointers):
         a_at, scales_at = pointers
-        _check(lo, _call(lo, "geqrf", real.dtype, I32(m), I32(n), a_at, I32(n), scales_at))
+        _check(lo, _call(lo, "geqrf", real.dtype, I32(m), I32(n), a_at, I32(m), scales_at))
     _per_matrix(lo, batch, [(work, 3), (scales, 2)], factor)
-    rank = len(real.shape) + 1
-    rows, columns = r_real.shape[-2], q_real.shape[-1]
-    r_part = work.slice((0,) * rank, (1,) * rank, (*batch, rows, n, 2))
-    _copy_pairs(lo, _part_views(r_part), (r_real, r_imag))
+    _row_major_parts(lo, work, (r_real, r_imag))  # r: the leading rows
     for part in (r_real, r_imag):
         _keep_triangle(lo, part, lower=False)
-    q = lo.memory.scratch((*batch, m, columns, 2), real.dtype, until=lo.node_index)
-    copied = min(columns, n)  # the reflectors; ungqr sets the columns beyond them
-    sizes = (*batch, m, copied, 2)
-    source = work.slice((0,) * rank, (1,) * rank, sizes)
-    target = q.slice((0,) * rank, (1,) * rank, sizes)
+    if not (lo.is_used(node.outputs[0]) or lo.is_used(node.outputs[1])):
+        return  # mode "r", or Q unread: no ungqr (as for real matrices)
+    columns = q_real.shape[-1]
+    q = _scratch(lo, q_real.shape, real.dtype)
+    rank = len(real.shape) + 1
+    reflectors = (*batch, min(columns, n), m, 2)  # ungqr sets the columns beyond them
+    source = work.slice((0,) * rank, (1,) * rank, reflectors)
+    target = q.slice((0,) * rank, (1,) * rank, reflectors)
     _copy_pairs(lo, _part_views(source), _part_views(target))
 
     def expand(pointers):
         q_at, scales_at = pointers
         _check(lo, _call(lo, "ungqr", real.dtype, I32(m), I32(columns), I32(k), q_at,
-                         I32(columns), scales_at))
+                         I32(m), scales_at))
     _per_matrix(lo, batch, [(q, 3), (scales, 2)], expand)
-    _copy_pairs(lo, _part_views(q), (q_real, q_imag))
+    _row_major_parts(lo, q, (q_real, q_imag))
 
 
 def complex_eig(lo, node, inputs, outputs):
@@ -241,10 +259,9 @@ def complex_eig(lo, node, inputs, outputs):
     *batch, n = values_real.shape
     if _empty(values_real):
         return
-    work = _interleaved_copy(lo, real, imag, (*batch, n, n))
+    work = _column_major_copy(lo, real, imag, (*batch, n, n))
     values = lo.memory.scratch((*batch, n, 2), real.dtype, until=lo.node_index)
-    right = lo.memory.scratch((*batch, n, n, 2), real.dtype, until=lo.node_index) \
-        if vectors else None
+    right = _scratch(lo, (*batch, n, n), real.dtype) if vectors else None
     operands = [(work, 3), (values, 2)] + ([(right, 3)] if vectors else [])
 
     def call(pointers):
@@ -256,7 +273,7 @@ def complex_eig(lo, node, inputs, outputs):
     _per_matrix(lo, batch, operands, call)
     _copy_pairs(lo, _part_views(values), outputs[:2])
     if vectors:
-        _copy_pairs(lo, _part_views(right), outputs[2:])
+        _row_major_parts(lo, right, outputs[2:])
 
 
 LOWERINGS = {"complex_solve": complex_solve, "complex_slogdet": complex_slogdet,

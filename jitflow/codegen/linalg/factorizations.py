@@ -271,7 +271,7 @@ def svd(lo, node, inputs, outputs):
 
 def qr(lo, node, inputs, outputs):
     """q, r by geqrf (Householder reflections, as NumPy's qr) and orgqr (q from them),
-    on column-major copies, as NumPy calls them."""
+    on column-major copies, as NumPy calls them; q only when something reads it."""
     (a,), (q, r) = inputs, outputs
     *batch, m, n = a.shape
     k = min(m, n)
@@ -292,6 +292,11 @@ def qr(lo, node, inputs, outputs):
     origin, steps = (0,) * len(a.shape), (1,) * len(a.shape)
     lo.copy(_swapped(work).slice(origin, steps, (*batch, r.shape[-2], n)), r)
     _keep_triangle(lo, r, lower=False)
+    if not lo.is_used(node.outputs[0]):
+        # mode "r", or q unread: no orgqr, as NumPy's mode "r" (orgqr cannot fail, so
+        # nothing NumPy would raise is lost; eigh and svd keep their vectors, whose
+        # computation decides their values and errors)
+        return
     columns = q.shape[-1]
     reflectors = (*batch, min(columns, n), m)  # orgqr sets the columns beyond them
     q_work = lo.memory.scratch((*batch, columns, m), a.dtype, until=lo.node_index)

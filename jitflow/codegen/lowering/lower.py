@@ -82,6 +82,7 @@ class Lowering(ElementwiseLowering):
         self._open_segment(serial_pending=False)
         self._segment_start = 0
         self._moved = {}
+        self._used = None  # the values read, once is_used asks
         self._lower()
 
     # --- segments ---------------------------------------------------------------------------
@@ -492,6 +493,15 @@ class Lowering(ElementwiseLowering):
             # behind calls the scalar math functions one by one
             # (16 expf calls for a row of 16); kept as a loop, it gets the vector ones.
             self.em.keep_rolled(index)
+
+    def is_used(self, value):
+        """Whether a node of the graph reads `value` (an output of one of its nodes) or
+        the graph returns it: a factorization whose vectors nobody reads skips them."""
+        if self._used is None:
+            self._used = {v for node in self.graph.nodes for v in node.inputs
+                          if not isinstance(v, Lit)}
+            self._used.update(v for v in self.graph.outputs if not isinstance(v, Lit))
+        return value in self._used
 
     def read(self, view, offset):
         if view.constant is not None:
