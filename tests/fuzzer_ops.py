@@ -530,6 +530,8 @@ SMOOTH_UNARY = {
     "cholesky_gram": lambda xp, x: xp.linalg.cholesky(_gram(xp, x)),
     "qr_r_gram": lambda xp, x: _positive_diagonal(xp, xp.linalg.qr(_gram(xp, x), mode="r")),
     "pinv_gram": lambda xp, x: xp.linalg.pinv(_gram(xp, x)),
+    # (the largest eigenvalue, 3 + |v|^2, the one not repeated)
+    "eigvalsh_top_gram": lambda xp, x: xp.linalg.eigvalsh(_gram(xp, x))[..., -1],
     "matrix_power_gram": lambda xp, x: xp.linalg.matrix_power(_gram(xp, x) / 4.0, -2),
     # (the characteristic polynomial, through the eigenvalues, 3 repeated among them)
     "poly_gram": lambda xp, x: xp.poly(_gram(xp, xp.ravel(x))),

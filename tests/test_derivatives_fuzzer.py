@@ -101,7 +101,7 @@ FD_STEP = 1e-6
 # tolerance (poly of a gram matrix squared and factored: 740 * 1e-13 / 1e-6, measured
 # 1.6e-5 off where autodiff matched Richardson's extrapolation to 1e-9; found by the
 # fuzzer). A step of 1e-4 keeps both errors small for them.
-ITERATIVE = {"poly_gram", "pinv_gram"}
+ITERATIVE = {"poly_gram", "pinv_gram", "eigvalsh_top_gram"}
 # sinc's derivative at 1e-8: (y cos y - sin y) / y**2 was rounding noise, 30% off, and
 # compiled and eager code differed (found by the fuzzer; sinc is now a series there)
 SINC_NEAR_ZERO = Program([np.array(0.0), np.array([1e-8, 1e-8, 1e-8])],

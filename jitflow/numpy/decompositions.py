@@ -113,7 +113,11 @@ def eigh(a, UPLO="L"):
 
 
 def eigvalsh(a, UPLO="L"):
-    return eigh(a, UPLO).eigenvalues
+    """The eigenvalues alone, by LAPACK's syevd without eigenvectors, as NumPy's."""
+    (a,) = _common_float(a)
+    _stacked_matrices("eigvalsh", a)
+    (values,) = ops.eigh(_lower_triangle_of(a, UPLO), vectors=False)
+    return values
 
 
 def _lower_triangle_of(a, uplo):

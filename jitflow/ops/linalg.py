@@ -202,17 +202,25 @@ def cholesky(a): return bind(cholesky_p, a)
 
 # --- eigh ---------------------------------------------------------------------------------
 
-def _eigh_type(a):
+def _eigh_type(a, *, vectors=True):
     _checked_matrix("eigh", a)
-    return TensorType(a.shape[:-1], a.dtype), a
+    values = TensorType(a.shape[:-1], a.dtype)
+    return (values, a) if vectors else (values,)
 
 
-def _eigh_impl(a):
+def _eigh_impl(a, *, vectors=True):
+    """vectors=False: the eigenvalues alone, as NumPy's eigvalsh computes them (LAPACK
+    without eigenvectors: faster, and its values may differ from eigh's in the last
+    bits)."""
+    if not vectors:
+        return (np.linalg.eigvalsh(a),)
     w, v = np.linalg.eigh(a)
     return w, v
 
 
-def _eigh_vjp(cts, a, *, out):
+def _eigh_vjp(cts, a, *, out, vectors=True):
+    if not vectors:  # the eigenvectors the derivative needs, computed for it
+        out, cts = eigh(a), (cts[0], None)
     ct_w, ct_v = cts
     w, v = out
     inner = _diag_embed(ct_w) if ct_w is not None else None
@@ -221,10 +229,12 @@ def _eigh_vjp(cts, a, *, out):
     return [_symmetrized(matmul(matmul(v, inner), _mT(v)))]
 
 
-def _eigh_jvp(tangents, a, *, out):
+def _eigh_jvp(tangents, a, *, out, vectors=True):
     (ta,) = tangents  # with vdv = V^T sym(da) V: dw = diag(vdv), dV = V (F o vdv)
-    w, v = out
+    w, v = out if vectors else eigh(a)
     rotated = matmul(matmul(_mT(v), _symmetrized(ta)), v)
+    if not vectors:
+        return [_diag_part(rotated)]
     return [_diag_part(rotated), matmul(v, multiply(_inverse_gaps(w), rotated))]
 
 
@@ -232,7 +242,9 @@ eigh_p = register(Primitive("eigh", _eigh_type, _eigh_impl, multiple_results=Tru
                             vjp=_eigh_vjp, jvp=_eigh_jvp))
 
 
-def eigh(a): return bind(eigh_p, a)
+def eigh(a, *, vectors=True):
+    """(eigenvalues, eigenvectors), or (eigenvalues,) without vectors."""
+    return bind(eigh_p, a, vectors=bool(vectors))
 
 
 # --- eig: LAPACK's geev, its complex answers as real parts ---------------------------------

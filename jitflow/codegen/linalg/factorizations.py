@@ -194,20 +194,22 @@ def cholesky(lo, node, inputs, outputs):
 def eigh(lo, node, inputs, outputs):
     """Eigenvalues (ascending) and eigenvectors of the lower triangle, by syevd on a
     column-major copy (NumPy's call: its eigenvectors, signs included), the eigenvectors
-    transposed back into row-major order."""
-    (a,), (values, vectors) = inputs, outputs
-    *batch, n, _ = vectors.shape
-    if _empty(vectors):
+    transposed back into row-major order; without vectors (eigvalsh), by jobz 'N'."""
+    (a,), values = inputs, outputs[0]
+    *batch, n, _ = a.shape
+    if _empty(a):
         return
+    vectors = node.params.get("vectors", True)
     work = _column_major_copy(lo, a, (*batch, n, n))
 
     def call(pointers):
         work_at, values_at = pointers
-        info = _call(lo, "syevd", a.dtype, char("V"), char("L"), I32(n), work_at, I32(n),
-                     values_at, layout=COLUMN_MAJOR)
+        info = _call(lo, "syevd", a.dtype, char("V" if vectors else "N"), char("L"), I32(n),
+                     work_at, I32(n), values_at, layout=COLUMN_MAJOR)
         _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
     _per_matrix(lo, batch, [(work, 2), (values, 1)], call)
-    lo.copy(_swapped(work), vectors)
+    if vectors:
+        lo.copy(_swapped(work), outputs[1])
 
 
 def eig(lo, node, inputs, outputs):
