@@ -17,7 +17,8 @@ from ..loops.reduced_views import index_view
 from ..math import mathlib
 from ..math.scalar import RULES as SCALAR
 from ..views import View
-from .lapack import COLUMN_MAJOR, ROW_MAJOR, WORK_MEMORY_ERROR, char, routine
+from .lapack import (COLUMN_MAJOR, WORK_MEMORY_ERROR, WORKSPACES, char, routine,
+                     workspace_sizes)
 
 PIVOTS = np.dtype(np.int32)  # lapack_int
 
@@ -54,8 +55,27 @@ def _check(lo, info, failure=None, refusal_is_failure=False):
                   failure if refusal_is_failure else LAPACK_FAILED)
 
 
-def _call(lo, name, dtype, *arguments, layout=ROW_MAJOR):
-    return lo.builder.call(routine(lo.module, name, dtype), [I32(layout), *arguments])
+def _call(lo, name, dtype, *arguments):
+    """LAPACKE's `name`, column-major."""
+    return lo.builder.call(routine(lo.module, name, dtype), [I32(COLUMN_MAJOR), *arguments])
+
+
+def _workspaces(lo, name, dtype, *query):
+    """Scratch workspaces for `name`'s _work form, of the lengths LAPACK asks for when
+    called with `query` (workspace_sizes), shared by every matrix of the batch: as
+    (view, 0) operands of _per_matrix, and the lengths."""
+    lengths = workspace_sizes(name, dtype, *query)
+    kinds = [space for space in WORKSPACES[name] if space != "g"]
+    views = [lo.memory.scratch((length,), dtype if kind == "w" else PIVOTS,
+                               until=lo.node_index) for kind, length in zip(kinds, lengths)]
+    return [(view, 1) for view in views], lengths
+
+
+def _call_work(lo, name, dtype, arguments, workspaces):
+    """LAPACKE's `name`_work, column-major: `arguments`, then each workspace (pointer,
+    length) as WORKSPACES[name] orders them."""
+    function = routine(lo.module, name, dtype, work=True)
+    return lo.builder.call(function, [I32(COLUMN_MAJOR), *arguments, *workspaces])
 
 
 def _column_major_copy(lo, view, shape):
@@ -120,12 +140,11 @@ def solve(lo, node, inputs, outputs):
 
     def call(pointers):
         a_at, pivots_at, rhs_at = pointers
-        info = _call(lo, "getrf", x.dtype, I32(n), I32(n), a_at, I32(n), pivots_at,
-                     layout=COLUMN_MAJOR)
+        info = _call(lo, "getrf", x.dtype, I32(n), I32(n), a_at, I32(n), pivots_at)
         _check(lo, info, SINGULAR_MATRIX)
         with lo.builder.if_then(lo.builder.icmp_signed("==", info, I32(0))):
             info = _call(lo, "getrs", x.dtype, char("N"), I32(n), I32(k), a_at, I32(n),
-                         pivots_at, rhs_at, I32(n), layout=COLUMN_MAJOR)
+                         pivots_at, rhs_at, I32(n))
             _check(lo, info)
     _per_matrix(lo, batch, [(work, 2), (pivots, 1), (rhs, 2)], call)
     lo.copy(_swapped(rhs), x)
@@ -151,8 +170,7 @@ def slogdet(lo, node, inputs, outputs):
 
     def call(pointers):
         a_at, pivots_at, sign_at, logdet_at = pointers
-        info = _call(lo, "getrf", dtype, I32(n), I32(n), a_at, I32(n), pivots_at,
-                     layout=COLUMN_MAJOR)
+        info = _call(lo, "getrf", dtype, I32(n), I32(n), a_at, I32(n), pivots_at)
         _check(lo, info)  # a positive info: an exactly singular matrix, det 0
         sign_slot, log_slot = accumulators
         b.store(em.const(1, dtype), sign_slot)
@@ -183,8 +201,7 @@ def cholesky(lo, node, inputs, outputs):
     work = _column_major_copy(lo, a, (*batch, n, n))
 
     def call(pointers):
-        info = _call(lo, "potrf", factor.dtype, char("L"), I32(n), pointers[0], I32(n),
-                     layout=COLUMN_MAJOR)
+        info = _call(lo, "potrf", factor.dtype, char("L"), I32(n), pointers[0], I32(n))
         _check(lo, info, NOT_POSITIVE_DEFINITE)
     _per_matrix(lo, batch, [(work, 2)], call)
     lo.copy(_swapped(work), factor)
@@ -200,14 +217,18 @@ def eigh(lo, node, inputs, outputs):
     if _empty(a):
         return
     vectors = node.params.get("vectors", True)
+    job = "V" if vectors else "N"
     work = _column_major_copy(lo, a, (*batch, n, n))
+    spaces, (length, int_length) = _workspaces(lo, "syevd", a.dtype, job, "L", n, None, n,
+                                               None)
 
     def call(pointers):
-        work_at, values_at = pointers
-        info = _call(lo, "syevd", a.dtype, char("V" if vectors else "N"), char("L"), I32(n),
-                     work_at, I32(n), values_at, layout=COLUMN_MAJOR)
+        work_at, values_at, space_at, int_space_at = pointers
+        info = _call_work(lo, "syevd", a.dtype,
+                          [char(job), char("L"), I32(n), work_at, I32(n), values_at],
+                          [space_at, I32(length), int_space_at, I32(int_length)])
         _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
-    _per_matrix(lo, batch, [(work, 2), (values, 1)], call)
+    _per_matrix(lo, batch, [(work, 2), (values, 1), *spaces], call)
     if vectors:
         lo.copy(_swapped(work), outputs[1])
 
@@ -230,8 +251,7 @@ def eig(lo, node, inputs, outputs):
     def call(pointers):
         a_at, real_at, imag_at, right_at = pointers
         info = _call(lo, "geev", a.dtype, char("N"), char("V" if vectors else "N"), I32(n),
-                     a_at, I32(n), real_at, imag_at, a_at, I32(n), right_at, I32(n),
-                     layout=COLUMN_MAJOR)
+                     a_at, I32(n), real_at, imag_at, a_at, I32(n), right_at, I32(n))
         _check(lo, info, EIGENVALUES_DID_NOT_CONVERGE)
     _per_matrix(lo, batch, operands, call)
     if vectors:
@@ -260,12 +280,18 @@ def svd(lo, node, inputs, outputs):
         u_work = lo.memory.scratch((*batch, u.shape[-1], m), a.dtype, until=lo.node_index)
         vt_work = lo.memory.scratch((*batch, n, vt_rows), a.dtype, until=lo.node_index)
 
+    spaces, (length,) = _workspaces(lo, "gesdd", a.dtype, job, m, n, None, m, None, None,
+                                    m, None, vt_rows)
+    int_space = lo.memory.scratch((8 * min(m, n),), PIVOTS, until=lo.node_index)
+
     def call(pointers):
-        a_at, s_at, u_at, vt_at = pointers
-        info = _call(lo, "gesdd", a.dtype, char(job), I32(m), I32(n), a_at, I32(m), s_at,
-                     u_at, I32(m), vt_at, I32(vt_rows), layout=COLUMN_MAJOR)
+        a_at, s_at, u_at, vt_at, space_at, int_space_at = pointers
+        info = _call_work(lo, "gesdd", a.dtype,
+                          [char(job), I32(m), I32(n), a_at, I32(m), s_at, u_at, I32(m),
+                           vt_at, I32(vt_rows)], [space_at, I32(length), int_space_at])
         _check(lo, info, SVD_DID_NOT_CONVERGE, refusal_is_failure=True)
-    _per_matrix(lo, batch, [(work, 2), (s, 1), (u_work, 2), (vt_work, 2)], call)
+    _per_matrix(lo, batch, [(work, 2), (s, 1), (u_work, 2), (vt_work, 2), *spaces,
+                            (int_space, 1)], call)
     if u is not None:
         lo.copy(_swapped(u_work), u)
         lo.copy(_swapped(vt_work), vt)
@@ -286,11 +312,13 @@ def qr(lo, node, inputs, outputs):
     work = _column_major_copy(lo, a, (*batch, m, n))  # column j: work[..., j, :]
     scales = lo.memory.scratch((*batch, k), a.dtype, until=lo.node_index)
 
+    spaces, (length,) = _workspaces(lo, "geqrf", a.dtype, m, n, None, m, None)
+
     def factor(pointers):
-        a_at, scales_at = pointers
-        _check(lo, _call(lo, "geqrf", a.dtype, I32(m), I32(n), a_at, I32(m), scales_at,
-                         layout=COLUMN_MAJOR))
-    _per_matrix(lo, batch, [(work, 2), (scales, 1)], factor)
+        a_at, scales_at, space_at = pointers
+        _check(lo, _call_work(lo, "geqrf", a.dtype, [I32(m), I32(n), a_at, I32(m), scales_at],
+                              [space_at, I32(length)]))
+    _per_matrix(lo, batch, [(work, 2), (scales, 1), *spaces], factor)
     origin, steps = (0,) * len(a.shape), (1,) * len(a.shape)
     lo.copy(_swapped(work).slice(origin, steps, (*batch, r.shape[-2], n)), r)
     _keep_triangle(lo, r, lower=False)
@@ -304,11 +332,14 @@ def qr(lo, node, inputs, outputs):
     q_work = lo.memory.scratch((*batch, columns, m), a.dtype, until=lo.node_index)
     lo.copy(work.slice(origin, steps, reflectors), q_work.slice(origin, steps, reflectors))
 
+    spaces, (length,) = _workspaces(lo, "orgqr", a.dtype, m, columns, k, None, m, None)
+
     def expand(pointers):
-        q_at, scales_at = pointers
-        _check(lo, _call(lo, "orgqr", a.dtype, I32(m), I32(columns), I32(k), q_at,
-                         I32(m), scales_at, layout=COLUMN_MAJOR))
-    _per_matrix(lo, batch, [(q_work, 2), (scales, 1)], expand)
+        q_at, scales_at, space_at = pointers
+        _check(lo, _call_work(lo, "orgqr", a.dtype,
+                              [I32(m), I32(columns), I32(k), q_at, I32(m), scales_at],
+                              [space_at, I32(length)]))
+    _per_matrix(lo, batch, [(q_work, 2), (scales, 1), *spaces], expand)
     lo.copy(_swapped(q_work), q)
 
 

@@ -40,6 +40,12 @@ ARGUMENTS = {
 COMPLEX_ARGUMENTS = {
     "geev": "ccipippipi",  # jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr
 }
+# The routines whose LAPACKE _work form takes its workspaces from the caller, and those
+# workspaces after the routine's own arguments: "w" a work array of the matrix's dtype and
+# its length, "n" an int32 one and its length, "g" gesdd's int32 one of 8 min(m, n)
+# (no length). Called column-major, a _work routine is LAPACK's own call: no allocation,
+# no transpose (LAPACKE's plain routines query and allocate workspaces per matrix).
+WORKSPACES = {"syevd": "wn", "gesdd": "wg", "geqrf": "w", "orgqr": "w"}
 PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 # the routines of complex matrices, by the dtype of their parts (interleaved in memory)
 COMPLEX_PREFIX = {np.dtype(np.float32): "c", np.dtype(np.float64): "z"}
@@ -69,19 +75,19 @@ def _registered(symbol):
     return symbol
 
 
-def routine(module, name, dtype, complex_parts=False):
+def routine(module, name, dtype, complex_parts=False, work=False):
     """LAPACKE's `name` routine for `dtype` declared in `module`: i32 (layout, ...);
-    complex_parts: the routine of complex matrices whose parts are of `dtype`."""
-    if not available():
-        raise NotImplementedError(
-            f"numpy.linalg's {name} needs LAPACK, from the scipy-openblas32 package, "
-            f"which is not installed or does not load")
+    complex_parts: the routine of complex matrices whose parts are of `dtype`; work: its
+    _work form, which takes the WORKSPACES after the routine's arguments."""
+    _check_available(name)
     prefix = (COMPLEX_PREFIX if complex_parts else PREFIX)[np.dtype(dtype)]
-    symbol = _registered(f"scipy_LAPACKE_{prefix}{name}")
+    symbol = _registered(f"scipy_LAPACKE_{prefix}{name}{'_work' if work else ''}")
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
     kinds = (COMPLEX_ARGUMENTS if complex_parts else {}).get(name, ARGUMENTS[name])
+    if work:
+        kinds += "".join("p" if space == "g" else "pi" for space in WORKSPACES[name])
     function = ir.Function(module, ir.FunctionType(I32, [I32] + [KINDS[k] for k in kinds]),
                            symbol)
     for argument, kind in zip(function.args[1:], kinds):
@@ -92,3 +98,42 @@ def routine(module, name, dtype, complex_parts=False):
 
 def char(letter):
     return I8(ord(letter))
+
+
+def _check_available(name):
+    if not available():
+        raise NotImplementedError(
+            f"numpy.linalg's {name} needs LAPACK, from the scipy-openblas32 package, "
+            f"which is not installed or does not load")
+
+
+def workspace_sizes(name, dtype, *arguments):
+    """The lengths of the queried workspaces ("w" and "n" of WORKSPACES[name]) that
+    `name` asks for when called column-major with `arguments` (ints, one-letter strs, and
+    None for each array), by LAPACK's workspace query (a length of -1), made once while
+    lowering. A query only computes the lengths and touches no array (LAPACK's
+    documented contract), so each array is a one-element stand-in."""
+    _check_available(name)
+    dtype = np.dtype(dtype)
+    query = getattr(_library(), f"scipy_LAPACKE_{PREFIX[dtype]}{name}_work")
+    stand_in = np.zeros(8, dtype)  # (kept alive by this frame during the call)
+    values = [ctypes.c_int(COLUMN_MAJOR)]
+    for argument in arguments:
+        if isinstance(argument, str):
+            values.append(ctypes.c_char(argument.encode()))
+        elif argument is None:
+            values.append(ctypes.c_void_p(stand_in.ctypes.data))
+        else:
+            values.append(ctypes.c_int(argument))
+    answers = []
+    for space in WORKSPACES[name]:
+        answer = np.zeros(1, dtype if space == "w" else np.int32)
+        values.append(ctypes.c_void_p(answer.ctypes.data))
+        if space != "g":
+            answers.append(answer)
+            values.append(ctypes.c_int(-1))
+    query.restype = ctypes.c_int
+    info = query(*values)
+    if info != 0:
+        raise RuntimeError(f"LAPACK's {name} workspace query failed (info {info})")
+    return [max(1, int(answer[0])) for answer in answers]
