@@ -1,7 +1,9 @@
-"""LAPACK's routines, through its C interface LAPACKE in row-major order, from the
+"""LAPACK's routines, through its C interface LAPACKE in column-major order, from the
 library blas.py loads (scipy-openblas32: 32-bit integers, every symbol prefixed
-`scipy_`). LAPACKE transposes to and from LAPACK's column-major order itself and
-allocates the routines' workspaces, so generated code hands it a matrix where it lies.
+`scipy_`). Generated code hands each routine a column-major copy that it made itself
+(factorizations.py), so LAPACKE passes it straight to LAPACK; the routines that need
+workspaces take them from the caller (their `_work` forms, WORKSPACES below), sized by
+LAPACK's own query while lowering.
 
 As for gemm, generated code calls each routine by its symbol, which is registered for
 LLVM's linker the first time lowering declares it. LAPACKE's check of its operands for
@@ -18,7 +20,7 @@ from llvmlite import ir
 from ..emitter import I8, I32, PTR
 from ..gemm import blas
 
-ROW_MAJOR, COLUMN_MAJOR = 101, 102
+COLUMN_MAJOR = 102  # LAPACKE's layout code (row-major is 101)
 # LAPACKE's status for a workspace it could not allocate (lapacke.h)
 WORK_MEMORY_ERROR = -1010
 
