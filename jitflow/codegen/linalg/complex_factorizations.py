@@ -38,8 +38,7 @@ def _copy_pairs(lo, sources, targets):
 def _column_major_copy(lo, real, imag, shape):
     """A scratch copy of complex matrices given by their parts (broadcast to `shape`),
     interleaved, each matrix in column-major order: the buffer's rows are its columns."""
-    *batch, rows, columns = shape
-    work = lo.memory.scratch((*batch, columns, rows, 2), real.dtype, until=lo.node_index)
+    work = _scratch(lo, shape, real.dtype)
     _copy_pairs(lo, tuple(_swapped(part.broadcast_to(tuple(shape))) for part in (real, imag)),
                 _part_views(work))
     return work
