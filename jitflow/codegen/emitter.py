@@ -95,6 +95,7 @@ class Emitter:
         self.module = builder.module
         self.lanes = None  # inside `vectorized`: the vector length of every value
         self.mask = None   # and, in a partial vector, the <lanes x i1> of the lanes that exist
+        self.streamed = None  # inside `streaming`: (base, alignment) of non-temporal stores
 
     @contextmanager
     def vectorized(self, lanes, mask=None):
@@ -106,6 +107,19 @@ class Emitter:
             yield
         finally:
             self.lanes, self.mask = saved
+
+    @contextmanager
+    def streaming(self, base, alignment):
+        """Whole-vector stores to `base` (the pointer value itself) become non-temporal
+        stores of that `alignment`, which the caller guarantees (loops/vector_loops.py):
+        x86 writes such a store as a whole line, without reading the line first.
+        Masked stores stay plain."""
+        saved = self.streamed
+        self.streamed = (base, alignment)
+        try:
+            yield
+        finally:
+            self.streamed = saved
 
     def typed(self, element):
         """The type of a value with `element`s: a vector inside `vectorized`."""
@@ -394,7 +408,10 @@ class Emitter:
         if index.step != 1:  # lanes would race for one element
             raise ValueError("a vector store needs consecutive elements")
         pointer = self.element_pointer(base, dtype, index.first)
-        if self.mask is None:
+        if self.mask is None and self.streamed is not None and base is self.streamed[0]:
+            store = self.b.store(value, pointer, align=self.streamed[1])
+            store.set_metadata("nontemporal", self.module.add_metadata([I32(1)]))
+        elif self.mask is None:
             self.b.store(value, pointer, align=dtype.itemsize)
         else:
             self.b.call(masked_memory(self.module, "store", value.type),

@@ -12,6 +12,10 @@ loop, a vector epilogue, a scalar remainder and their checks), and rows shorter 
 a vector (10 classes) stayed scalar. Written out here, a short row is one masked vector
 and a module needs only a short pass pipeline (jit/engine.py).
 
+A loop whose stores should bypass the caches (jit/caches.py) runs as streaming_vector_loop:
+first the few elements before its output's next aligned vector, then the plain loop with
+aligned non-temporal stores of that output.
+
 Masked-off lanes compute on zeros: float operations do not trap, integer division makes
 its divisor safe first (math/scalar.py), and errors are flagged only from existing lanes.
 """
@@ -64,7 +68,53 @@ def vector_loop(em, count, steps, offsets, body, lanes, name):
     done = b.mul(blocks, I64(lanes))
     rest = b.sub(count, done)
     with em.if_then(b.icmp_signed(">", rest, I64(0))):
-        lane = ir.Constant(ir.VectorType(I64, lanes), list(range(lanes)))
-        with em.vectorized(lanes):
-            mask = b.icmp_signed("<", lane, em.splat(rest))
-        run(done, mask)
+        _masked_run(em, em.all_moved(offsets, done, steps), steps, body, lanes, rest)
+
+
+def streaming_vector_loop(em, count, steps, offsets, body, lanes, name, streamed):
+    """vector_loop whose whole-vector stores to one view are non-temporal. streamed:
+    (position of that view among the offsets, its base pointer, its dtype); it must
+    walk the loop with step 1. x86 stores a vector non-temporally only at an address
+    aligned to its size (else it splits it into 8-byte stores), so a masked vector
+    first covers the elements before that boundary. An array whose address is not a
+    multiple of its itemsize never reaches the boundary: it gets the plain loop."""
+    position, base, dtype = streamed
+    itemsize, b = np.dtype(dtype).itemsize, em.b
+    width = lanes * itemsize  # bytes per vector store: a power of two, at most 64
+    count = I64(count) if isinstance(count, int) else count
+    address = b.ptrtoint(em.element_pointer(base, dtype, offsets[position]), I64)
+    whole_elements = b.icmp_unsigned("==", b.and_(address, I64(itemsize - 1)), I64(0))
+    with b.if_else(whole_elements) as (aligned, unaligned):
+        with aligned:
+            missing = b.and_(b.sub(I64(0), address), I64(width - 1))
+            head = _minimum(b, b.udiv(missing, I64(itemsize)), count)
+            with em.if_then(b.icmp_signed(">", head, I64(0))):
+                _masked_run(em, offsets, steps, body, lanes, head)
+            rest = em.all_moved(offsets, head, steps)
+            with em.streaming(base, width):
+                vector_loop(em, b.sub(count, head), steps, rest, body, lanes, name)
+            b.call(_store_fence(em.module), [])
+        with unaligned:
+            vector_loop(em, count, steps, offsets, body, lanes, name)
+
+
+def _masked_run(em, offsets, steps, body, lanes, count):
+    """body on the first `count` (< lanes, at run time) elements, as one masked vector."""
+    lane = ir.Constant(ir.VectorType(I64, lanes), list(range(lanes)))
+    with em.vectorized(lanes):
+        mask = em.b.icmp_signed("<", lane, em.splat(count))
+    with em.vectorized(lanes, mask):
+        body([LaneOffset(first, step) for first, step in zip(offsets, steps)])
+
+
+def _minimum(b, x, y):
+    return b.select(b.icmp_unsigned("<", x, y), x, y)
+
+
+def _store_fence(module):
+    """llvm.x86.sse.sfence: non-temporal stores are weakly ordered; the fence makes them
+    visible before this thread tells another that its share is done."""
+    existing = module.globals.get("llvm.x86.sse.sfence")
+    if existing is not None:
+        return existing
+    return ir.Function(module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse.sfence")

@@ -19,7 +19,8 @@ from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
 from ..errors import ErrorState
 from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
-from ..loops.vector_loops import vector_lanes, vector_loop
+from ..jit.caches import streaming_bytes
+from ..loops.vector_loops import streaming_vector_loop, vector_lanes, vector_loop
 from ..memory import MemoryPlan
 from ..views import View, collapse
 from .aliasing import AliasScopes
@@ -34,6 +35,8 @@ from .structural import STRUCTURAL
 ENTRY = "jitflow_entry"
 # Instructions in a segment's function before a new segment starts (see _open_segment).
 SEGMENT_INSTRUCTIONS = 300
+# A streamed nest's rows are at least this many vectors (Lowering._streamed).
+STREAMED_ROW_VECTORS = 4
 
 
 class Lowering(ElementwiseLowering):
@@ -441,14 +444,16 @@ class Lowering(ElementwiseLowering):
         axis = None
         if owner is not None and self.workers is not None and self._nest_depth == 0:
             axis = split_axis(loop_shape, stride_lists[owner], self.threads, work)
+        streamed = self._streamed(views, owner, loop_shape, stride_lists, lanes)
         self._nest_depth += 1
         if axis is None:
-            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled, lanes)
+            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled, lanes,
+                       streamed=streamed)
         else:
             self.workers.split(loop_shape[axis], axis == len(loop_shape) - 1,
                                lambda begin, count: self._nest(
                                    loop_shape, stride_lists, offsets, 0, body, rolled,
-                                   lanes, (axis, begin, count)))
+                                   lanes, (axis, begin, count), streamed))
         self._nest_depth -= 1
         if lanes is None and loop_shape and 0 not in loop_shape and \
                 self._nests == nests_before:
@@ -469,10 +474,26 @@ class Lowering(ElementwiseLowering):
         vectorizer, its promotion of memory to registers): it gets LLVM's pipeline."""
         self._loops_for_llvm += 1
 
-    def _nest(self, shape, stride_lists, offsets, axis, body, rolled, lanes, chunk=None):
+    def _streamed(self, views, owner, loop_shape, stride_lists, lanes):
+        """(position, base, dtype) of the view whose stores a vector nest streams past
+        the caches (jit/caches.py), or None: the owner of a nest, not inside another,
+        that touches at least streaming_bytes() and whose rows are several vectors
+        long (a non-temporal store of part of a line costs more than it saves)."""
+        threshold = streaming_bytes()
+        if lanes is None or owner is None or self._nest_depth != 0 or not threshold:
+            return None
+        target = views[owner]
+        if target.constant is not None or stride_lists[owner][-1] != 1 or \
+                loop_shape[-1] < STREAMED_ROW_VECTORS * lanes:
+            return None
+        touched = sum(v.size * v.dtype.itemsize for v in views if v.constant is None)
+        return (owner, target.base, target.dtype) if touched >= threshold else None
+
+    def _nest(self, shape, stride_lists, offsets, axis, body, rolled, lanes, chunk=None,
+              streamed=None):
         """lanes: run the innermost loop as vector code of that many lanes (or None).
         chunk: (axis, first index, count), run-time values, when only that part of
-        one loop is this worker's."""
+        one loop is this worker's. streamed: the view whose stores stream (_streamed)."""
         if axis == len(shape):
             body(offsets)
             return
@@ -481,12 +502,17 @@ class Lowering(ElementwiseLowering):
             _, first, count = chunk
             offsets = self.em.all_moved(offsets, first, [s[axis] for s in stride_lists])
         if lanes is not None and axis == len(shape) - 1:
-            vector_loop(self.em, count, [s[axis] for s in stride_lists], offsets, body,
-                        lanes, name=f"ax{axis}")
+            steps = [s[axis] for s in stride_lists]
+            if streamed is None:
+                vector_loop(self.em, count, steps, offsets, body, lanes, name=f"ax{axis}")
+            else:
+                streaming_vector_loop(self.em, count, steps, offsets, body, lanes,
+                                      f"ax{axis}", streamed)
             return
         with self.em.for_range(count, name=f"ax{axis}") as index:
             moved = self.em.all_moved(offsets, index, [s[axis] for s in stride_lists])
-            self._nest(shape, stride_lists, moved, axis + 1, body, rolled, lanes, chunk)
+            self._nest(shape, stride_lists, moved, axis + 1, body, rolled, lanes, chunk,
+                       streamed)
         if rolled and axis == len(shape) - 1:
             # With unrolling on (jit/engine.py turns it off), LLVM fully unrolls short
             # loops before its loop vectorizer runs, and the straight-line code left

@@ -11,8 +11,8 @@ This cache is keyed by what the lowering reads instead:
 - how it is compiled (name, threads, Python entry, profiling, NaN checks);
 - the host and jitflow's version (disk_cache.key), the source of every jitflow module
   (lowering rules live beside the primitives), the JITFLOW_* environment variables
-  (routes, thread counts) and the structural lowerings installed (distributed/ adds its
-  own).
+  (routes, thread counts), the structural lowerings installed (distributed/ adds its
+  own) and the size of loop whose stores stream past the caches (jit/caches.py).
 
 An entry holds the object code of each module, the workspace size and the timed nodes,
 and the symbols the code needs from the process (jitflow's libraries, NumPy's and
@@ -36,6 +36,7 @@ from llvmlite import ir
 from ...ir.graph import Lit
 from ..gemm import blas
 from ..jit import disk_cache
+from ..jit.caches import streaming_bytes
 from ..jit.engine import host_fingerprint
 from ..lowering.structural import STRUCTURAL
 from . import libraries
@@ -62,7 +63,7 @@ def key(graph, options):
     settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("JITFLOW_")
                       and k not in ("JITFLOW_CACHE_DIR", "JITFLOW_PREBUILD", SWITCH))
     head = json.dumps([FORMAT, disk_cache.source_digest(), sorted(options.items()), settings,
-                       sorted(STRUCTURAL)])
+                       sorted(STRUCTURAL), streaming_bytes()])
     return disk_cache.key(f"{head}\n{text}", host_fingerprint())
 
 
