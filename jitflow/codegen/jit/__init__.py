@@ -1,6 +1,7 @@
 """LLVM IR text in, machine code out, and what that code runs on.
 
-Owns the target CPU (target.py: JITFLOW_CPU's levels, the vector width), the
+Owns the target CPU (target.py: JITFLOW_CPU's levels, the vector width; caches.py: its
+last-level cache, past which loops' stores stream), the
 optimization pipeline and the JIT (engine.py: CompiledModule, Compilation, host), the
 on-disk cache of object code (disk_cache.py), the thread count (threads.py), the
 process's worker pool that split loop nests run on (pool.py) and the float16
