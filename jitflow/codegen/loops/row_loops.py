@@ -63,6 +63,7 @@ class RowLoops:
                                              per_worker=True)
                         for v in sorted(region.buffered, key=region.position)}
         self.accumulators, self.tiles = {}, {}
+        self.streams = False  # whether the rows' output stores stream (set by lower)
 
     # --- the row loop --------------------------------------------------------------------
     def lower(self):
@@ -71,6 +72,8 @@ class RowLoops:
                 self.accumulators[id(r)] = Accumulator(self.lo, r.op, r.outputs[0].type.dtype)
         outer = self._outer_views()
         keys = list(outer)
+        self.streams = self.lo.touches_enough_to_stream(
+            [self.operands[v] for v in self._full_operands()] + list(self.outputs.values()))
         if not self.kept_shape:  # one row: its chunks may be split instead (_reduce)
             self._row(outer, {key: I64(outer[key].offset) for key in keys})
             return
@@ -213,7 +216,16 @@ class RowLoops:
                 operand = node.inputs[0]
                 value = self.em.cast(env[operand], operand.type.dtype, tile.dtype)
                 self.em.store(value, tile.base, tile.dtype, offset)
-        self.lo.loop_nest(shape, all_views, element, rolled=True, vector=True)
+        self.lo.loop_nest(shape, all_views, element, rolled=True, vector=True,
+                          stream=self._streamed_output(keys))
+
+    def _streamed_output(self, keys):
+        """The position among `keys` of an output the phase stores, if the region is
+        large enough for its stores to stream past the caches."""
+        if not self.streams:
+            return None
+        return next((i for i, (kind, value) in enumerate(keys)
+                     if kind == "store" and value in self.region.outputs_full), None)
 
     # --- reducing phases: chunks -------------------------------------------------------------
     def _reduce(self, phase, views, scalars):

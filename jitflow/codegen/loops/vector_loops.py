@@ -14,7 +14,7 @@ and a module needs only a short pass pipeline (jit/engine.py).
 
 A loop whose stores should bypass the caches (jit/caches.py) runs as streaming_vector_loop:
 first the few elements before its output's next aligned vector, then the plain loop with
-aligned non-temporal stores of that output.
+aligned non-temporal stores of that output; a store_fence after the whole nest.
 
 Masked-off lanes compute on zeros: float operations do not trap, integer division makes
 its divisor safe first (math/scalar.py), and errors are flagged only from existing lanes.
@@ -93,7 +93,6 @@ def streaming_vector_loop(em, count, steps, offsets, body, lanes, name, streamed
             rest = em.all_moved(offsets, head, steps)
             with em.streaming(base, width):
                 vector_loop(em, b.sub(count, head), steps, rest, body, lanes, name)
-            b.call(_store_fence(em.module), [])
         with unaligned:
             vector_loop(em, count, steps, offsets, body, lanes, name)
 
@@ -111,10 +110,12 @@ def _minimum(b, x, y):
     return b.select(b.icmp_unsigned("<", x, y), x, y)
 
 
-def _store_fence(module):
-    """llvm.x86.sse.sfence: non-temporal stores are weakly ordered; the fence makes them
-    visible before this thread tells another that its share is done."""
-    existing = module.globals.get("llvm.x86.sse.sfence")
-    if existing is not None:
-        return existing
-    return ir.Function(module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse.sfence")
+def store_fence(em):
+    """llvm.x86.sse.sfence, which the caller emits after a nest of streaming loops:
+    non-temporal stores are weakly ordered; the fence makes them visible before this
+    thread tells another that its share is done (or returns)."""
+    fence = em.module.globals.get("llvm.x86.sse.sfence")
+    if fence is None:
+        fence = ir.Function(em.module, ir.FunctionType(ir.VoidType(), []),
+                            "llvm.x86.sse.sfence")
+    em.b.call(fence, [])

@@ -20,7 +20,8 @@ from ..errors import ErrorState
 from ..jit.engine import SHORT_PIPELINE
 from ..jit.threads import thread_count
 from ..jit.caches import streaming_bytes
-from ..loops.vector_loops import streaming_vector_loop, vector_lanes, vector_loop
+from ..loops.vector_loops import (store_fence, streaming_vector_loop, vector_lanes,
+                                  vector_loop)
 from ..memory import MemoryPlan
 from ..views import View, collapse
 from .aliasing import AliasScopes
@@ -74,6 +75,7 @@ class Lowering(ElementwiseLowering):
         self.values = {}
         self._nest_depth = 0
         self._nests = 0  # loop nests lowered so far
+        self._streamed_loops = 0  # innermost loops with non-temporal stores so far
         self._loops_for_llvm = 0  # in the segment: loops that need LLVM's loop passes
         self.speed_levels = []  # each module's (engine.SHORT_PIPELINE where it can)
         self._origins = {}  # id(buffer pointer) -> (pointer, how to make it again)
@@ -422,7 +424,7 @@ class Lowering(ElementwiseLowering):
 
     # --- loop nests -------------------------------------------------------------------------
     def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None,
-                  vector=False):
+                  vector=False, stream=None):
         """for every index of `shape`: body(element offsets of each view). The views are
         read as broadcast to `shape`; axes are collapsed where all layouts allow.
         rolled: keep LLVM from unrolling the innermost loop (Emitter.keep_rolled).
@@ -432,7 +434,10 @@ class Lowering(ElementwiseLowering):
         work: the elements the nest handles in all, when each iteration runs a loop.
         vector: the body touches memory only through `read`, `em.load` and `em.store`
         at the offsets it is given, and stores only to views the innermost loop walks;
-        it may then be run on vectors (loops/vector_loops.py)."""
+        it may then be run on vectors (loops/vector_loops.py).
+        stream: the position of a view whose stores should stream past the caches (a
+        row loop's output, when the whole region is large: touches_enough_to_stream);
+        a nest not inside another streams its owner's stores when it is large."""
         if self.nan_checks is not None:
             body = self.nan_checks.gathered(body)
         stride_lists = [v.broadcast_to(shape).strides for v in views]
@@ -444,16 +449,24 @@ class Lowering(ElementwiseLowering):
         axis = None
         if owner is not None and self.workers is not None and self._nest_depth == 0:
             axis = split_axis(loop_shape, stride_lists[owner], self.threads, work)
-        streamed = self._streamed(views, owner, loop_shape, stride_lists, lanes)
+        if stream is None and owner is not None and self._nest_depth == 0 and \
+                self.touches_enough_to_stream(views):
+            stream = owner
+        streamed = self._streamed(views, stream, loop_shape, stride_lists, lanes)
+        outermost = self._nest_depth == 0
         self._nest_depth += 1
+
+        def emit(chunk=None):
+            streams_before = self._streamed_loops
+            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled, lanes, chunk,
+                       streamed)
+            if outermost and self._streamed_loops > streams_before:
+                store_fence(self.em)  # once per nest and worker, not per row
         if axis is None:
-            self._nest(loop_shape, stride_lists, offsets, 0, body, rolled, lanes,
-                       streamed=streamed)
+            emit()
         else:
             self.workers.split(loop_shape[axis], axis == len(loop_shape) - 1,
-                               lambda begin, count: self._nest(
-                                   loop_shape, stride_lists, offsets, 0, body, rolled,
-                                   lanes, (axis, begin, count), streamed))
+                               lambda begin, count: emit((axis, begin, count)))
         self._nest_depth -= 1
         if lanes is None and loop_shape and 0 not in loop_shape and \
                 self._nests == nests_before:
@@ -474,20 +487,26 @@ class Lowering(ElementwiseLowering):
         vectorizer, its promotion of memory to registers): it gets LLVM's pipeline."""
         self._loops_for_llvm += 1
 
-    def _streamed(self, views, owner, loop_shape, stride_lists, lanes):
-        """(position, base, dtype) of the view whose stores a vector nest streams past
-        the caches (jit/caches.py), or None: the owner of a nest, not inside another,
-        that touches at least streaming_bytes() and whose rows are several vectors
-        long (a non-temporal store of part of a line costs more than it saves)."""
+    @staticmethod
+    def touches_enough_to_stream(views):
+        """Whether a loop over `views` reads and writes at least streaming_bytes()
+        (jit/caches.py): its stores should then bypass the caches."""
         threshold = streaming_bytes()
-        if lanes is None or owner is None or self._nest_depth != 0 or not threshold:
+        touched = sum(v.size * v.dtype.itemsize for v in views if v.constant is None)
+        return threshold > 0 and touched >= threshold
+
+    @staticmethod
+    def _streamed(views, position, loop_shape, stride_lists, lanes):
+        """(position, base, dtype) of the view at `position` if a vector nest can
+        stream its stores: it walks the rows contiguously, and they are several vectors
+        long (a non-temporal store of part of a line costs more than it saves)."""
+        if position is None or lanes is None:
             return None
-        target = views[owner]
-        if target.constant is not None or stride_lists[owner][-1] != 1 or \
+        target = views[position]
+        if target.constant is not None or stride_lists[position][-1] != 1 or \
                 loop_shape[-1] < STREAMED_ROW_VECTORS * lanes:
             return None
-        touched = sum(v.size * v.dtype.itemsize for v in views if v.constant is None)
-        return (owner, target.base, target.dtype) if touched >= threshold else None
+        return position, target.base, target.dtype
 
     def _nest(self, shape, stride_lists, offsets, axis, body, rolled, lanes, chunk=None,
               streamed=None):
@@ -508,6 +527,7 @@ class Lowering(ElementwiseLowering):
             else:
                 streaming_vector_loop(self.em, count, steps, offsets, body, lanes,
                                       f"ax{axis}", streamed)
+                self._streamed_loops += 1
             return
         with self.em.for_range(count, name=f"ax{axis}") as index:
             moved = self.em.all_moved(offsets, index, [s[axis] for s in stride_lists])

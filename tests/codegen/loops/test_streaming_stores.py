@@ -1,7 +1,8 @@
 """Non-temporal stores for loops that touch more memory than the last-level cache: the
 same bits as plain stores for every length, dtype and alignment of the output (the
-masked head up to the aligned vector, the masked tail), on one thread and split; only
-where the loop is large enough; and the threshold's source (jit/caches.py)."""
+masked head up to the aligned vector, the masked tail), on one thread and split, in
+elementwise nests and in row regions; only where the loop is large enough; and the
+threshold's source (jit/caches.py)."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -72,6 +73,29 @@ def test_a_loop_split_between_threads_streams_each_share(monkeypatch):
         np.testing.assert_array_equal(out, chain(x, y), strict=True)
 
 
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_row_region_streams_its_output_with_the_same_bits(threads, monkeypatch):
+    monkeypatch.setenv("JITFLOW_THREADS", str(threads))
+    x = values(np.random.default_rng(1), np.float32, (301, 1000))
+    monkeypatch.setenv("JITFLOW_STREAMING_BYTES", "0")
+    plain = jitflow.function(softmax)(x)
+    stream_everything(monkeypatch)
+    native = NativeGraph(jitflow.optimize(jitflow.function(softmax).trace(x)), "f")
+    assert "!nontemporal" in native.llvm_ir
+    # One fence per worker's share of the rows, after them all: not one per row.
+    assert native.llvm_ir.count('call void @"llvm.x86.sse.sfence"()') == 1
+    for shift in (0, 3):
+        out = misaligned(x.shape, np.float32, shift)
+        jitflow.function(softmax)(x, out=out)
+        np.testing.assert_array_equal(out, plain, strict=True)
+    np.testing.assert_allclose(plain, softmax(x), rtol=1e-6)
+
+
 def lowered_code(monkeypatch, threshold, length):
     monkeypatch.setenv("JITFLOW_STREAMING_BYTES", str(threshold))
     x = np.ones(length, np.float32)
@@ -96,9 +120,9 @@ def test_short_rows_never_stream(monkeypatch):
     assert "!nontemporal" not in native.llvm_ir
 
 
-def test_the_threshold_defaults_to_the_last_level_cache(monkeypatch):
+def test_the_threshold_defaults_to_the_last_level_cache_or_its_cap(monkeypatch):
     monkeypatch.delenv("JITFLOW_STREAMING_BYTES", raising=False)
-    assert caches.streaming_bytes() == caches.last_level_cache_bytes() > 0
+    assert caches.streaming_bytes() == min(caches.last_level_cache_bytes(), caches.CAP_BYTES) > 0
     monkeypatch.setenv("JITFLOW_STREAMING_BYTES", "12345")
     assert caches.streaming_bytes() == 12345
     monkeypatch.setenv("JITFLOW_STREAMING_BYTES", "lots")
