@@ -20,9 +20,9 @@ from fuzzer_ops import (DIFFERENTIABLE_BINARY, DIFFERENTIABLE_UNARY, GRAD_OPS, I
 from jitflow.testing import check_grads
 from test_compositions import Program, Step, broadcasts, draw_axis, evaluate
 from strategies import arrays
-from test_program_fuzzer import (FUZZ, LAYOUTS, _draw_steps, _fits, _indexing,
-                                 _rearranging, _shape_op, c_contiguous, call, compiled,
-                                 laid_out, numpy_values)
+from fuzzer_inputs import LAYOUTS, c_contiguous, laid_out
+from fuzzer_steps import draw_steps, fits, indexing_step, rearranging_step, shape_step
+from test_program_fuzzer import FUZZ, call, compiled, numpy_values
 
 
 @st.composite
@@ -39,14 +39,14 @@ def differentiable_programs(draw):
 
     def draw_step(draw, x_index):
         return _differentiable_step(draw, values, x_index)
-    for step in _draw_steps(draw, values, usable, count, draw_step):
+    for step in draw_steps(draw, values, usable, count, draw_step):
         if step is None:
             continue
         program.steps.append(step)
         program.outputs = (len(values),)
         result, error = fidelity.numpy_outcome(
             lambda: evaluate(program, np, program.inputs, GRAD_OPS)[-1])
-        if error is not None or not _fits(result) or np.size(result) == 0 or \
+        if error is not None or not fits(result) or np.size(result) == 0 or \
                 not np.all(np.abs(result) < 1e3):
             program.steps.pop()
             continue
@@ -82,10 +82,10 @@ def _differentiable_step(draw, values, x_index):
         return Step(op, (x_index,), {"axis": None if not shape else
                                      draw(st.integers(-len(shape), len(shape) - 1))})
     if op in INDEXING:
-        return _indexing(draw, values, [], x_index, op=op)
+        return indexing_step(draw, values, [], x_index, op=op)
     if op in REARRANGING:
-        return _rearranging(draw, values, list(range(len(values))), x_index, op=op)
-    return _shape_op(draw, values, list(range(len(values))), x_index, op=op)
+        return rearranging_step(draw, values, list(range(len(values))), x_index, op=op)
+    return shape_step(draw, values, list(range(len(values))), x_index, op=op)
 
 
 # tanh(550 x) at 0: its third derivative, -2 * 550**3, puts the central difference

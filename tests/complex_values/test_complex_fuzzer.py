@@ -52,8 +52,8 @@ from complex_fuzzer_ops import (ELEMENTARY, EXTREMES, FFT_OPS, HALF_SPECTRUM_FFT
                                 PRODUCT_OPS, REAL_INPUT_FFTS, SUM_OPS)
 from test_compositions import (Program, Step, broadcasts, draw_axis, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
-from test_program_fuzzer import (LAYOUTS, c_contiguous, call, compiled, laid_out,
-                                 numpy_values, same_kind)
+from fuzzer_inputs import LAYOUTS, c_contiguous, laid_out
+from test_program_fuzzer import call, compiled, numpy_values, same_kind
 
 THOROUGH = settings.default.max_examples >= 1000
 FUZZ = settings(max_examples=3000 if THOROUGH else 100, deadline=None,

@@ -19,7 +19,8 @@ from complex_fuzzer_ops import (ELEMENTWISE_OPS, EXACT_OPS, FFT_OPS, INVERSE,
 from test_complex_fuzzer import FUZZ, MAX_STEPS, NORMS
 from test_compositions import (Program, Step, broadcasts, draw_axis, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
-from test_program_fuzzer import LAYOUTS, c_contiguous, call, compiled, laid_out
+from fuzzer_inputs import LAYOUTS, c_contiguous, laid_out
+from test_program_fuzzer import call, compiled
 
 GRADIENT_FUZZ = settings(FUZZ, max_examples=FUZZ.max_examples // 3)
 
