@@ -3,7 +3,8 @@
 Float results go to a gemm routine, one call per batch element, from a loop nest over
 the batch axes (stride 0 on the axes an operand broadcasts): float32 to jitflow's own
 sgemm (sgemm.py) or OpenBLAS's (blas.py), as JITFLOW_SGEMM says, float64 to OpenBLAS's
-dgemm when it is loaded. An operand of the result's dtype whose matrix has a unit stride
+dgemm when it is loaded. Small float32 products that would go to jitflow's sgemm are
+computed in the graph's own code instead, with the same bits (small_products.py). An operand of the result's dtype whose matrix has a unit stride
 on one axis is passed where it lies, described by a transpose flag and leading
 dimension, so transposes and slices still cost no copy. Any other operand (strided on
 both axes, broadcast inside the matrix, a uniform constant, another dtype) is first
@@ -27,6 +28,7 @@ from ..jit.engine import host
 from ..math.scalar import RULES as SCALAR
 from ..views import View, contiguous_strides
 from . import blas, sgemm
+from .small_products import emit_small_product, is_small_product
 from .tiles import tile_for
 
 SGEMM_VARIABLE = "JITFLOW_SGEMM"
@@ -39,7 +41,10 @@ def matmul(lo, node, inputs, outputs):
     if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
     elif out.dtype == np.float32 and own_sgemm(out.shape[-1]):
-        _own_sgemm_per_batch(lo, x, y, out)
+        if is_small_product(x, y, out, tile_for(host()[2])):
+            _small_products(lo, x, y, out)
+        else:
+            _own_sgemm_per_batch(lo, x, y, out)
     else:
         routine = blas.gemm(lo.module, out.dtype)
         if routine is None:
@@ -142,6 +147,22 @@ def _own_sgemm_per_batch(lo, x, y, out):
         end = lo.builder.add(first, number)
         emit(lambda arguments: lo.builder.call(routine, [first, end, count, *arguments]))
     lo.workers.split(lo.threads, False, shares)
+
+
+def _small_products(lo, x, y, out):
+    """out[b] = x[b] @ y[b] for small products, in this code (small_products.py): the
+    same bits as jitflow's sgemm. A y whose rows are not contiguous is copied first
+    (its values, so the bits stay). A batch of them is split between the workers when
+    it is worth it, each computing whole products."""
+    if y.strides[-1] != 1 and y.shape[-1] > 1:
+        y = _contiguous_copy(lo, y, y.dtype)
+    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
+    flops = 2 * batch * np.prod(out.shape[-2:], dtype=np.float64) * x.shape[-1]
+    parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
+    tile = tile_for(host()[2])
+    lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (x, y, out)],
+                 lambda offsets: emit_small_product(lo, x, y, out, offsets, tile),
+                 owner=2 if parallel else None, work=int(flops) if parallel else None)
 
 
 def _readable_by_blas(lo, view, dtype):

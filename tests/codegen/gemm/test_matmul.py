@@ -22,7 +22,7 @@ import jitflow
 import jitflow.numpy as jnp
 from fidelity import assert_same, numpy_outcome, products_underflow
 from jitflow.codegen import NativeGraph
-from jitflow.codegen.gemm import blas, sgemm
+from jitflow.codegen.gemm import blas, sgemm, small_products
 from jitflow.codegen.jit import target
 from jitflow.codegen.jit.engine import host
 from strategies import DTYPES, elements
@@ -350,7 +350,10 @@ def test_float32_takes_jitflows_sgemm_where_it_beats_openblas(monkeypatch, colum
     features = target.features()
     expected = (blas.library() is None or "avx512f" in features
                 or ({"avx2", "fma"} <= features and columns >= 16))
-    assert ("jitflow_sgemm" in native.llvm_ir) == expected
+    # jitflow's own code: its sgemm, or for a product this small, the graph's own loops
+    # (small_products.py)
+    ours = "jitflow_sgemm" in native.llvm_ir or "small.k" in native.llvm_ir
+    assert ours == expected
     _, native = run(lambda a, b: a @ b.T, x.astype(np.float64), x.astype(np.float64))
     assert "jitflow_sgemm" not in native.llvm_ir  # float64 stays with BLAS
 
@@ -411,6 +414,8 @@ def test_a_batch_of_small_products_is_cut_between_workers_with_the_same_bits(mon
 
 
 def test_small_products_run_on_one_worker(monkeypatch):
+    # (in jitflow's sgemm: the graph's own loops would take this product otherwise)
+    monkeypatch.setattr(small_products, "SMALL_PRODUCT_FLOPS", 0)
     monkeypatch.setenv("JITFLOW_SGEMM", "jitflow")
     monkeypatch.setenv("JITFLOW_THREADS", "2")
     x = np.ones((8, 8), np.float32)
@@ -426,7 +431,7 @@ FRESH_PROCESS = textwrap.dedent("""
     import numpy as np
     import jitflow
     from jitflow.codegen import NativeGraph
-    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = (np.arange(64 * 72) % 7).astype(np.float32).reshape(64, 72)
     graph = jitflow.optimize(jitflow.function(lambda a, b: a @ b.T).trace(x, x))
     native = NativeGraph(graph, "f")
     assert native.compiled.from_cache, "expected the object code from the disk cache"
@@ -441,7 +446,8 @@ def test_cached_object_code_calling_gemm_links_in_a_fresh_process(tmp_path, monk
     monkeypatch.setenv("JITFLOW_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("JITFLOW_CACHE", "1")
     monkeypatch.setenv("JITFLOW_SGEMM", sgemm)
-    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    # (large enough for a gemm call: smaller products run in the graph's own loops)
+    x = (np.arange(64 * 72) % 7).astype(np.float32).reshape(64, 72)
     native = compile_native(lambda a, b: a @ b.T, x, x)  # stored on disk
     assert calls_gemm(native) and calls_blas(native) == (sgemm == "blas")
     done = subprocess.run([sys.executable, "-c", FRESH_PROCESS], cwd=ROOT, env=os.environ,

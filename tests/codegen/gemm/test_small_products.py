@@ -1,0 +1,93 @@
+"""Small float32 products in the graph's own code (codegen/gemm/small_products.py): the
+same bits as jitflow's sgemm, whose call they replace, for every shape around the vector
+and register-block widths, transposed x or y, batches (broadcast too) split between
+threads, and NaN, infinities and -0.0; and which products take that path."""
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import jitflow
+from jitflow.codegen import NativeGraph
+from jitflow.codegen.gemm import small_products
+from jitflow.codegen.gemm.matmul import own_sgemm
+
+pytestmark = pytest.mark.skipif(not own_sgemm(64),
+                                reason="float32 products go to OpenBLAS on this CPU")
+
+SIZES = [1, 2, 7, 16, 17, 31, 64, 65, 70]
+SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0], np.float32)
+
+
+def product(x, y):
+    return x @ y
+
+
+def x_transposed_product(x_t, y):
+    return x_t.T @ y
+
+
+def y_transposed_product(x, y_t):  # y's rows not contiguous: copied first
+    return x @ y_t.T
+
+
+PRODUCTS = {"none": product, "x": x_transposed_product, "y": y_transposed_product}
+
+
+def native(fn, *args):
+    return NativeGraph(jitflow.optimize(jitflow.function(fn).trace(*args)), "f")
+
+
+def both_paths(fn, *args):
+    """fn's results through small_products.py and through jitflow's sgemm, and the IR
+    of the first."""
+    small = native(fn, *args)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(small_products, "SMALL_PRODUCT_FLOPS", 0)
+        packed = native(fn, *args)
+    assert "small.k" not in packed.llvm_ir
+    return small(list(args))[0], packed(list(args))[0], small.llvm_ir
+
+
+def operand(rng, shape, specials):
+    values = rng.standard_normal(shape).astype(np.float32)
+    if specials and values.size:
+        values.flat[rng.integers(0, values.size, 3)] = rng.choice(SPECIALS, 3)
+    return values
+
+
+@settings(max_examples=80, deadline=None)
+@given(m=st.sampled_from(SIZES), n=st.sampled_from(SIZES + [1, 128]),
+       k=st.sampled_from(SIZES), transposed=st.sampled_from(list(PRODUCTS)),
+       specials=st.booleans(), seed=st.integers(0, 99))
+def test_small_products_keep_sgemms_bits(m, n, k, transposed, specials, seed):
+    assume(2 * m * n * k <= small_products.SMALL_PRODUCT_FLOPS)
+    rng = np.random.default_rng(seed)
+    x, y = operand(rng, (m, k), specials), operand(rng, (k, n), specials)
+    args = {"none": (x, y), "x": (np.ascontiguousarray(x.T), y),
+            "y": (x, np.ascontiguousarray(y.T))}[transposed]
+    small, packed, code = both_paths(PRODUCTS[transposed], *args)
+    assert "small.k" in code
+    np.testing.assert_array_equal(small, packed, strict=True)
+    finite = np.isfinite(x).all() and np.isfinite(y).all()
+    if finite:
+        np.testing.assert_allclose(small, x @ y, rtol=1e-4, atol=1e-4 * k)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_batch_of_small_products_splits_with_the_same_bits(threads, monkeypatch):
+    # attention's shape: a batch of (64 x 32) @ (32 x 64), y broadcast over the heads
+    monkeypatch.setenv("JITFLOW_THREADS", str(threads))
+    rng = np.random.default_rng(threads)
+    x, y = operand(rng, (16, 4, 64, 32), True), operand(rng, (16, 1, 32, 64), True)
+    small, packed, code = both_paths(product, x, y)
+    assert "small.k" in code
+    np.testing.assert_array_equal(small, packed, strict=True)
+
+
+def test_large_or_deep_products_still_take_sgemm():
+    x = np.ones((128, 128), np.float32)
+    assert "small.k" not in native(product, x, x).llvm_ir  # 4 MFLOP: packing pays
+    deep = np.ones((1, 4096), np.float32)
+    # k beyond one depth block: sgemm sums its blocks apart, which this path would not
+    assert "small.k" not in native(product, deep, deep.T.copy()).llvm_ir
