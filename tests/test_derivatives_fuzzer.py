@@ -112,6 +112,13 @@ ITERATIVE_FD_STEP = 1e-4
 POLY_OF_A_SQUARE = Program([np.array([[0.5, 0.0, 0.0]])],
                            [Step("poly_gram", (0,), {}), Step("multiply", (1, 1), {}),
                             Step("cholesky_gram", (2,), {})], (3,))
+# a bounded arccos at 0, then an iterative op: with the old bounding x / (2 + |x|) its
+# second derivative jumped there, and central differences at ITERATIVE_FD_STEP were
+# 7.9e-5 off (found by the fuzzer)
+ARCCOS_AT_ZERO_THEN_EIGVALSH = Program(
+    [np.array(0.0), np.array(0.0)],
+    [Step("negative", (0,), {}), Step("arccos_bounded", (0,), {}),
+     Step("eigvalsh_top_gram", (3,), {})], (4,))
 # partition of a tie: which of the two equal values lands at kth jumps as they move, so
 # central differences there see a kink (found by the fuzzer)
 PARTITION_TIE = Program([np.array([0.0, 0.0]), np.array(0.0)],
@@ -124,6 +131,7 @@ PARTITION_TIE = Program([np.array([0.0, 0.0]), np.array(0.0)],
 @example(program=PARTITION_TIE)
 @example(program=POLY_OF_A_SQUARE)
 @example(program=SINC_NEAR_ZERO)
+@example(program=ARCCOS_AT_ZERO_THEN_EIGVALSH)
 def test_derivatives_match_central_differences(program):
     note(f"program:\n{program}")
     index = program.outputs[0]
