@@ -499,12 +499,18 @@ class Lowering(ElementwiseLowering):
     def _streamed(views, position, loop_shape, stride_lists, lanes):
         """(position, base, dtype) of the view at `position` if a vector nest can
         stream its stores: it walks the rows contiguously, and they are several vectors
-        long (a non-temporal store of part of a line costs more than it saves)."""
+        long (a non-temporal store of part of a line costs more than it saves). No
+        other view may reach its memory from another offset: the emitter makes every
+        whole-vector store to that base pointer an aligned non-temporal one."""
         if position is None or lanes is None:
             return None
         target = views[position]
         if target.constant is not None or stride_lists[position][-1] != 1 or \
                 loop_shape[-1] < STREAMED_ROW_VECTORS * lanes:
+            return None
+        if any(view.base is target.base and (view.offset, strides) !=
+               (target.offset, stride_lists[position])
+               for view, strides in zip(views, stride_lists)):
             return None
         return position, target.base, target.dtype
 
