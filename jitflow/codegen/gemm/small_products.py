@@ -23,18 +23,29 @@ from ..emitter import I64, LaneOffset, entry_alloca, intrinsic_suffix
 # the packing pays for itself: at 64x64x64 (this size) the packed kernel ran at 40
 # GFLOP/s, well below its 140 on large products.
 SMALL_PRODUCT_FLOPS = 1 << 19
+# So are products up to NARROW_PRODUCT_FLOPS with at most NARROW_COLUMNS columns:
+# sgemm's AVX-512 tile is 32 columns wide, and narrower products waste part of it. On
+# an Intel Xeon (Emerald Rapids; this path on one thread, sgemm on two), a convnet's
+# 4096x9 by 9x16 took 23-60 us here against 192-269 us, and 1024x144 by 144x32 112-117
+# us against 144-576 us (two runs each).
+NARROW_COLUMNS = 32
+NARROW_PRODUCT_FLOPS = 1 << 24
 
 
 def is_small_product(x, y, out, tile):
     """Whether out = x @ y (each a View of its last two axes) is computed here: float32
     operands in memory, k within one depth block of jitflow_sgemm's `tile`, and little
-    work per product. (y's rows must be contiguous: the caller copies it if not.)"""
+    work per product, or a narrow one. (y's rows must be contiguous: the caller copies
+    it if not.)"""
     rows, cols = out.shape[-2:]
     depth = x.shape[-1]
+    flops = 2 * rows * cols * depth
     float32 = np.dtype(np.float32)
+    small = flops <= SMALL_PRODUCT_FLOPS or (cols <= NARROW_COLUMNS and
+                                             flops <= NARROW_PRODUCT_FLOPS)
     return (out.dtype == x.dtype == y.dtype == float32 and
             x.constant is None and y.constant is None and out.strides[-1] == 1 and
-            0 < depth <= tile.depth and 2 * rows * cols * depth <= SMALL_PRODUCT_FLOPS)
+            0 < depth <= tile.depth and small)
 
 
 def register_block(tile, cols):

@@ -416,6 +416,7 @@ def test_a_batch_of_small_products_is_cut_between_workers_with_the_same_bits(mon
 def test_small_products_run_on_one_worker(monkeypatch):
     # (in jitflow's sgemm: the graph's own loops would take this product otherwise)
     monkeypatch.setattr(small_products, "SMALL_PRODUCT_FLOPS", 0)
+    monkeypatch.setattr(small_products, "NARROW_PRODUCT_FLOPS", 0)
     monkeypatch.setenv("JITFLOW_SGEMM", "jitflow")
     monkeypatch.setenv("JITFLOW_THREADS", "2")
     x = np.ones((8, 8), np.float32)

@@ -44,6 +44,7 @@ def both_paths(fn, *args):
     small = native(fn, *args)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(small_products, "SMALL_PRODUCT_FLOPS", 0)
+        patch.setattr(small_products, "NARROW_PRODUCT_FLOPS", 0)
         packed = native(fn, *args)
     assert "small.k" not in packed.llvm_ir
     return small(list(args))[0], packed(list(args))[0], small.llvm_ir
@@ -84,6 +85,16 @@ def test_a_batch_of_small_products_splits_with_the_same_bits(threads, monkeypatc
     small, packed, code = both_paths(product, x, y)
     assert "small.k" in code
     np.testing.assert_array_equal(small, packed, strict=True)
+
+
+def test_narrow_products_take_this_path_up_to_their_own_size():
+    # a convnet's 4096x9 by 9x16: 1.2 MFLOP, but 16 columns
+    x, y = np.ones((4096, 9), np.float32), np.ones((9, 16), np.float32)
+    small, packed, code = both_paths(product, x, y)
+    assert "small.k" in code
+    np.testing.assert_array_equal(small, packed, strict=True)
+    wide = np.ones((4096, 9), np.float32), np.ones((9, 64), np.float32)  # 4.7 MFLOP
+    assert "small.k" not in native(product, *wide).llvm_ir
 
 
 def test_large_or_deep_products_still_take_sgemm():
