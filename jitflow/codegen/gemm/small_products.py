@@ -18,6 +18,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..emitter import I64, LaneOffset, entry_alloca, intrinsic_suffix
+from ..math.arithmetic import declare
 
 # Products of at most this many floating-point operations (2 m n k) are small. Above it
 # the packing pays for itself: at 64x64x64 (this size) the packed kernel ran at 40
@@ -138,8 +139,4 @@ def _block(lo, views, offsets, start, slots, lanes, last_lanes=None):
 def _multiply_add(module, vector_type):
     """llvm.fmuladd on `vector_type`, the operation jitflow_sgemm's micro-kernel adds
     its terms with (fused where the CPU has FMA, in both)."""
-    name = f"llvm.fmuladd.{intrinsic_suffix(vector_type)}"
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    return ir.Function(module, ir.FunctionType(vector_type, [vector_type] * 3), name)
+    return declare(module, f"llvm.fmuladd.{intrinsic_suffix(vector_type)}", vector_type, 3)

@@ -22,7 +22,7 @@ its divisor safe first (math/scalar.py), and errors are flagged only from existi
 import numpy as np
 from llvmlite import ir
 
-from ..emitter import I1, I64, LaneOffset
+from ..emitter import I1, I64, LaneOffset, module_global
 from .accumulate import VECTOR_BYTES  # a whole AVX-512 register; AVX2 splits it in two
 
 
@@ -114,8 +114,7 @@ def store_fence(em):
     """llvm.x86.sse.sfence, which the caller emits after a nest of streaming loops:
     non-temporal stores are weakly ordered; the fence makes them visible before this
     thread tells another that its share is done (or returns)."""
-    fence = em.module.globals.get("llvm.x86.sse.sfence")
-    if fence is None:
-        fence = ir.Function(em.module, ir.FunctionType(ir.VoidType(), []),
-                            "llvm.x86.sse.sfence")
+    name = "llvm.x86.sse.sfence"
+    fence = module_global(em.module, name, lambda: ir.Function(
+        em.module, ir.FunctionType(ir.VoidType(), []), name))
     em.b.call(fence, [])
