@@ -11,6 +11,7 @@ import inspect
 import threading
 import time
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,6 +64,8 @@ class Signature:
     types: tuple
     statics: tuple
     paths: tuple = field(compare=False)
+    # config.matmul_precision when traced: the float32 products' rounding depends on it
+    matmul_precision: str = "float32"
 
 
 class Function:
@@ -91,6 +94,7 @@ class Function:
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
         self._info = CacheInfo()
+        _LIVE.add(self)
         self._warned = False
         self._named = None  # NamedArrays the traces read, when the code names any
         self._compiling = threading.RLock()  # held while a signature is traced and built
@@ -278,7 +282,7 @@ class Function:
 
     def _executable(self, bound, leaves, paths, structure, statics):
         signature = Signature(structure, self._leaf_types(leaves, paths), statics,
-                              tuple(paths))
+                              tuple(paths), config.matmul_precision)
         executable = self._cache.get(signature)
         if executable is None:
             with self._compiling:  # threads calling a new signature at once: one trace
@@ -541,6 +545,20 @@ class Function:
 
 _DECLINED = object()  # the fast path could not run: use the checked path
 
+# Every Function alive. A change of config.matmul_precision drops their shortcuts to
+# compiled code (which skip the signature), so that each next call looks its signature
+# up, precision included, and traces again.
+_LIVE = weakref.WeakSet()
+
+
+def _forget_shortcuts():
+    for function in list(_LIVE):
+        function._fast.clear()
+        function._direct = function._direct_signature = None
+
+
+config.on_matmul_precision_change.append(_forget_shortcuts)
+
 
 
 
@@ -582,6 +600,9 @@ def _differences(old, new):
     diffs += [f"static argument '{name}' changed from {_shown(before, name)} to "
               f"{_shown(after, name)}" for name in sorted(before.keys() | after.keys())
               if before.get(name, _DEFAULT) != after.get(name, _DEFAULT)]
+    if old.matmul_precision != new.matmul_precision:
+        diffs.append(f"jitflow.config.matmul_precision changed from "
+                     f"{old.matmul_precision!r} to {new.matmul_precision!r}")
     return diffs
 
 

@@ -3,6 +3,9 @@ over a namespace `xp` (numpy or jitflow.numpy), and the kinds they fall into: ex
 rounded differently by native code, differentiable smoothly or with a kink."""
 import numpy as np
 
+from jitflow.ops.contraction import matmul_p
+from jitflow.trace import bind
+
 from test_compositions import LITERALS
 
 # Python literals: the simplifier's identities and IEEE corners (test_compositions.py),
@@ -401,7 +404,18 @@ SHAPE_OPS = {
     "concatenate": lambda xp, x, y, axis: xp.concatenate([x, y], axis=axis),
     "stack": lambda xp, x, y, axis: xp.stack([x, y], axis=axis),
     "matmul": lambda xp, x, y: x @ y,
+    "matmul_bfloat16": lambda xp, x, y: _bfloat16_product(xp, xp.atleast_2d(x), y),
 }
+
+
+def _bfloat16_product(xp, x, y):
+    """x (as float32) @ y, a float32 matrix, with matmul precision "bfloat16" (what a
+    product traced under jitflow.config.matmul_precision = "bfloat16" is): the
+    primitive itself, and its NumPy implementation as the reference."""
+    x = x.astype(np.float32)
+    if xp is np:
+        return matmul_p.impl(x, y, precision="bfloat16")
+    return bind(matmul_p, x, y, precision="bfloat16")
 
 # Indices are constants of the program (NumPy arrays), as a user's code holds them.
 INDEXING = {

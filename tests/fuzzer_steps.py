@@ -172,6 +172,8 @@ def shape_step(draw, values, usable, x_index, op=None):
         return Step(op, (x_index,), {"dtype": draw(st.sampled_from(dtypes))})
     if op == "matmul":
         return _matmul(draw, values, usable, x_index)
+    if op == "matmul_bfloat16":
+        return _bfloat16_matmul(draw, values, usable, x_index)
     if not ndim:
         return None
     if op == "stack":
@@ -335,6 +337,19 @@ def _matmul(draw, values, usable, x_index):
     right = (shape[-1],) if draw(st.booleans()) else (shape[-1], draw(st.integers(0, 3)))
     y = draw(input_values(draw(st.sampled_from(DTYPES)), right))
     return Step("matmul", (x_index, ("const", y)), {})
+
+
+def _bfloat16_matmul(draw, values, usable, x_index):
+    """x (as a float32 matrix) @ y, rounded to bfloat16: y an earlier float32 matrix that
+    fits or a constant, wide enough at times (32 columns) for a tile unit's blocks."""
+    depth = np.shape(np.atleast_2d(values[x_index]))[-1]
+    fits = [i for i in usable if np.asarray(values[i]).dtype == np.float32 and
+            np.ndim(values[i]) == 2 and np.shape(values[i])[0] == depth]
+    if fits and draw(st.booleans()):
+        return Step("matmul_bfloat16", (x_index, draw(st.sampled_from(fits))), {})
+    columns = draw(st.sampled_from([0, 1, 3, 32, 33]))
+    y = draw(input_values(np.dtype(np.float32), (depth, columns)))
+    return Step("matmul_bfloat16", (x_index, ("const", y)), {})
 
 
 DRAW_STEP = {"unary": _unary, "binary": _binary, "ternary": _ternary,

@@ -78,7 +78,8 @@ def order_dependent_product(program, values, index):
     return bool(growth > np.log(info.max) or shrinking < np.log(info.tiny))
 
 
-SUMS_OF_PRODUCTS = {"matmul", "correlate_same", "convolve", "vdot", "vecdot"}
+SUMS_OF_PRODUCTS = {"matmul", "matmul_bfloat16", "correlate_same", "convolve", "vdot",
+                    "vecdot"}
 
 
 def _a_term_overflows(step, values, dtype):
@@ -204,5 +205,6 @@ def _reduction_bound(step, magnitudes, args, result):
 _SUM_BOUNDS = {"trace": _trace_bound, "vecdot": _trace_bound, "vdot": _vdot_bound,
                "convolve": _convolution_bound, "correlate_same": _convolution_bound,
                "add_at": _add_at_bound, "add_reduceat": _reduceat_bound,
-               "matmul": _matmul_bound, "cumsum": _running_sum_bound,
+               "matmul": _matmul_bound, "matmul_bfloat16": _matmul_bound,
+               "cumsum": _running_sum_bound,
                "cumulative_sum": _running_sum_bound, "trapezoid": _trapezoid_bound}

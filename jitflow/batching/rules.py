@@ -44,16 +44,16 @@ def broadcasting(prim, args, batched, size, **params):
     return bind(prim, *aligned, **params)
 
 
-def _matmul(prim, args, batched, size):
+def _matmul(prim, args, batched, size, **params):
     x, y = args
     if batched[0] and not batched[1] and len(shape_of(y)) == 2:
         # One product with every row of the batch: eagerly, NumPy would run one per
         # element (compiled code merges contiguous rows by itself, matmul.py).
         shape = shape_of(x)
         rows = ops.reshape(x, (int(np.prod(shape[:-1], dtype=np.int64)), shape[-1]))
-        return ops.reshape(ops.matmul(rows, y), shape[:-1] + shape_of(y)[-1:])
+        return ops.reshape(bind(prim, rows, y, **params), shape[:-1] + shape_of(y)[-1:])
     # Operands have rank >= 2; their leading axes broadcast like elementwise operands.
-    return broadcasting(prim, args, batched, size)
+    return broadcasting(prim, args, batched, size, **params)
 
 
 def _dft(prim, args, batched, size, *, sign):

@@ -39,6 +39,11 @@ class View:
         return View(self.base, self.dtype, tuple(shape), tuple(strides), self.offset,
                     self.constant)
 
+    def batch_axes(self):
+        """The axes before the last two only: where each of its matrices starts."""
+        return View(self.base, self.dtype, self.shape[:-2], self.strides[:-2], self.offset,
+                    self.constant)
+
     def transpose(self, perm):
         return View(self.base, self.dtype, tuple(self.shape[p] for p in perm),
                     tuple(self.strides[p] for p in perm), self.offset, self.constant)

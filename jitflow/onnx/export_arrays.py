@@ -3,6 +3,7 @@ and scatters, concatenation, padding, iota, sorting and the Fourier transform.""
 import numpy as np
 
 from .dtypes import onnx_type
+from .errors import UnsupportedError
 
 BOOL = np.dtype(bool)
 INT32 = np.dtype(np.int32)
@@ -92,7 +93,13 @@ _WIDER_PRODUCTS = {np.dtype(np.int8): np.dtype(np.int32), np.dtype(np.int16): np
 def matmul(w, node):
     """MatMul in the result dtype; a product of bools counts the true pairs in int64,
     and 8- and 16-bit integers (which ONNX's MatMul does not take) multiply in 32 bits,
-    cast back, wrapping as NumPy's do."""
+    cast back, wrapping as NumPy's do. ONNX has no product of operands rounded to
+    bfloat16 (jitflow.config.matmul_precision = "bfloat16"): refused."""
+    if node.params.get("precision") is not None:
+        raise UnsupportedError("ONNX has no matmul of this precision (trace with "
+                               "jitflow.config.matmul_precision = 'float32' to export)",
+                               [f"matmul precision={node.params['precision']!r}"],
+                               ["matmul precision=None"])
     dtype = out_dtype(node)
     work = INT64 if dtype == BOOL else _WIDER_PRODUCTS.get(dtype, dtype)
     product = w.add("MatMul", [w.operand(v, work) for v in node.inputs])

@@ -256,6 +256,14 @@ def test_primitives_without_an_onnx_form_are_all_named():
         jitflow.onnx.to_model(f, np.ones(2))
 
 
+def test_products_of_bfloat16_precision_are_refused(monkeypatch):
+    monkeypatch.setattr(jitflow.config, "_matmul_precision", "bfloat16")
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(jitflow.onnx.UnsupportedError,
+                       match="matmul_precision = 'float32'.*matmul precision='bfloat16'"):
+        jitflow.onnx.to_model(lambda x: x @ x.T, x)
+
+
 def test_a_function_that_assigns_a_variable_cannot_be_exported():
     v = jitflow.Variable(np.zeros(2), name="v")
 

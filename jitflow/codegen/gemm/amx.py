@@ -14,7 +14,7 @@ import threading
 import llvmlite.binding as llvm
 
 from ..jit import target
-from ..jit.engine import CompiledModule
+from ..jit.engine import CompiledModule, link_library_on_demand
 from .amx_ir import PACK_A, PACK_B, PRODUCT, module_text
 
 _SYS_ARCH_PRCTL = 158  # x86-64
@@ -58,6 +58,15 @@ def _load():
         llvm.add_symbol(name, address)
     return addresses
 
+
+def _load_for_linking():
+    """Generated code calls the library only where it is available; a name that
+    occurs by chance elsewhere loads nothing."""
+    if available():
+        ensure_loaded()
+
+
+link_library_on_demand("jitflow_amx_", _load_for_linking)
 
 _PACK = [ctypes.c_void_p] + [ctypes.c_int64] * 4 + [ctypes.c_void_p] + [ctypes.c_int64] * 2
 _PRODUCT = [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 5 + [ctypes.c_void_p, ctypes.c_int64]

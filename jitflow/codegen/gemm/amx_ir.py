@@ -8,8 +8,9 @@ bfloat16 and their products summed in float32 by the CPU's tile unit (Intel AMX-
     void jitflow_amx_bf16gemm(ptr packed_a, ptr packed_b, i64 depth, i64 begin,
                               i64 end, i64 m, i64 n, ptr c, i64 ldc)
 
-The packing functions read a float32 operand (element strides) and write it rounded to
-bfloat16 (to_bfloat16 below) in tiles of 1 KiB, zeros past its edges: A (m x k) padded
+The packing functions (amx_packing.py) read a float32 operand (element strides) and
+write it rounded to bfloat16 (bfloat16_rounding.py) in tiles of 1 KiB, zeros past its
+edges: A (m x k) padded
 to `rows` (a multiple of 32) by `depth` (a multiple of 32) as 16 rows x 32 values per
 tile; B (k x n) padded to `depth` by `cols` (a multiple of 32) as 16 pairs of rows x 16
 columns per tile, the two values of a pair side by side (the layout the tile unit
@@ -26,199 +27,18 @@ over C's edge goes through a buffer on the stack, of which only the part in C is
 and written.
 
 The tile instructions are LLVM's AMX intrinsics, whose x86_amx type llvmlite's IR
-builder has no class for: this module is written as text. LLVM emits the tile
+builder has no class for: the product is written as text. LLVM emits the tile
 configuration (ldtilecfg) on entry to the product and the release at its return.
 """
+
+from llvmlite import ir
+
+from .amx_packing import define_packing
 
 ROW_BLOCK = 64  # rows of C whose blocks share each panel of B while it is in cache
 DEPTH_BLOCK = 1024  # values of k a block sums before its sums go back to C (a multiple of 32)
 
 PACK_A, PACK_B, PRODUCT = "jitflow_amx_pack_a", "jitflow_amx_pack_b", "jitflow_amx_bf16gemm"
-
-_DECLARATIONS = """
-declare x86_amx @llvm.x86.tileloadd64.internal(i16, i16, ptr, i64)
-declare x86_amx @llvm.x86.tdpbf16ps.internal(i16, i16, i16, x86_amx, x86_amx, x86_amx)
-declare void @llvm.x86.tilestored64.internal(i16, i16, ptr, i64, x86_amx)
-declare x86_amx @llvm.x86.tilezero.internal(i16, i16)
-"""
-
-_ROUNDING = """
-define internal i16 @to_bfloat16(float %value) nounwind alwaysinline {
-  %bits = bitcast float %value to i32
-  %exponent = and i32 %bits, 2139095040
-  %tiny = icmp eq i32 %exponent, 0
-  %high = lshr i32 %bits, 16
-  %odd = and i32 %high, 1
-  %bias = add i32 %odd, 32767
-  %sum = add i32 %bits, %bias
-  %rounded = lshr i32 %sum, 16
-  %sign = and i32 %high, 32768
-  %nan = fcmp uno float %value, %value
-  %quiet = or i32 %sign, 32704
-  %finite = select i1 %tiny, i32 %sign, i32 %rounded
-  %chosen = select i1 %nan, i32 %quiet, i32 %finite
-  %half = trunc i32 %chosen to i16
-  ret i16 %half
-}
-
-define internal i64 @clamp(i64 %left, i64 %most) nounwind alwaysinline {
-  %negative = icmp slt i64 %left, 0
-  %above = icmp sgt i64 %left, %most
-  %low = select i1 %negative, i64 0, i64 %left
-  %count = select i1 %above, i64 %most, i64 %low
-  ret i64 %count
-}
-"""
-
-# to_bfloat16 rounds to nearest even, makes values below float32's normal range (whose
-# bfloat16 the tile unit reads as zero) zeros of their sign, and NaN a quiet NaN.
-
-_PACK_A = f"""
-define void @{PACK_A}(ptr noalias %a, i64 %row_stride, i64 %depth_stride, i64 %m,
-                      i64 %k, ptr noalias %packed, i64 %rows, i64 %depth) nounwind {{
-entry:
-  %steps = udiv i64 %depth, 32
-  br label %row
-row:
-  %i = phi i64 [0, %entry], [%i_next, %row.end]
-  %t = udiv i64 %i, 16
-  %r = urem i64 %i, 16
-  %in_a = icmp ult i64 %i, %m
-  %row_at = mul i64 %i, %row_stride
-  %a_row = getelementptr float, ptr %a, i64 %row_at
-  br label %step
-step:
-  %s = phi i64 [0, %row], [%s_next, %step.end]
-  %tile_first = mul i64 %t, %steps
-  %tile = add i64 %tile_first, %s
-  %line_first = mul i64 %tile, 16
-  %line = add i64 %line_first, %r
-  %out_at = mul i64 %line, 32
-  %out = getelementptr inbounds i16, ptr %packed, i64 %out_at
-  %k_first = mul i64 %s, 32
-  %k_left = sub i64 %k, %k_first
-  %in_k = call i64 @clamp(i64 %k_left, i64 32)
-  %count = select i1 %in_a, i64 %in_k, i64 0
-  %any = icmp ugt i64 %count, 0
-  br i1 %any, label %copy, label %zeros
-copy:
-  %w = phi i64 [0, %step], [%w_next, %copy]
-  %kk = add i64 %k_first, %w
-  %from_at = mul i64 %kk, %depth_stride
-  %from = getelementptr float, ptr %a_row, i64 %from_at
-  %value = load float, ptr %from, align 4
-  %half = call i16 @to_bfloat16(float %value)
-  %to = getelementptr inbounds i16, ptr %out, i64 %w
-  store i16 %half, ptr %to, align 2
-  %w_next = add nuw nsw i64 %w, 1
-  %more = icmp ult i64 %w_next, %count
-  br i1 %more, label %copy, label %zeros
-zeros:
-  %z_first = phi i64 [0, %step], [%count, %copy]
-  %full = icmp eq i64 %z_first, 32
-  br i1 %full, label %step.end, label %zero
-zero:
-  %z = phi i64 [%z_first, %zeros], [%z_next, %zero]
-  %zero_at = getelementptr inbounds i16, ptr %out, i64 %z
-  store i16 0, ptr %zero_at, align 2
-  %z_next = add nuw nsw i64 %z, 1
-  %more_zeros = icmp ult i64 %z_next, 32
-  br i1 %more_zeros, label %zero, label %step.end
-step.end:
-  %s_next = add nuw nsw i64 %s, 1
-  %more_steps = icmp ult i64 %s_next, %steps
-  br i1 %more_steps, label %step, label %row.end
-row.end:
-  %i_next = add nuw nsw i64 %i, 1
-  %more_rows = icmp ult i64 %i_next, %rows
-  br i1 %more_rows, label %row, label %done
-done:
-  ret void
-}}
-"""
-
-# Pairs of rows kk, kk + 1 of B: where kk + 1 is past k, row kk is read for it too and
-# the value masked to zero, so that nothing past B is read.
-_PACK_B = f"""
-define void @{PACK_B}(ptr noalias %b, i64 %depth_stride, i64 %col_stride, i64 %k,
-                      i64 %n, ptr noalias %packed, i64 %depth, i64 %cols) nounwind {{
-entry:
-  %steps = udiv i64 %depth, 32
-  %col_tiles = udiv i64 %cols, 16
-  br label %col_tile
-col_tile:
-  %u = phi i64 [0, %entry], [%u_next, %col_tile.end]
-  %j_first = mul i64 %u, 16
-  %n_left = sub i64 %n, %j_first
-  %in_n = call i64 @clamp(i64 %n_left, i64 16)
-  %col_at = mul i64 %j_first, %col_stride
-  %b_cols = getelementptr float, ptr %b, i64 %col_at
-  br label %pair
-pair:
-  %p = phi i64 [0, %col_tile], [%p_next, %pair.end]
-  %s = udiv i64 %p, 16
-  %q = urem i64 %p, 16
-  %kk = mul i64 %p, 2
-  %kk_odd = add i64 %kk, 1
-  %low_in = icmp ult i64 %kk, %k
-  %high_in = icmp ult i64 %kk_odd, %k
-  %high_row = select i1 %high_in, i64 %kk_odd, i64 %kk
-  %low_at = mul i64 %kk, %depth_stride
-  %high_at = mul i64 %high_row, %depth_stride
-  %low_row_ptr = getelementptr float, ptr %b_cols, i64 %low_at
-  %high_row_ptr = getelementptr float, ptr %b_cols, i64 %high_at
-  %tile_first = mul i64 %u, %steps
-  %tile = add i64 %tile_first, %s
-  %line_first = mul i64 %tile, 16
-  %line = add i64 %line_first, %q
-  %out_at = mul i64 %line, 16
-  %out = getelementptr inbounds i32, ptr %packed, i64 %out_at
-  %count = select i1 %low_in, i64 %in_n, i64 0
-  %any = icmp ugt i64 %count, 0
-  br i1 %any, label %copy, label %zeros
-copy:
-  %c = phi i64 [0, %pair], [%c_next, %copy]
-  %from_at = mul i64 %c, %col_stride
-  %low_from = getelementptr float, ptr %low_row_ptr, i64 %from_at
-  %high_from = getelementptr float, ptr %high_row_ptr, i64 %from_at
-  %low_value = load float, ptr %low_from, align 4
-  %high_value = load float, ptr %high_from, align 4
-  %low_half = call i16 @to_bfloat16(float %low_value)
-  %high_rounded = call i16 @to_bfloat16(float %high_value)
-  %high_half = select i1 %high_in, i16 %high_rounded, i16 0
-  %low_word = zext i16 %low_half to i32
-  %high_wide = zext i16 %high_half to i32
-  %high_word = shl i32 %high_wide, 16
-  %word = or i32 %low_word, %high_word
-  %to = getelementptr inbounds i32, ptr %out, i64 %c
-  store i32 %word, ptr %to, align 4
-  %c_next = add nuw nsw i64 %c, 1
-  %more = icmp ult i64 %c_next, %count
-  br i1 %more, label %copy, label %zeros
-zeros:
-  %z_first = phi i64 [0, %pair], [%count, %copy]
-  %full = icmp eq i64 %z_first, 16
-  br i1 %full, label %pair.end, label %zero
-zero:
-  %z = phi i64 [%z_first, %zeros], [%z_next, %zero]
-  %zero_at = getelementptr inbounds i32, ptr %out, i64 %z
-  store i32 0, ptr %zero_at, align 4
-  %z_next = add nuw nsw i64 %z, 1
-  %more_zeros = icmp ult i64 %z_next, 16
-  br i1 %more_zeros, label %zero, label %pair.end
-pair.end:
-  %p_next = add nuw nsw i64 %p, 1
-  %pairs = udiv i64 %depth, 2
-  %more_pairs = icmp ult i64 %p_next, %pairs
-  br i1 %more_pairs, label %pair, label %col_tile.end
-col_tile.end:
-  %u_next = add nuw nsw i64 %u, 1
-  %more_tiles = icmp ult i64 %u_next, %col_tiles
-  br i1 %more_tiles, label %col_tile, label %done
-done:
-  ret void
-}}
-"""
 
 _DECLARATIONS = """
 declare x86_amx @llvm.x86.tileloadd64.internal(i16, i16, ptr, i64)
@@ -431,6 +251,8 @@ done:
 
 
 def module_text():
-    """The library's LLVM IR, as text."""
-    return "\n".join([_ROUNDING, _PACK_A, _PACK_B, _DECLARATIONS, _BLOCK, _EDGE_BLOCK,
-                      _PRODUCT])
+    """The library's LLVM IR, as text: the packing (amx_packing.py, built with llvmlite),
+    then the product."""
+    module = ir.Module("jitflow_amx")
+    define_packing(module, PACK_A, PACK_B)
+    return "\n".join([str(module), _DECLARATIONS, _BLOCK, _EDGE_BLOCK, _PRODUCT])

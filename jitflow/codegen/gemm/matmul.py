@@ -28,6 +28,8 @@ from ..jit.engine import host
 from ..math.scalar import RULES as SCALAR
 from ..views import View, contiguous_strides
 from . import blas, sgemm
+from .bfloat16_products import fits_tiles, tile_products
+from .bfloat16_rounding import bfloat16_rounded
 from .small_products import emit_small_product, is_small_product
 from .tiles import tile_for
 
@@ -37,6 +39,13 @@ SGEMM_ROUTES = ("auto", "jitflow", "blas")
 
 def matmul(lo, node, inputs, outputs):
     (x, y), (out,) = inputs, outputs
+    if node.params.get("precision") == "bfloat16":
+        _bfloat16_product(lo, x, y, out)
+    else:
+        _product(lo, x, y, out)
+
+
+def _product(lo, x, y, out):
     x, out = _rows_of_the_batch(x, y, out)
     if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
@@ -52,6 +61,20 @@ def matmul(lo, node, inputs, outputs):
         else:
             _gemm_per_batch(lo, x, y, out)(
                 lambda arguments: lo.builder.call(routine, arguments))
+
+
+def _bfloat16_product(lo, x, y, out):
+    """out = x @ y of operands rounded to bfloat16, their products summed in float32:
+    on the tile unit where it takes the product (bfloat16_products.py), else as float32
+    on rounded copies."""
+    x, out = _rows_of_the_batch(x, y, out)
+    if fits_tiles(x, out):
+        x, y = (_contiguous_copy(lo, v, v.dtype) if v.constant is not None else v
+                for v in (x, y))
+        tile_products(lo, x, y, out)
+    else:
+        _product(lo, _contiguous_copy(lo, x, x.dtype, bfloat16_rounded),
+                 _contiguous_copy(lo, y, y.dtype, bfloat16_rounded), out)
 
 
 def _rows_of_the_batch(x, y, out):
@@ -120,7 +143,7 @@ def _gemm_per_batch(lo, x, y, out):
             call_gemm([I32(blas.ROW_MAJOR), I32(transpose_a), I32(transpose_b),
                        I32(rows), I32(cols), I32(depth),
                        one, a_at, I32(lda), b_at, I32(ldb), zero, out_at, I32(cols)])
-        lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (a, b, out)], call,
+        lo.loop_nest(out.shape[:-2], [v.batch_axes() for v in (a, b, out)], call,
                      owner=None if parallel_work is None else 2, work=parallel_work)
     return emit
 
@@ -160,7 +183,7 @@ def _small_products(lo, x, y, out):
     flops = 2 * batch * np.prod(out.shape[-2:], dtype=np.float64) * x.shape[-1]
     parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
     tile = tile_for(host()[2])
-    lo.loop_nest(out.shape[:-2], [_batch_axes(v) for v in (x, y, out)],
+    lo.loop_nest(out.shape[:-2], [v.batch_axes() for v in (x, y, out)],
                  lambda offsets: emit_small_product(lo, x, y, out, offsets, tile),
                  owner=2 if parallel else None, work=int(flops) if parallel else None)
 
@@ -190,22 +213,24 @@ def _blas_layout(view):
     return None
 
 
-def _batch_axes(view):
-    """The view's batch axes only: where each of its matrices starts."""
-    return View(view.base, view.dtype, view.shape[:-2], view.strides[:-2], view.offset,
-                view.constant)
-
-
-def _contiguous_copy(lo, view, dtype):
+def _contiguous_copy(lo, view, dtype, rounding=None):
     """`view` copied, converted to `dtype`, into a contiguous scratch buffer that lives
     as long as this node. Batch axes the view broadcasts (stride 0) have size 1 in the
-    copy: reading it broadcasts them again, so each matrix is copied only once."""
+    copy: reading it broadcasts them again, so each matrix is copied only once.
+    rounding(builder, value): applied to each value of `dtype` before it is stored."""
     lead = len(view.shape) - 2
     shape = tuple(1 if axis < lead and stride == 0 else size
                   for axis, (size, stride) in enumerate(zip(view.shape, view.strides)))
     source = View(view.base, view.dtype, shape, view.strides, view.offset, view.constant)
     copy = lo.memory.scratch(shape, np.dtype(dtype), until=lo.node_index)
-    lo.copy(source, copy)
+    if rounding is None:
+        lo.copy(source, copy)
+        return copy
+
+    def body(offsets):
+        value = lo.em.cast(lo.read(source, offsets[0]), source.dtype, copy.dtype)
+        lo.em.store(rounding(lo.builder, value), copy.base, copy.dtype, offsets[1])
+    lo.loop_nest(shape, [source, copy], body, owner=1, vector=True)
     return copy
 
 
