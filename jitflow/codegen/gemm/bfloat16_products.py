@@ -31,27 +31,31 @@ def fits_tiles(x, out):
 
 
 def tile_products(lo, x, y, out):
-    """out[b] = x[b] @ y[b] on the tile unit, one product after another; a product alone
-    (no batch) large enough is cut between the workers: its packing by 16 rows of A and
-    16 columns of B, its product by blocks of 32 rows. x and y lie in memory (no
+    """out[b] = x[b] @ y[b] on the tile unit. A product alone (no batch) large enough is
+    cut between the workers: its packing by 16 rows of A and 16 columns of B, its
+    product by blocks of 32 rows. A batch large enough is cut between them along the
+    batch, each worker packing into buffers of its own. x and y lie in memory (no
     constant views)."""
     m, k, n = out.shape[-2], x.shape[-1], out.shape[-1]
     rows, depth, cols = (_round_up(size) for size in (m, k, n))
-    packed_a = lo.memory.scratch((rows * depth,), np.dtype(np.uint16), until=lo.node_index)
-    packed_b = lo.memory.scratch((depth * cols,), np.dtype(np.uint16), until=lo.node_index)
+    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
+    flops = 2.0 * m * n * k * batch
+    parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
+    packed = [lo.memory.scratch((size,), np.dtype(np.uint16), until=lo.node_index,
+                                per_worker=parallel and batch > 1)
+              for size in (rows * depth, depth * cols)]
     functions = _declare(lo.module)
-    buffers = tuple(lo.em.element_pointer(v.base, v.dtype, I64(v.offset))
-                    for v in (packed_a, packed_b))
+    buffers = tuple(lo.em.element_pointer(v.base, v.dtype, I64(v.offset)) for v in packed)
     sizes = (m, k, n, rows, depth, cols)
-    if int(np.prod(out.shape[:-2], dtype=np.int64)) == 1:
-        split = lo.workers.split if lo.workers is not None and \
-            2.0 * m * n * k >= sgemm.MIN_PARALLEL_FLOPS else None
-        _one_product(lo, (x, y, out), [I64(v.offset) for v in (x, y, out)], functions,
-                     buffers, sizes, split)
+    views = (x, y, out)
+    if batch == 1:
+        _one_product(lo, views, [I64(v.offset) for v in views], functions, buffers, sizes,
+                     lo.workers.split if parallel else None)
         return
-    lo.loop_nest(out.shape[:-2], [v.batch_axes() for v in (x, y, out)],
-                 lambda offsets: _one_product(lo, (x, y, out), offsets, functions, buffers,
-                                              sizes, None))
+    lo.loop_nest(out.shape[:-2], [v.batch_axes() for v in views],
+                 lambda offsets: _one_product(lo, views, offsets, functions, buffers, sizes,
+                                              None),
+                 owner=2 if parallel else None, work=int(flops) if parallel else None)
 
 
 def _one_product(lo, views, offsets, functions, buffers, sizes, split):

@@ -83,15 +83,18 @@ def test_products_of_rounded_operands(m, n, k, batch, broadcast, transposed, spe
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("m, k, n", [(300, 200, 150), (40, 1000, 40)])
-def test_a_large_product_cut_between_threads(threads, route, m, k, n, monkeypatch):
-    """(40, 1000, 40): the last 16 rows and columns of the packed operands are all
-    padding, a part of the packing with nothing to read."""
+@pytest.mark.parametrize("x_shape, y_shape", [((300, 200), (200, 150)),
+                                              ((40, 1000), (1000, 40)),
+                                              ((8, 4, 64, 32), (8, 1, 32, 64))])
+def test_large_products_cut_between_threads(threads, route, x_shape, y_shape, monkeypatch):
+    """(40, 1000) @ (1000, 40): the last 16 rows and columns of the packed operands are
+    all padding, a part of the packing with nothing to read. The batch (attention's
+    heads, y broadcast) is cut along the batch, each worker with buffers of its own."""
     if route not in routes():
         pytest.skip("no tile unit here")
     monkeypatch.setenv("JITFLOW_THREADS", str(threads))
     rng = np.random.default_rng(threads)
-    x, y = operand(rng, (m, k), True), operand(rng, (k, n), True)
+    x, y = operand(rng, x_shape, True), operand(rng, y_shape, True)
     out, _ = native(lambda x, y: np.tanh(x) @ y, (x, y), route)
     check_against_rounded(out, np.tanh(x), y)
 
