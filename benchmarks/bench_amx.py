@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from bench_gemm import SHAPES, best_time, jitflow_call, operands
+from bench_gemm import SHAPES, best_over_rounds, jitflow_call, operands, row_heading
 from jitflow.codegen.gemm import amx
 from jitflow.codegen.gemm import sgemm as gemm
 from peers import cpu_name
@@ -59,21 +59,15 @@ def main(rounds):
         runs = {"sgemm": jitflow_call(alone, op_a, op_b, c, 1), "amx": whole,
                 "product": product}
         cases.append((m, n, k, transpose_a, transpose_b, name, runs))
-    best = {}
-    for _ in range(rounds):
-        for m, n, k, _, _, name, runs in cases:
-            for label, run in runs.items():
-                key = (name, label)
-                best[key] = min(best.get(key, float("inf")), best_time(run, 2 * m * n * k))
+    best = best_over_rounds(cases, rounds)
     print(f"{'product':>10} {'m':>5} {'n':>5} {'k':>5} op  {'sgemm ms':>9} {'GFLOP/s':>7} "
           f"{'amx ms':>9} {'GFLOP/s':>7} {'product':>8} {'ratio':>6}")
-    for m, n, k, transpose_a, transpose_b, name, _ in cases:
-        flops = 2 * m * n * k
+    for case in cases:
+        flops, name = 2 * case[0] * case[1] * case[2], case[5]
         ours, tiles, alone_product = (best[(name, label)]
                                       for label in ("sgemm", "amx", "product"))
-        flags = ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
-        print(f"{name:>10} {m:5d} {n:5d} {k:5d} {flags}  {ours * 1e3:9.4f} "
-              f"{flops / ours / 1e9:7.1f} {tiles * 1e3:9.4f} {flops / tiles / 1e9:7.1f} "
+        print(f"{row_heading(case)}  {ours * 1e3:9.4f} {flops / ours / 1e9:7.1f} "
+              f"{tiles * 1e3:9.4f} {flops / tiles / 1e9:7.1f} "
               f"{flops / alone_product / 1e9:8.1f} {ours / tiles:6.2f}")
 
 

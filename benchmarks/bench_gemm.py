@@ -73,6 +73,27 @@ def best_time(run, flops):
     return best
 
 
+def row_heading(case):
+    """The product's name, m, n, k and op flags, as a table row starts."""
+    m, n, k, transpose_a, transpose_b, name, _ = case
+    flags = ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
+    return f"{name:>10} {m:5d} {n:5d} {k:5d} {flags}"
+
+
+def best_over_rounds(cases, rounds, pause=0.0):
+    """{(name, label): best seconds}: each round times every run of every case in turn
+    (best_time), then waits `pause` seconds; cases are (m, n, k, transpose_a,
+    transpose_b, name, {label: run})."""
+    best = {}
+    for _ in range(rounds):
+        for m, n, k, _, _, name, runs in cases:
+            for label, run in runs.items():
+                key = (name, label)
+                best[key] = min(best.get(key, float("inf")), best_time(run, 2 * m * n * k))
+            time.sleep(pause)
+    return best
+
+
 def main(rounds):
     print(f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}, "
           f"jitflow's OpenBLAS core: {blas.core_name()}, threads: {thread_count()}, "
@@ -86,24 +107,16 @@ def main(rounds):
                 "1 thread": jitflow_call(alone, op_a, op_b, c, 1),
                 "numpy": lambda op_a=op_a, op_b=op_b: op_a @ op_b}
         cases.append((m, n, k, transpose_a, transpose_b, name, runs))
-    best = {}
-    for _ in range(rounds):
-        for case in cases:
-            flops = 2 * case[0] * case[1] * case[2]
-            for label, run in case[-1].items():  # NumPy last
-                key = (case[5], label)
-                best[key] = min(best.get(key, float("inf")), best_time(run, flops))
-            time.sleep(OPENBLAS_SPIN_SECONDS)
+    best = best_over_rounds(cases, rounds, pause=OPENBLAS_SPIN_SECONDS)
     print(f"{'product':>10} {'m':>5} {'n':>5} {'k':>5} op   "
           f"{'jitflow ms':>10} {'GFLOP/s':>7} {'1 thread':>8} {'numpy ms':>9} {'GFLOP/s':>7}"
           f" {'ratio':>6}")
-    for m, n, k, transpose_a, transpose_b, name, _ in cases:
-        flops = 2 * m * n * k
+    for case in cases:
+        flops, name = 2 * case[0] * case[1] * case[2], case[5]
         ours, single, theirs = (best[(name, label)] for label in ("jitflow", "1 thread", "numpy"))
-        flags = ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
-        print(f"{name:>10} {m:5d} {n:5d} {k:5d} {flags}   {ours * 1e3:10.4f} "
-              f"{flops / ours / 1e9:7.1f} {flops / single / 1e9:8.1f} {theirs * 1e3:9.4f} "
-              f"{flops / theirs / 1e9:7.1f} {theirs / ours:6.2f}")
+        print(f"{row_heading(case)}   {ours * 1e3:10.4f} {flops / ours / 1e9:7.1f} "
+              f"{flops / single / 1e9:8.1f} {theirs * 1e3:9.4f} {flops / theirs / 1e9:7.1f} "
+              f"{theirs / ours:6.2f}")
 
 
 if __name__ == "__main__":

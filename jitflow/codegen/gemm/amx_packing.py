@@ -26,14 +26,22 @@ def define_packing(module, pack_a_name, pack_b_name):
     _define_pack_b(module, pack_b_name, memset)
 
 
+def _packing_function(module, name, memset):
+    """A packing function's arguments (operand, two strides, two sizes, packed buffer,
+    its two padded sizes) and a builder after the buffer is zeroed."""
+    function, b = new_function(module, name, VOID, [PTR, I64, I64, I64, I64, PTR, I64, I64],
+                               internal=False)
+    packed, padded = function.args[5], function.args[6:]
+    b.call(memset, [packed, ir.Constant(ir.IntType(8), 0),
+                    b.mul(b.mul(*padded), I64(2)), ir.Constant(ir.IntType(1), 0)])
+    return function.args, b
+
+
 def _define_pack_a(module, name, memset):
     """void pack_a(ptr a, i64 row_stride, i64 depth_stride, i64 m, i64 k, ptr packed,
     i64 rows, i64 depth)."""
-    function, b = new_function(module, name, VOID, [PTR, I64, I64, I64, I64, PTR, I64, I64],
-                               internal=False)
-    a, row_stride, depth_stride, m, k, packed, rows, depth = function.args
-    b.call(memset, [packed, ir.Constant(ir.IntType(8), 0), b.mul(b.mul(rows, depth), I64(2)),
-                    ir.Constant(ir.IntType(1), 0)])
+    (a, row_stride, depth_stride, m, k, packed, _, depth), b = \
+        _packing_function(module, name, memset)
     steps = b.udiv(depth, I64(TILE_DEPTH))
 
     def at(i, kk):  # the i16 index of A[i, kk] in the packed tiles
@@ -96,11 +104,8 @@ def _pack_a_columns(b, a, depth_stride, m, k, one, at, store_half):
 def _define_pack_b(module, name, memset):
     """void pack_b(ptr b, i64 depth_stride, i64 col_stride, i64 k, i64 n, ptr packed,
     i64 depth, i64 cols)."""
-    function, b = new_function(module, name, VOID, [PTR, I64, I64, I64, I64, PTR, I64, I64],
-                               internal=False)
-    source_b, depth_stride, col_stride, k, n, packed, depth, cols = function.args
-    b.call(memset, [packed, ir.Constant(ir.IntType(8), 0), b.mul(b.mul(depth, cols), I64(2)),
-                    ir.Constant(ir.IntType(1), 0)])
+    (source_b, depth_stride, col_stride, k, n, packed, depth, _), b = \
+        _packing_function(module, name, memset)
     steps = b.udiv(depth, I64(TILE_DEPTH))
 
     def word_at(kk, j):  # the i32 index of the pair holding B[kk, j]
