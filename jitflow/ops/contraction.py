@@ -80,12 +80,12 @@ def _weight_cotangent(ct, x, y, product):
 def bfloat16_values(x):
     """float32 `x` rounded to bfloat16, as float32: to nearest even; values below
     float32's normal range (which bfloat16 units read as zero) become zeros of their
-    sign; NaN stays NaN."""
-    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
-    tiny = (bits & 0x7F800000) == 0
-    halves = np.where(tiny, (bits >> 16) & 0x8000, rounded).astype(np.uint32)
-    return np.where(np.isnan(x), np.float32(np.nan), (halves << 16).view(np.float32))
+    sign; NaN stays NaN. (In 32-bit words: a NaN's rounding may wrap; it is replaced.)"""
+    x = np.asarray(x, np.float32)
+    bits = x.view(np.uint32)
+    rounded = (bits + ((bits >> 16) & 1) + 0x7FFF) & 0xFFFF0000
+    rounded = np.where(bits & 0x7F800000, rounded, bits & 0x80000000)
+    return np.where(np.isnan(x), np.float32(np.nan), rounded.view(np.float32))
 
 
 def _matmul_impl(x, y, precision=None):

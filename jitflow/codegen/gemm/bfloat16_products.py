@@ -16,18 +16,20 @@ from .common import VOID, declare_function
 BLOCK = 32  # rows and columns of the tile unit's blocks of C, and K's step
 TILE = 16  # rows of A, or columns of B, in one tile: the packing's unit
 
-# Narrower products than a block leave most of each block's columns empty: measured on
-# an Intel Xeon (Emerald Rapids), products with 10 columns took 1.5-7 times as long on
-# the tile unit as float32's sgemm (benchmarks/bench_amx.py).
-MIN_TILE_COLUMNS = BLOCK
+# The least rows, depth and columns of a product on the tile unit: a smaller one leaves
+# most of each tile empty (padded with zeros). Measured on an Intel Xeon (Emerald
+# Rapids), one thread, packing included (benchmarks/bench_amx.py): products of 10
+# columns took 1.5-3 times as long on the tile unit as float32's sgemm, a product of
+# depth 10 twice as long; 256 x 512 x 512 took a third.
+MIN_TILE_SIZES = (TILE, BLOCK, BLOCK)
 
 
 def fits_tiles(x, out):
     """Whether the product goes to the tile unit: the CPU has one, the product is at least
-    a block wide, and its sizes fit the library's arguments."""
+    MIN_TILE_SIZES, and its sizes fit the library's arguments."""
     sizes = (out.shape[-2], x.shape[-1], out.shape[-1])
-    return amx.available() and out.shape[-1] >= MIN_TILE_COLUMNS and \
-        all(0 < size < 2 ** 31 for size in sizes)
+    return amx.available() and all(least <= size < 2 ** 31
+                                   for least, size in zip(MIN_TILE_SIZES, sizes))
 
 
 def tile_products(lo, x, y, out):
