@@ -228,11 +228,19 @@ def _frexp_parts(xp, x):
     return mantissa * exponent
 
 
+REDUCEAT_INDICES = (0, 0, 2, 1)  # repeated and decreasing
+
+
+def reduceat_indices(length):
+    """The indices the reduceat steps use along an axis of `length`."""
+    return [i for i in REDUCEAT_INDICES if i < length]
+
+
 def _reduceat(ufunc):
     """ufunc.reduceat along the last axis at repeated and decreasing indices."""
     def reduce(xp, x):
         x = xp.reshape(x, (1,)) if x.ndim == 0 else x
-        return ufunc.reduceat(x, [i for i in (0, 0, 2, 1) if i < x.shape[-1]], axis=-1)
+        return ufunc.reduceat(x, reduceat_indices(x.shape[-1]), axis=-1)
     return reduce
 
 

@@ -6,7 +6,8 @@ import numpy as np
 
 import fidelity
 from fidelity import NATIVE_ULPS
-from fuzzer_ops import EXACT_EXPONENTS, OPEN_ZERO_SIGN, OPS, SUMS, TRANSCENDENTAL
+from fuzzer_ops import (EXACT_EXPONENTS, OPEN_ZERO_SIGN, OPS, SUMS, TRANSCENDENTAL,
+                        reduceat_indices)
 
 
 def is_inexact(step, values):
@@ -170,9 +171,12 @@ def _add_at_bound(step, magnitudes, args, result):  # at most three values per e
     return 4, 3 * np.max(magnitudes[0], initial=0.0), {"zero_sign": False}
 
 
-def _reduceat_bound(step, magnitudes, args, result):  # each slice of the last axis
+def _reduceat_bound(step, magnitudes, args, result):
+    """Each slice's own magnitudes: an infinite element of another slice (its bound
+    dropped as inf) must not drop this one's."""
     whole = magnitudes[0] if magnitudes[0].ndim else magnitudes[0].reshape(1)
-    return whole.shape[-1], np.sum(whole, axis=-1, keepdims=True), {}
+    slices = np.add.reduceat(whole, reduceat_indices(whole.shape[-1]), axis=-1)
+    return whole.shape[-1], slices, {}
 
 
 def _matmul_bound(step, magnitudes, args, result):

@@ -142,7 +142,16 @@ UNSIGNED_EXPONENT_HIGH_BIT = _regression(
     [np.array(128, np.uint8)], [Step("power", (0, 0), {})], (1,))
 
 
+# add.reduceat of [inf, 1, -1, 0.5, -1/3]: the slice [1, -1, 0.5, -1/3] sums in another
+# order in jitflow (a masked sum) than in NumPy's loop; its bound was the whole row's,
+# infinite and so dropped (found by the fuzzer)
+REDUCEAT_BESIDE_AN_INFINITY = _regression(
+    [np.array(True), np.array([0, 1, -1, 2, -3], np.int32)],
+    [Step("divide", (0, 1), {}), Step("add_reduceat", (2,), {})], (3,))
+
+
 @FUZZ
+@example(program=REDUCEAT_BESIDE_AN_INFINITY, background=False)
 @example(program=CORRELATE_PAST_2_53, background=False)
 @example(program=UNSIGNED_EXPONENT_HIGH_BIT, background=False)
 @example(program=CORRELATE_OVERFLOWING_TERM, background=False)
