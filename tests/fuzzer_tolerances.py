@@ -4,6 +4,8 @@ gets, and the float products whose infinities and zeros depend on the order of t
 terms."""
 import numpy as np
 
+from jitflow.ops.contraction import bfloat16_values
+
 import fidelity
 from fidelity import NATIVE_ULPS
 from fuzzer_ops import (EXACT_EXPONENTS, OPEN_ZERO_SIGN, OPS, SUMS, TRANSCENDENTAL,
@@ -184,6 +186,15 @@ def _matmul_bound(step, magnitudes, args, result):
         {"zero_sign": not fidelity.products_underflow(*args, result.dtype)}
 
 
+def _bfloat16_matmul_bound(step, magnitudes, args, result):
+    """matmul's, for the operands as the step multiplies them: x as a float32 matrix,
+    both rounded to bfloat16 (a magnitude grows by at most 2**-8 each)."""
+    x, y = (bfloat16_values(np.atleast_2d(a).astype(np.float32)) for a in args)
+    x_magnitudes = np.atleast_2d(magnitudes[0])
+    return x_magnitudes.shape[-1], (x_magnitudes @ magnitudes[1]) * (1 + 2.0 ** -7), \
+        {"zero_sign": not fidelity.products_underflow(x, y, result.dtype)}
+
+
 def _running_sum_bound(step, magnitudes, args, result):
     axis = step.params["axis"]
     terms = magnitudes[0].size if axis is None else magnitudes[0].shape[axis]
@@ -209,6 +220,6 @@ def _reduction_bound(step, magnitudes, args, result):
 _SUM_BOUNDS = {"trace": _trace_bound, "vecdot": _trace_bound, "vdot": _vdot_bound,
                "convolve": _convolution_bound, "correlate_same": _convolution_bound,
                "add_at": _add_at_bound, "add_reduceat": _reduceat_bound,
-               "matmul": _matmul_bound, "matmul_bfloat16": _matmul_bound,
+               "matmul": _matmul_bound, "matmul_bfloat16": _bfloat16_matmul_bound,
                "cumsum": _running_sum_bound,
                "cumulative_sum": _running_sum_bound, "trapezoid": _trapezoid_bound}

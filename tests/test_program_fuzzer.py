@@ -150,7 +150,17 @@ REDUCEAT_BESIDE_AN_INFINITY = _regression(
     [Step("divide", (0, 1), {}), Step("add_reduceat", (2,), {})], (3,))
 
 
+# -1e-30 * 1.8e-32 underflows: a fused multiply-add from +0.0 keeps the sign (-0.0),
+# NumPy's product then sum does not (+0.0); the bfloat16 product was not counted among
+# the sums, whose zero signs are free where products underflow (found by the fuzzer)
+BFLOAT16_PRODUCT_UNDERFLOWING = _regression(
+    [np.array([[-1e-30], [1.0]], np.float32)],
+    [Step("matmul_bfloat16", (0, ("const", np.array([[1.8119349e-32]], np.float32))),
+          {})], (1,))
+
+
 @FUZZ
+@example(program=BFLOAT16_PRODUCT_UNDERFLOWING, background=False)
 @example(program=REDUCEAT_BESIDE_AN_INFINITY, background=False)
 @example(program=CORRELATE_PAST_2_53, background=False)
 @example(program=UNSIGNED_EXPONENT_HIGH_BIT, background=False)
