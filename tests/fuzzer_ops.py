@@ -488,9 +488,8 @@ OPEN_ZERO_SIGN = {"max", "min", "clip", "fmax", "fmin", "nanmax", "nanmin", "ptp
                   "nanmedian", "quantile", "percentile_nearest", "quantile_weighted",
                   "nanquantile_weighted"}
 SUMS = {"sum", "mean", "prod", "cumsum", "matmul", "matmul_bfloat16", "nansum", "nanprod",
-        "nanmean",
-        "average", "trace", "vecdot", "norm", "add_at", "add_reduceat", "cumulative_sum",
-        "trapezoid", "vdot", "convolve", "correlate_same"}
+        "nanmean", "average", "trace", "vecdot", "norm", "add_at", "add_reduceat",
+        "cumulative_sum", "trapezoid", "vdot", "convolve", "correlate_same"}
 EXACT_EXPONENTS = {0, 1, 2, 0.0, 1.0, 2.0}  # x ** 2 is x * x, rounded once
 
 
