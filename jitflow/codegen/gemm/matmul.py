@@ -16,6 +16,10 @@ float32 products each too small to cut is cut along the batch instead.
 
 Integer and bool results, empty products and runs without a gemm use a generated loop
 nest instead.
+
+A product of precision "bfloat16" (config.matmul_precision) runs on Intel's tile unit
+where the CPU has one and the product is large enough (bfloat16_products.py); else its
+operands are copied rounded to bfloat16 and multiplied as above.
 """
 import math
 import os
