@@ -276,8 +276,8 @@ class Function:
 
     def _forget_traces_now(self, reason):
         self._cache.clear()
-        self._fast.clear()
-        self._direct = self._named = self._last = None
+        self._drop_shortcuts()
+        self._named = self._last = None
         self._info.reasons.append(f"{reason} (call at {user_location()})")
 
     def _executable(self, bound, leaves, paths, structure, statics):
@@ -532,8 +532,13 @@ class Function:
             self._cache.popitem(last=False)
             evicted = True
         if evicted:  # the shortcuts may lead to an evicted one: rebuilt on demand
-            self._fast.clear()
-            self._direct = self._direct_signature = None
+            self._drop_shortcuts()
+
+    def _drop_shortcuts(self):
+        """Forget the shortcuts to compiled code (`_fast`, `_direct`), which skip the
+        signature: the next call looks its signature up again."""
+        self._fast.clear()
+        self._direct = self._direct_signature = None
 
     def _record_retrace(self, old, new):
         reason = f"{'; '.join(_differences(old, new))} (call at {user_location()})"
@@ -553,8 +558,7 @@ _LIVE = weakref.WeakSet()
 
 def _forget_shortcuts():
     for function in list(_LIVE):
-        function._fast.clear()
-        function._direct = function._direct_signature = None
+        function._drop_shortcuts()
 
 
 config.on_matmul_precision_change.append(_forget_shortcuts)
