@@ -25,8 +25,11 @@ def test_a_rank_that_dies_ends_the_job_instead_of_a_hang(how):
         assert f"rank {rank} first step" in job.stdout
     if how == "raise":
         # the failing rank's report begins; the abort may end the job before it is
-        # all written (seen with the machine busy)
-        assert "Traceback" in job.stderr or "this rank fails mid-training" in job.stderr
+        # all written (seen with the machine busy), or before mpiexec forwards any of
+        # it (seen once: stderr empty, the job ended with an error in time)
+        if job.stderr:
+            assert "Traceback" in job.stderr or \
+                "this rank fails mid-training" in job.stderr
 
 
 def test_fit_distributed_trains_as_one_process_on_the_whole_batches(tmp_path):
