@@ -15,8 +15,9 @@ from ...ir.types import bfloat16, is_floating, ufunc_loop_dtypes
 from ..emitter import I64, shaped_like
 from ..errors import PYTHON_INT_OVERFLOWS
 from ..loops.reductions import lower_region
+from ..math import mathlib
 from ..math.scalar import (BFLOAT16_RULES, HALF_RULES, MATH_FUNCTION_RULES,
-                           RULES as SCALAR_RULES)
+                           RULES as SCALAR_RULES, mathlib_calls)
 
 
 class ElementwiseLowering:
@@ -98,8 +99,13 @@ class ElementwiseLowering:
     def _fused(self, node, inputs, outputs):
         """A fused node: one loop nest evaluating the whole body per element, so its
         intermediates live in registers, never in memory. A body with reductions is a
-        region (loops/reductions.py)."""
+        region (loops/reductions.py). mathlib is told which math functions the loop
+        calls: which route is the fastest for one depends on the others."""
         (body,) = node.subgraphs
+        with mathlib.loop_calling(mathlib_calls(map(_scalar_rule_name, body.nodes))):
+            self._fused_body(body, inputs, outputs)
+
+    def _fused_body(self, body, inputs, outputs):
         if any(member.op in REDUCTIONS for member in body.nodes):
             lower_region(self, body, inputs, outputs)
             return

@@ -129,6 +129,23 @@ class V:
             module, ir.FunctionType(self.ir.type, [self.ir.type, exponent.type]), name))
         return self._wrap(self.b.call(function, [self.ir, exponent]))
 
+    def scalef(self, n):
+        """self * 2^floor(n), rounded once, for float n of any value: AVX-512's vscalef
+        on a whole vector register (see scalef_fits). Unlike ldexp, n stays a float and
+        may be NaN (the result is NaN) or infinite."""
+        count = self.ir.type.count
+        bits = count * (64 if self.is_double else 32)
+        name = f"llvm.x86.avx512.mask.scalef.{'pd' if self.is_double else 'ps'}.{bits}"
+        mask = ir.IntType(max(8, count))
+        rounding = [I32] if bits == 512 else []  # the 512-bit form takes a rounding mode
+        module = self.b.module
+        function = module_global(module, name, lambda: ir.Function(
+            module, ir.FunctionType(self.ir.type, [self.ir.type] * 3 + [mask] + rounding),
+            name))
+        current_rounding = [I32(4)] if rounding else []
+        return self._wrap(self.b.call(function, [self.ir, n.ir, ir.Constant(self.ir.type, None),
+                                                 mask(-1)] + current_rounding))
+
     def bits(self):
         return self._wrap(self.b.bitcast(self.ir, self._shaped(self.fmt.itype)))
 
@@ -154,6 +171,16 @@ class V:
 
     def trunc(self):
         return self._wrap(self.b.fptrunc(self.ir, self._shaped(F32)))
+
+
+def scalef_fits(vtype, features):
+    """Whether V.scalef takes values of `vtype` on a target with `features` (a set of
+    LLVM feature names): vectors of 512 bits with AVX-512F, of 128 or 256 with AVX-512VL."""
+    if not isinstance(vtype, ir.VectorType) or vtype.element not in FORMATS:
+        return False
+    bits = vtype.count * (64 if vtype.element == F64 else 32)
+    return "avx512f" in features and (bits == 512 or (bits in (128, 256) and
+                                                       "avx512vl" in features))
 
 
 def where(condition, a, b):

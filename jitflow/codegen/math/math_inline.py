@@ -16,8 +16,8 @@ import llvmlite.ir as ir
 
 from ..emitter import element_of
 from ..jit.engine import host
-from .arithmetic import (F32, F64, FORMATS, V, clamp, fast_two_sum, poly, two_prod, two_sum,
-                         where)
+from .arithmetic import (F32, F64, FORMATS, V, clamp, fast_two_sum, poly, scalef_fits,
+                         two_prod, two_sum, where)
 
 ARITY = {"exp": 1, "log": 1, "log1p": 1, "expm1": 1, "tanh": 1, "logistic": 1,
          "sin": 1, "cos": 1, "tan": 1, "pow": 2}
@@ -109,7 +109,12 @@ ONE_STEP_SCALE = None
 def scale_in_one_step():
     if ONE_STEP_SCALE is not None:
         return ONE_STEP_SCALE
-    return "+avx512f" in host()[2].split(",")
+    return "avx512f" in host_features()
+
+
+def host_features():
+    """The LLVM feature names enabled on the target code is generated for."""
+    return {flag[1:] for flag in host()[2].split(",") if flag.startswith("+")}
 
 
 def _exp_finite(x, consts=None):
@@ -120,7 +125,31 @@ def _exp_finite(x, consts=None):
 
 
 def _exp(x):
+    if x.fmt.name == "f32" and scale_in_one_step():
+        return _exp_f32(x)
     return where(x.isnan(), x, _exp_finite(x))
+
+
+# float32 exp where scaling is one instruction (AVX-512). A polynomial of degree 6
+# instead of 7 (within 0.07 ulp of e^r on |r| <= ln2/2; the result within 1.0 ulp,
+# against 0.94 for _exp_finite), a clamp that lets NaN through and, on whole vector
+# registers, vscalef, which takes n as a float and returns NaN for NaN: no conversion to
+# integers and no select. The loop out[i] = exp(x[i]) takes 18 vector instructions per
+# 16 lanes, load and store included, where it took 26 with _exp_finite.
+_EXP_F32_Q = _h("0x1.fffffcp-2", "0x1.555492p-3", "0x1.5558f2p-5", "0x1.1239d4p-7",
+                "0x1.6a244cp-10")
+
+
+def _exp_f32(x):
+    k = _EXP["f32"]
+    clamped = where(x < k.lo, k.lo, where(x > k.hi, k.hi, x))  # NaN stays NaN
+    n = (clamped * LOG2E).rint()
+    r = (-n).fma(x.const(k.ln2_hi), clamped)  # exact: n ln2_hi has few bits
+    r = (-n).fma(x.const(k.ln2_lo), r)
+    p = 1 + r.fma(r * poly(r, _EXP_F32_Q), r)
+    if scalef_fits(x.type, host_features()):
+        return p.scalef(n)
+    return where(x.isnan(), x, p.ldexp(n))  # n is no integer for NaN: ldexp's is poison
 
 
 def _expm1(x):

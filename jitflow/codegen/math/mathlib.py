@@ -23,25 +23,28 @@ element, in loops that then stay scalar.
 
 The route is picked per function: set_route("auto" | "libmvec" | "inline"), or the
 JITFLOW_MATH environment variable with the same values. "auto", the default, takes libmvec
-where the platform has the function and inline code elsewhere; "libmvec" insists on the
-library (an error where there is none); logistic has no libmvec variant and is always
-inline.
+where the platform has the function and inline code elsewhere, and inline code for
+float32 exp on AVX-512 targets too, where it is the faster (_inline_is_faster);
+"libmvec" insists on the library (an error where there is none); logistic has no
+libmvec variant and is always inline.
 
 Accuracy, measured by tests/codegen/math/test_mathlib.py (which has the table): the inline
 code stays within 1.6 ulp of the exact result (float64 tan: 2.3), libmvec within 4, on
 float32 and float64, with NumPy's special values (NaN, +-inf, signed zeros, the C99
 cases of pow). float32 sin, cos, tan and pow are computed in float64 and rounded once.
 """
+import contextvars
 import functools
 import os
 from collections import namedtuple
+from contextlib import contextmanager
 
 import llvmlite.ir as ir
 
 from ..emitter import I32, element_of
 from ..jit import engine, target
 from .arithmetic import F32, F64, declare
-from .math_inline import ARITY, inline_function
+from .math_inline import ARITY, inline_function, scale_in_one_step
 from .saturation import guarded
 
 ROUTES = ("auto", "libmvec", "inline")
@@ -117,7 +120,40 @@ def route_for(name, ftype):
     if route == "libmvec" and not has_libmvec():
         raise RuntimeError("math route 'libmvec' was asked for (set_route or JITFLOW_MATH),"
                            " but this platform has no libmvec")
+    if route == "auto" and _inline_is_faster(name, ftype):
+        return "inline"
     return "libmvec" if _libmvec_variants(name, ftype) else "inline"
+
+
+def _inline_is_faster(name, ftype):
+    """Where "auto" takes the inline code although libmvec has the function: float32
+    exp on AVX-512 (math_inline.py's _exp_f32), in a loop that calls no other function
+    (loop_calling). Measured in one process, the libraries taking turns (Intel Xeon,
+    Emerald Rapids, 2 threads): a 4096x1024 float32 softmax in 0.84-0.93 of the time
+    with libmvec's expf, exp of 4M float32 in 0.88-0.90. Beside calls to sin and tanh
+    it lost: the calls clobber every vector register, so the loop reloaded exp's 12
+    constants from the stack after each, and exp(-x*x)*sin(y) + 0.5*tanh(x*y) took 1.12
+    of its time with libmvec's expf."""
+    if not (name == "exp" and ftype == F32 and scale_in_one_step()):
+        return False
+    others = (_loop_calls.get() or frozenset()) - {name}
+    return all(other not in LIBM_ONLY and route_for(other, ftype) == "inline"
+               for other in others)
+
+
+# The math functions the loop being emitted calls, where the lowering has said
+# (loop_calling); None elsewhere.
+_loop_calls = contextvars.ContextVar("jitflow_math_loop_calls", default=None)
+
+
+@contextmanager
+def loop_calling(names):
+    """Inside: the code emitted is one loop that calls the math functions `names`."""
+    token = _loop_calls.set(frozenset(names))
+    try:
+        yield
+    finally:
+        _loop_calls.reset(token)
 
 
 # --- route 1: glibc's libmvec -------------------------------------------------------

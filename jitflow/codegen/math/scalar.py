@@ -376,3 +376,12 @@ RULES = {
 MATH_FUNCTION_RULES = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh",
                        "logistic", "arctan", "arcsin", "arccos", "arctan2", "cbrt",
                        "nextafter", "pow"}
+# mathlib's names of the rules that call it under another name.
+_MATHLIB_NAMES = {"arctan": "atan", "arcsin": "asin", "arccos": "acos", "arctan2": "atan2",
+                  "pow_by_scalar": "pow"}
+
+
+def mathlib_calls(rule_names):
+    """The mathlib functions that the rules named may call."""
+    return {_MATHLIB_NAMES.get(name, name) for name in rule_names
+            if name in MATH_FUNCTION_RULES or name in _MATHLIB_NAMES}

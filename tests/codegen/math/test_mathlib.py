@@ -15,7 +15,7 @@ tests' sweeps; in parentheses, offline checks: every float32 input (sin, cos, ta
 |x| <= 1.6e6; pow: not exhaustive) and 36M random float64 inputs per function.
 
     function  f32 inline  f32 libmvec  f64 inline  f64 libmvec
-    exp        0.92 (0.95)  2.46 (2.64)  0.92 (0.94)  2.81 (3.04)
+    exp        0.98 (1.02)  2.46 (2.64)  0.92 (0.94)  2.81 (3.04)
     log        0.79 (0.84)  3.85 (3.94)  0.77 (0.84)  1.50 (1.58)
     log1p      0.79 (0.87)  1.68 (1.96)  0.77 (0.84)  1.87 (1.92)
     expm1      1.41 (1.49)  2.30 (2.35)  1.43 (1.44)  2.08 (2.08)
@@ -26,7 +26,9 @@ tests' sweeps; in parentheses, offline checks: every float32 input (sin, cos, ta
     tan        0.50 (0.50)  3.37 (3.82)  2.17 (2.25)  3.17 (3.29)
     pow        0.50         0.62         0.83 (1.38)  1.00 (1.00)
 
-logistic has no libmvec variant, so both of its columns run the inline code. Run with
+logistic has no libmvec variant, so both of its columns run the inline code. float32
+exp inline is math_inline.py's _exp_f32 (AVX-512 hosts), measured on an Intel Xeon
+(Emerald Rapids): every float32 input through a compiled function's vector loop. Run with
 `pytest -s` to see each test's measured maximum.
 """
 import ctypes
@@ -40,9 +42,10 @@ import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
+from jitflow.codegen.emitter import element_of
 from jitflow.codegen.jit import engine
 from jitflow.codegen.jit.engine import CompiledModule
-from jitflow.codegen.math import math_inline, mathlib
+from jitflow.codegen.math import arithmetic, math_inline, mathlib
 
 NAMES = tuple(mathlib.ARITY)
 DTYPES = (np.float32, np.float64)
@@ -67,8 +70,10 @@ def _ftype(dtype):
     return mathlib.F32 if dtype == np.float32 else mathlib.F64
 
 
-def _loop(module, fname, ftype, body):
-    """void fname(x*, y*, out*, i64 n): out[i] = body(builder, x[i], y[i])."""
+def _loop(module, fname, ftype, body, lanes=1):
+    """void fname(x*, y*, out*, i64 n): out[i] = body(builder, x[i], y[i]), for i < n;
+    with lanes > 1, each i a vector of that many elements."""
+    ftype = ftype if lanes == 1 else ir.VectorType(ftype, lanes)
     ptr, i64 = ir.PointerType(), ir.IntType(64)
     function = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr, ptr, i64]),
                            fname)
@@ -81,8 +86,10 @@ def _loop(module, fname, ftype, body):
     b.position_at_end(loop)
     i = b.phi(i64)
     i.add_incoming(i64(0), entry)
-    load = lambda p: b.load(b.gep(p, [i], source_etype=ftype), typ=ftype)  # noqa: E731
-    b.store(body(b, load(x), load(y)), b.gep(out, [i], source_etype=ftype))
+    align = 4 if element_of(ftype) == mathlib.F32 else 8  # NumPy's arrays: the element's
+    load = lambda p: b.load(b.gep(p, [i], source_etype=ftype), typ=ftype,  # noqa: E731
+                            align=align)
+    b.store(body(b, load(x), load(y)), b.gep(out, [i], source_etype=ftype), align=align)
     following = b.add(i, i64(1))
     i.add_incoming(following, loop)
     b.cbranch(b.icmp_signed("<", following, n), loop, done)
@@ -103,15 +110,15 @@ def _chain(b, x, y):
 class Kernels:
     """All of mathlib's functions, plus _chain, compiled into one module."""
 
-    def __init__(self, dtype, route):
-        self.dtype = dtype
-        self.module = ir.Module(f"mathlib_{np.dtype(dtype).name}_{route}")
+    def __init__(self, dtype, route, lanes=1):
+        self.dtype, self.lanes = dtype, lanes
+        self.module = ir.Module(f"mathlib_{np.dtype(dtype).name}_{route}_{lanes}")
         mathlib.set_route("inline" if route == TWO_STEPS else route)
         math_inline.ONE_STEP_SCALE = False if route == TWO_STEPS else None
         try:
             for name in NAMES:
-                _loop(self.module, "k_" + name, _ftype(dtype), _apply(name))
-            _loop(self.module, "k_chain", _ftype(dtype), _chain)
+                _loop(self.module, "k_" + name, _ftype(dtype), _apply(name), lanes)
+            _loop(self.module, "k_chain", _ftype(dtype), _chain, lanes)
         finally:
             mathlib.set_route(None)
             math_inline.ONE_STEP_SCALE = None
@@ -121,16 +128,23 @@ class Kernels:
                         for name in NAMES + ("chain",)}
 
     def __call__(self, name, x, y=None):
-        x = np.ascontiguousarray(x, self.dtype)
-        y = x if y is None else np.ascontiguousarray(y, self.dtype)
+        size = np.size(x)
+        x = self._padded(x)
+        y = x if y is None else self._padded(y)
         out = np.empty_like(x)
-        self.kernels[name](x.ctypes.data, y.ctypes.data, out.ctypes.data, x.size)
-        return out
+        self.kernels[name](x.ctypes.data, y.ctypes.data, out.ctypes.data,
+                           x.size // self.lanes)
+        return out[:size]
+
+    def _padded(self, values):
+        """values as contiguous dtype, padded with ones to whole vectors."""
+        values = np.asarray(values, self.dtype).ravel()
+        return np.concatenate([values, np.ones(-values.size % self.lanes, self.dtype)])
 
 
 @functools.cache
-def kernels(dtype, route):
-    return Kernels(dtype, route)
+def kernels(dtype, route, lanes=1):
+    return Kernels(dtype, route, lanes)
 
 
 # --- references and ulp errors -------------------------------------------------------
@@ -172,11 +186,12 @@ def ulp_errors(got, want, dtype):
     return errors.astype(np.float64)
 
 
-def check(name, dtype, route, x, y=None, limit=MAX_ULP):
-    """Run the kernel; assert max ulp error <= limit; report and return it."""
+def check(name, dtype, route, x, y=None, limit=MAX_ULP, lanes=1):
+    """Run the kernel (calls on vectors of `lanes`, if more than 1); assert max ulp
+    error <= limit; report and return it."""
     x = np.asarray(x, dtype)
     y = None if y is None else np.asarray(y, dtype)
-    got = kernels(dtype, route)(name, x, y)
+    got = kernels(dtype, route, lanes)(name, x, y)
     errors = ulp_errors(got, exact(name, x, y), dtype)
     worst = int(np.argmax(errors))
     at = slice(worst, worst + 1)
@@ -334,6 +349,25 @@ def test_hypothesis_values(name, dtype, route, data):
     if name == "pow":
         y = data.draw(hnp.arrays(dtype, size, elements=_floats(dtype, name)), label="y")
     check(name, dtype, route, x, y)
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+@dtype_param
+@pytest.mark.parametrize("name", NAMES)
+def test_calls_on_vectors(name, dtype, bits):
+    """The inline route called on vectors, as loops/vector_loops.py calls it: the same
+    accuracy and special values on every register width. float32 exp takes vscalef
+    there on AVX-512 hosts (math_inline.py's _exp_f32), ldexp on scalars."""
+    lanes = bits // (8 * np.dtype(dtype).itemsize)
+    args = pow_pairs(dtype) if name == "pow" else (sweep(name, dtype),)
+    check(name, dtype, "inline", *args, lanes=lanes)
+
+
+def test_float32_exp_on_whole_registers_scales_with_vscalef():
+    vector = ir.VectorType(mathlib.F32, 16)
+    text = str(kernels(np.float32, "inline", 16).module)
+    uses_scalef = "llvm.x86.avx512.mask.scalef.ps.512" in text
+    assert uses_scalef == arithmetic.scalef_fits(vector, math_inline.host_features())
 
 
 @route_param
@@ -496,6 +530,30 @@ def test_route_switch(monkeypatch):
         mathlib.get_route()
     with pytest.raises(ValueError, match="set_route"):
         mathlib.set_route("libm")
+
+
+def test_auto_takes_inline_float32_exp_on_avx512_in_loops_without_other_calls():
+    """exp alone (or beside call-free functions) goes inline where the target scales in
+    one step; beside a libmvec or libm call it goes where libmvec takes it."""
+    inline_first = math_inline.scale_in_one_step()
+    alone = "inline" if inline_first or not HAS_LIBMVEC else "libmvec"
+    beside_calls = "libmvec" if HAS_LIBMVEC else "inline"
+    mathlib.set_route("auto")
+    try:
+        assert mathlib.route_for("exp", mathlib.F32) == alone  # loop unknown: alone
+        with mathlib.loop_calling({"exp", "logistic"}):
+            assert mathlib.route_for("exp", mathlib.F32) == alone
+        with mathlib.loop_calling({"exp", "sin"}):
+            assert mathlib.route_for("exp", mathlib.F32) == beside_calls
+            with mathlib.loop_calling({"exp"}):  # a loop emitted inside that one
+                assert mathlib.route_for("exp", mathlib.F32) == alone
+            assert mathlib.route_for("exp", mathlib.F32) == beside_calls
+        with mathlib.loop_calling({"exp", "cbrt"}):  # libm's cbrt is a call too
+            assert mathlib.route_for("exp", mathlib.F32) == beside_calls
+        expected = "libmvec" if HAS_LIBMVEC else "inline"
+        assert mathlib.route_for("exp", mathlib.F64) == expected
+    finally:
+        mathlib.set_route(None)
 
 
 def test_without_libmvec_auto_is_inline_and_libmvec_an_error(monkeypatch):
