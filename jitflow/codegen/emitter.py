@@ -463,6 +463,36 @@ class Emitter:
             fnty=ir.FunctionType(value.type, [a.type for a in args]))
         return self.b.call(function, args)
 
+    def opaque(self, value):
+        """value itself, through an empty inline asm that LLVM cannot see into: what it
+        cannot know, it cannot fold. Used where NumPy reads the sign of a NaN that
+        arithmetic made (x86 makes it negative), which LLVM takes as unspecified and
+        folds from the operands' signs. A vector wider than the target's registers is
+        passed in register-sized pieces, as no asm operand takes more."""
+        if not isinstance(value.type, ir.VectorType):
+            return self._asm_identity(value)
+        element_bits = value.type.element.width if isinstance(value.type.element, ir.IntType) \
+            else {F16: 16, F32: 32, F64: 64}[value.type.element]
+        per_piece = max(1, vector_register_bits() // element_bits)
+        count = value.type.count
+        if count <= per_piece:
+            return self._asm_identity(value)
+        pieces = [self._asm_identity(self._lanes(value, range(start, start + per_piece)))
+                  for start in range(0, count, per_piece)]
+        while len(pieces) > 1:  # whole again, pairwise
+            pieces = [self._lanes(left, range(2 * left.type.count), right)
+                      for left, right in zip(pieces[::2], pieces[1::2])]
+        return pieces[0]
+
+    def _asm_identity(self, value):
+        function_type = ir.FunctionType(value.type, [value.type])
+        return self.b.asm(function_type, "", "=x,0", [value], False)
+
+    def _lanes(self, vector, indices, second=None):
+        indices = list(indices)
+        return self.b.shuffle_vector(vector, vector if second is None else second,
+                                     ir.Constant(ir.VectorType(I32, len(indices)), indices))
+
     def any_lane(self, condition):
         """An i1: `condition` (an i1, or a vector of them) holds, in a lane that exists."""
         if not isinstance(condition.type, ir.VectorType):
@@ -482,6 +512,12 @@ def half_in_hardware():
     """Whether the target converts halves itself (F16C); jit/target.py installs the
     answer from above. Until then, integer code, which every x86-64 runs."""
     return False
+
+
+def vector_register_bits():
+    """The width of the target's vector registers: jit/target.py installs the answer
+    from above. Until then, SSE's, which every x86-64 has."""
+    return 128
 
 
 def bfloat16_bits(value):

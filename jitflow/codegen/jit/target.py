@@ -126,5 +126,11 @@ def _half_in_hardware():
     return "f16c" in features()
 
 
-# The emitter converts float16 with F16C's instructions where the target has them.
+def _vector_register_bits():
+    return 512 if "avx512f" in features() else 256 if "avx" in features() else 128
+
+
+# The emitter converts float16 with F16C's instructions where the target has them, and
+# hides values from LLVM in asm operands as wide as the target's registers.
 emitter.half_in_hardware = _half_in_hardware
+emitter.vector_register_bits = _vector_register_bits

@@ -252,12 +252,13 @@ def fmod(em, x, y, dtype):
 
 
 def copysign(em, x, y, dtype):
-    return _copysign(em, x, y)
+    return _copysign(em, x, em.opaque(y))  # y's sign as the CPU made it (Emitter.opaque)
 
 
 def signbit(em, x, dtype):
-    """Set for -0.0 and for a NaN with its sign bit set, as NumPy's."""
-    negative_one = _copysign(em, em.const(1, dtype), x)
+    """Set for -0.0 and for a NaN with its sign bit set, as NumPy's: the sign the CPU
+    gave a NaN that arithmetic made (Emitter.opaque), not one LLVM chose."""
+    negative_one = _copysign(em, em.const(1, dtype), em.opaque(x))
     return em.bool(em.b.fcmp_ordered("<", negative_one, em.const(0, dtype)))
 
 
