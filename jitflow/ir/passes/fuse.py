@@ -37,6 +37,7 @@ code flags included, still happens after it.
 from ..graph import Graph, Lit, Node, Var, has_effects
 from ..interpret import eval_graph
 from ..primitive import Primitive
+from .rematerialize import rematerialize
 
 REDUCTIONS = frozenset({"reduce_sum", "reduce_prod", "reduce_max", "reduce_min"})
 
@@ -79,10 +80,12 @@ def reduced_shapes(shape, axes):
 
 
 def fuse(graph):
-    groups = _group(graph)
+    grouping = _group(graph)
+    groups = {gid: members for gid, members in grouping.groups.items() if members}
     if all(len(members) < 2 for members in groups.values()):
         return graph
-    return _rebuild(graph, groups)
+    groups, originals = rematerialize(graph, groups, grouping.domain)
+    return _rebuild(graph, groups, originals)
 
 
 def _elementwise(node):
@@ -90,11 +93,11 @@ def _elementwise(node):
 
 
 def _group(graph):
-    """Every node's group, in order: group id -> member nodes (see Grouping)."""
+    """The Grouping of every node, in order (group id -> member nodes)."""
     grouping = Grouping(graph)
     for node in graph.nodes:
         grouping.place(node)
-    return {gid: members for gid, members in grouping.groups.items() if members}
+    return grouping
 
 
 class Grouping:
@@ -260,17 +263,23 @@ class Grouping:
                 reached |= reach
 
 
-def _rebuild(graph, groups):
+def _rebuild(graph, groups, originals):
+    """The graph with each group of two or more members as one fused node, at the
+    place of its first member that the graph had. originals: id(member) -> the graph
+    node it stands for (rematerialize.py changed its operands); copies stand for none."""
     uses_outside = _values_used_outside(graph, groups)
-    first_member = {id(members[0]): members for members in groups.values()}
-    member_ids = {id(n) for members in groups.values() if len(members) > 1 for n in members}
-    nodes = []
+    group_of = {}
+    for gid, members in groups.items():
+        if len(members) > 1:
+            group_of.update((id(originals.get(id(n), n)), gid) for n in members)
+    nodes, placed = [], set()
     for node in graph.nodes:
-        members = first_member.get(id(node))
-        if members is not None and len(members) > 1:
-            nodes.append(_fused_node(members, uses_outside))
-        elif id(node) not in member_ids:
+        gid = group_of.get(id(node))
+        if gid is None:
             nodes.append(node)
+        elif gid not in placed:
+            placed.add(gid)
+            nodes.append(_fused_node(groups[gid], uses_outside))
     return Graph(graph.inputs, _topological(nodes), graph.outputs)
 
 
@@ -293,6 +302,17 @@ def _topological(nodes):
     return ordered
 
 
+def _live(members, uses_outside):
+    """The members whose results are used outside or by a live member: a value that a
+    reader recomputes (rematerialize.py) may leave its own node with no use."""
+    needed, live = set(uses_outside), []
+    for node in reversed(members):
+        if any(v in needed for v in node.outputs) or has_effects(node):
+            live.append(node)
+            needed.update(v for v in node.inputs if isinstance(v, Var))
+    return live[::-1]
+
+
 def _values_used_outside(graph, groups):
     owner = {v: gid for gid, members in groups.items() for n in members for v in n.outputs}
     used = {v for v in graph.outputs if isinstance(v, Var)}
@@ -304,6 +324,7 @@ def _values_used_outside(graph, groups):
 
 def _fused_node(members, uses_outside):
     """One fused node: the members, renamed into a body graph with its own inputs."""
+    members = _live(members, uses_outside)
     defined = {v for n in members for v in n.outputs}
     outer_inputs, body_inputs, renamed = [], [], {}
     for node in members:

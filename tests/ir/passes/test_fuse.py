@@ -120,18 +120,23 @@ def test_a_row_value_needed_outside_keeps_the_region_convex():
     def f(x):
         m = x.max(axis=1, keepdims=True)
         return x - m + jnp.cumsum(m, axis=0)
-    # add reads the region through cumsum: in the region, it would wait for itself.
+    # add reads the region through cumsum: in the region, it would wait for itself. It
+    # computes x - m again from x and m (rematerialize.py): the region writes m alone.
     assert str(fuse(optimized(f, np.ones((4, 3))))) == golden("""
         graph(%0: f64[4,3]) {
-          %1: f64[4,1], %2: f64[4,3] = fused %0
-            subgraph0(%3: f64[4,3]) {
-              %4: f64[4,1] = reduce_max %3, axes=(1,), keepdims=True
-              %5: f64[4,3] = sub %3, %4
-              return %4, %5
+          %1: f64[4,1] = fused %0
+            subgraph0(%2: f64[4,3]) {
+              %3: f64[4,1] = reduce_max %2, axes=(1,), keepdims=True
+              return %3
             }
-          %6: f64[4,1] = cumsum %1, axis=0
-          %7: f64[4,3] = add %2, %6
-          return %7
+          %4: f64[4,1] = cumsum %1, axis=0
+          %5: f64[4,3] = fused %0, %1, %4
+            subgraph0(%6: f64[4,3], %7: f64[4,1], %8: f64[4,1]) {
+              %9: f64[4,3] = sub %6, %7
+              %10: f64[4,3] = add %9, %8
+              return %10
+            }
+          return %5
         }""")
 
 
