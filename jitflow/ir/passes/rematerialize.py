@@ -58,18 +58,20 @@ class _State:
             for node in members:
                 for value in node.outputs:
                     self.owner[value], self.producer[value] = gid, node
+        self.reading = defaultdict(set)  # value -> the groups, other than its own, reading it
+        for gid, members in self.groups.items():
+            for node in members:
+                self._note_reads(node, gid)
+
+    def _note_reads(self, node, gid):
+        for value in node.inputs:
+            if isinstance(value, Var) and self.owner.get(value) != gid:
+                self.reading[value].add(gid)
 
     def _readers(self, gid):
         """value of group gid -> the groups outside gid whose members read it."""
-        readers = defaultdict(set)
-        for other, members in self.groups.items():
-            if other == gid:
-                continue
-            for node in members:
-                for value in node.inputs:
-                    if isinstance(value, Var) and self.owner.get(value) == gid:
-                        readers[value].add(other)
-        return readers
+        made = (v for node in self.groups[gid] for v in node.outputs)
+        return {v: set(self.reading[v]) for v in made if self.reading.get(v)}
 
     def rematerialize_outputs_of(self, gid):
         readers = self._readers(gid)
@@ -141,6 +143,10 @@ class _State:
         for node in copies + members:
             for value in node.outputs:
                 self.owner[value], self.producer[value] = reader, node
+        for value in plans:
+            self.reading[value].discard(reader)
+        for node in copies:
+            self._note_reads(node, reader)
 
 
 def _in_dependency_order(nodes):
