@@ -279,7 +279,9 @@ def _rebuild(graph, groups, originals):
             nodes.append(node)
         elif gid not in placed:
             placed.add(gid)
-            nodes.append(_fused_node(groups[gid], uses_outside))
+            fused = _fused_node(groups[gid], uses_outside)
+            if fused is not None:  # None: its readers recompute everything it made
+                nodes.append(fused)
     return Graph(graph.inputs, _topological(nodes), graph.outputs)
 
 
@@ -323,8 +325,11 @@ def _values_used_outside(graph, groups):
 
 
 def _fused_node(members, uses_outside):
-    """One fused node: the members, renamed into a body graph with its own inputs."""
+    """One fused node: the members, renamed into a body graph with its own inputs; None
+    when none of them is needed any more."""
     members = _live(members, uses_outside)
+    if not members:
+        return None
     defined = {v for n in members for v in n.outputs}
     outer_inputs, body_inputs, renamed = [], [], {}
     for node in members:
