@@ -3,13 +3,14 @@ binning.py) against NumPy on drawn arrays, eagerly, traced and through NumPy's o
 functions; bincount's and histogram's static sizes; bad inputs; derivatives."""
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import jitflow
 import jitflow.numpy as jnp
 from fidelity import assert_same
 from jitflow.errors import ConcretizationError
+from jitflow.numpy.membership import sorts_as_float64
 from jitflow.testing import check_grads
 from numpy_programs import check_program
 from strategies import DTYPES, arrays, shapes
@@ -31,6 +32,8 @@ def test_isin(backend, data):
                   label="x")
     tests = vectors(data, data.draw(st.sampled_from(DTYPES)), "tests")
     invert = data.draw(st.booleans(), label="invert")
+    # NumPy's float64 sort of int64 with uint64 is refused (test_program_fuzzer.py)
+    assume(not sorts_as_float64(x.dtype, x.size, tests.dtype, tests.size, None))
     check_program(lambda xp, x, t: xp.isin(x, t, invert=invert), x, tests)
 
 

@@ -331,6 +331,25 @@ def test_a_bool_array_squared_by_the_operator_is_int8(x):
     assert refused(steps[0], x ** 2, [x, 2]) and not refused(steps[0], x, [x, x])
 
 
+def test_isin_of_int64_and_uint64_that_numpy_sorts_as_float64_is_refused():
+    """Found by the fuzzer: NumPy sorts int64 elements with uint64 test elements as
+    float64 once there are enough test elements, and found -2**63 among [0, 532, ...]
+    (it collides with -2**63 + 1 there). jitflow's exact answer would differ from
+    NumPy's: it refuses, and the fuzzer keeps such steps no more. With few test
+    elements NumPy compares exactly, as jitflow does."""
+    x = np.array([-2**63, -2**63 + 1] * 8)
+    tests = np.array([0] + [532] * 15, np.uint64)
+    assert np.isin(x, tests)[0]  # NumPy's wrong answer that jitflow will not give
+    with pytest.raises(TypeError, match="float64.*2\\*\\*53"):
+        jitflow.function(lambda a, b: jnp.isin(a, b))(x, tests)
+    step = Step("isin", (0, ("const", tests)), {})
+    assert refused(step, np.isin(x, tests), [x])
+    few = tests[:2]
+    np.testing.assert_array_equal(jitflow.function(lambda a, b: jnp.isin(a, b))(x, few),
+                                  np.isin(x, few))
+    assert not refused(Step("isin", (0, ("const", few)), {}), np.isin(x, few), [x])
+
+
 @pytest.mark.parametrize("take", [lambda xp, c, i: xp.lexsort((i, c)),
                                   lambda xp, c, i: xp.take_along_axis(c, i, axis=1)])
 def test_a_constant_taken_along_traced_positions(take):
