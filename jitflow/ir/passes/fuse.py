@@ -28,7 +28,9 @@ Groups are convex (no path between two members leaves the group, else the group 
 not run as one step) and every node joins at most one group, so expensive work (exp,
 tanh, ...) is never duplicated: a value that the group needs again after a reduction is
 kept in a row buffer or recomputed by the backend, whichever is cheaper (regions.py).
-Values used outside a group, or returned by the graph, become outputs of its fused node.
+Values used outside a group, or returned by the graph, become outputs of its fused node,
+except those that the groups reading them recompute from a few cheap operations on
+arrays in memory anyway (rematerialize.py): cheap work may be done twice, never exp.
 
 A node with effects (a debug callback, a loop that runs one) is a barrier: no node after
 it joins a group begun before it, so whatever follows it in the program, an error its
