@@ -477,21 +477,13 @@ class Emitter:
         count = value.type.count
         if count <= per_piece:
             return self._asm_identity(value)
-        pieces = [self._asm_identity(self._lanes(value, range(start, start + per_piece)))
-                  for start in range(0, count, per_piece)]
-        while len(pieces) > 1:  # whole again, pairwise
-            pieces = [self._lanes(left, range(2 * left.type.count), right)
-                      for left, right in zip(pieces[::2], pieces[1::2])]
-        return pieces[0]
+        return joined(self.b, [
+            self._asm_identity(lanes(self.b, value, range(start, start + per_piece)))
+            for start in range(0, count, per_piece)])
 
     def _asm_identity(self, value):
         function_type = ir.FunctionType(value.type, [value.type])
         return self.b.asm(function_type, "", "=x,0", [value], False)
-
-    def _lanes(self, vector, indices, second=None):
-        indices = list(indices)
-        return self.b.shuffle_vector(vector, vector if second is None else second,
-                                     ir.Constant(ir.VectorType(I32, len(indices)), indices))
 
     def any_lane(self, condition):
         """An i1: `condition` (an i1, or a vector of them) holds, in a lane that exists."""
@@ -512,6 +504,24 @@ def half_in_hardware():
     """Whether the target converts halves itself (F16C); jit/target.py installs the
     answer from above. Until then, integer code, which every x86-64 runs."""
     return False
+
+
+def lanes(builder, vector, indices, second=None):
+    """shufflevector: the lanes `indices` of vector (and of `second` after it)."""
+    indices = list(indices)
+    if second is None and indices == list(range(vector.type.count)):
+        return vector  # all of it, in order
+    return builder.shuffle_vector(vector, vector if second is None else second,
+                                  ir.Constant(ir.VectorType(I32, len(indices)), indices))
+
+
+def joined(builder, pieces):
+    """One vector of `pieces` (as many as a power of two, each of one length), in order:
+    concatenated pairwise."""
+    while len(pieces) > 1:
+        pieces = [lanes(builder, left, range(2 * left.type.count), right)
+                  for left, right in zip(pieces[::2], pieces[1::2])]
+    return pieces[0]
 
 
 def vector_register_bits():

@@ -16,6 +16,7 @@ import llvmlite.ir as ir
 
 from ..emitter import element_of
 from ..jit.engine import host
+from ..jit.target import features
 from .arithmetic import (F32, F64, FORMATS, V, clamp, fast_two_sum, poly, scalef_fits,
                          two_prod, two_sum, where)
 
@@ -114,7 +115,7 @@ def scale_in_one_step():
 
 def host_features():
     """The LLVM feature names enabled on the target code is generated for."""
-    return {flag[1:] for flag in host()[2].split(",") if flag.startswith("+")}
+    return features(host()[2])
 
 
 def _exp_finite(x, consts=None):

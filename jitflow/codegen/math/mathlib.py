@@ -41,7 +41,7 @@ from contextlib import contextmanager
 
 import llvmlite.ir as ir
 
-from ..emitter import I32, element_of
+from ..emitter import I32, element_of, joined, lanes
 from ..jit import engine, target
 from .arithmetic import F32, F64, declare
 from .math_inline import ARITY, inline_function, scale_in_one_step
@@ -233,16 +233,12 @@ def _libmvec_vector_call(builder, name, vtype, args):
     function = declare(builder.module, variant.vector,
                        ir.VectorType(vtype.element, width), _arity(name))
     if count <= width:
-        padded = [_lanes(builder, a, list(range(count)) + [0] * (width - count))
+        padded = [lanes(builder, a, list(range(count)) + [0] * (width - count))
                   for a in args]
-        return _lanes(builder, builder.call(function, padded), range(count))
-    pieces = [builder.call(function, [_lanes(builder, a, range(start, start + width))
-                                      for a in args])
-              for start in range(0, count, width)]
-    while len(pieces) > 1:  # concatenate pairwise
-        pieces = [_lanes(builder, left, range(2 * left.type.count), right)
-                  for left, right in zip(pieces[::2], pieces[1::2])]
-    return pieces[0]
+        return lanes(builder, builder.call(function, padded), range(count))
+    return joined(builder, [
+        builder.call(function, [lanes(builder, a, range(start, start + width)) for a in args])
+        for start in range(0, count, width)])
 
 
 # --- route 3: libm's scalar functions, for those without an inline version ----------
@@ -261,15 +257,6 @@ def _libm_call(builder, name, ftype, args):
         value = builder.call(function, [builder.extract_element(a, I32(lane)) for a in args])
         result = builder.insert_element(result, value, I32(lane))
     return result
-
-
-def _lanes(builder, vector, indices, second=None):
-    """shufflevector: the lanes `indices` of vector (and of `second` after it)."""
-    indices = list(indices)
-    if second is None and indices == list(range(vector.type.count)):
-        return vector  # all of it, in order
-    return builder.shuffle_vector(vector, vector if second is None else second,
-                                  ir.Constant(ir.VectorType(I32, len(indices)), indices))
 
 
 def _keep_alive(module, function):
