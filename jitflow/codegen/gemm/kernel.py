@@ -15,46 +15,92 @@ from ..emitter import F32, I32, I64, PTR, Emitter, entry_alloca
 from .common import ALIGNMENT, VOID, element, new_function
 
 
+# k values per trip of the kernel's main loop. Stepping pointers once per 4 k values
+# rather than computing each k's addresses anew leaves the FMA ports to the FMAs; on an
+# Intel Xeon (Emerald Rapids, one thread) it took 2-10% off the transformer's product
+# shapes against MKL (paired with the loop of one k per trip, 40 rounds).
+UNROLL = 4
+
+
 def _define_kernel(library):
     """void kernel(ptr ap, ptr bp, i64 depth, ptr dst, i64 ld, float alpha,
     float scale): the MR x NR product of an A and a B micro-panel over `depth` (at
     least 1) values of k, then dst[r * ld + j] = alpha * product + scale * dst[...]
-    (dst not read when scale is 0)."""
+    (dst not read when scale is 0). A main loop takes UNROLL values of k per trip, a
+    tail loop the rest; each accumulator adds its k values in order either way."""
     tile, vector = library.tile, library.vector
     function, b = new_function(library.module, "gemm.kernel", VOID,
                                [PTR, PTR, I64, PTR, I64, F32, F32])
     ap, bp, depth, dst, ld, alpha, scale = function.args
     for pointer in (ap, bp, dst):
         pointer.add_attribute("noalias")
-    entry = b.block
-    loop = function.append_basic_block("k")
-    done = function.append_basic_block("k.end")
-    b.branch(loop)
-    b.position_at_end(loop)
-    p = b.phi(I64, name="p")
-    p.add_incoming(I64(0), entry)
-    sums = [[b.phi(vector) for _ in range(tile.vectors)] for _ in range(tile.rows)]
-    for row in sums:
-        for value in row:
-            value.add_incoming(ir.Constant(vector, None), entry)
-    b_row = element(b, bp, b.mul(p, I64(tile.cols)))
-    b_vectors = [b.load(element(b, b_row, I64(v * tile.lanes)), typ=vector,
-                        align=4 * tile.lanes) for v in range(tile.vectors)]
-    a_row = element(b, ap, b.mul(p, I64(tile.rows)))
-    following = b.add(p, I64(1), flags=["nuw", "nsw"])
-    updated = []
-    for r, row in enumerate(sums):
-        a_value = _splat(library, b, b.load(element(b, a_row, I64(r)), typ=F32))
-        updated.append([b.call(library.multiply_add, [a_value, b_vector, value])
-                        for b_vector, value in zip(b_vectors, row)])
-        for value, new in zip(row, updated[-1]):
-            value.add_incoming(new, loop)
-    p.add_incoming(following, loop)
-    b.cbranch(b.icmp_signed("<", following, depth), loop, done)
-    b.position_at_end(done)
-    _write_tile(library, b, updated, dst, ld, alpha, scale)
+    zeros = [[ir.Constant(vector, None)] * tile.vectors for _ in range(tile.rows)]
+    state = (zeros, ap, bp)
+    state = _k_loop(library, b, "k", state, b.udiv(depth, I64(UNROLL)), UNROLL)
+    state = _k_loop(library, b, "k.tail", state, b.urem(depth, I64(UNROLL)), 1)
+    _write_tile(library, b, state[0], dst, ld, alpha, scale)
     b.ret_void()
     return function
+
+
+def _k_loop(library, b, name, state, trips, steps):
+    """`trips` trips (perhaps none) of `steps` values of k each, from `state`: the
+    sums and the pointers into the A and B micro-panels. Returns the state after."""
+    tile, vector = library.tile, library.vector
+    function, entry = b.function, b.block
+    body = function.append_basic_block(name)
+    done = function.append_basic_block(name + ".end")
+    b.cbranch(b.icmp_signed(">", trips, I64(0)), body, done)
+    b.position_at_end(body)
+    trip = b.phi(I64, name="trip")
+    a_row, b_row = b.phi(PTR, name="a_row"), b.phi(PTR, name="b_row")
+    sums = [[b.phi(vector) for _ in range(tile.vectors)] for _ in range(tile.rows)]
+    for phi, initial in zip([trip, a_row, b_row, *_flat(sums)], [I64(0), *_values(state)]):
+        phi.add_incoming(initial, entry)
+    updated = sums
+    for step in range(steps):
+        updated = _k_step(library, b, updated, a_row, b_row, step)
+    after = (updated, element(b, a_row, I64(steps * tile.rows)),
+             element(b, b_row, I64(steps * tile.cols)))
+    following = b.add(trip, I64(1), flags=["nuw", "nsw"])
+    latch = b.block
+    for phi, value in zip([trip, a_row, b_row, *_flat(sums)], [following, *_values(after)]):
+        phi.add_incoming(value, latch)
+    b.cbranch(b.icmp_signed("<", following, trips), body, done)
+    b.position_at_end(done)
+    merged = []
+    for before, looped in zip(_values(state), _values(after)):
+        phi = b.phi(before.type)
+        phi.add_incoming(before, entry)
+        phi.add_incoming(looped, latch)
+        merged.append(phi)
+    rows = [merged[2 + r * tile.vectors:2 + (r + 1) * tile.vectors] for r in range(tile.rows)]
+    return rows, merged[0], merged[1]
+
+
+def _k_step(library, b, sums, a_row, b_row, step):
+    """The sums after the k value `step` rows past `a_row` and `b_row`: NR / lanes
+    vectors of B, each row of A broadcast against them, one fused multiply-add each."""
+    tile, vector = library.tile, library.vector
+    b_vectors = [b.load(element(b, b_row, I64(step * tile.cols + v * tile.lanes)),
+                        typ=vector, align=4 * tile.lanes) for v in range(tile.vectors)]
+    updated = []
+    for r, row in enumerate(sums):
+        a_value = _splat(library, b, b.load(element(b, a_row, I64(step * tile.rows + r)),
+                                            typ=F32))
+        updated.append([b.call(library.multiply_add, [a_value, b_vector, value])
+                        for b_vector, value in zip(b_vectors, row)])
+    return updated
+
+
+def _flat(sums):
+    return [value for row in sums for value in row]
+
+
+def _values(state):
+    """A kernel loop's state as one list: the A and B pointers, then the sums."""
+    sums, a_row, b_row = state
+    return [a_row, b_row, *_flat(sums)]
 
 
 def _write_tile(library, b, sums, dst, ld, alpha, scale):
