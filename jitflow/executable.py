@@ -36,12 +36,44 @@ class DirectEntry:
     """call(*arrays) -> an int status (codegen's FALLBACK for arrays that do not
     match its signature exactly) or the outputs, flat: the one output itself when there
     is one, else a tuple of them. `rebuild` turns that into the function's pytree of
-    results; it is None when the function returns one bare array (nothing to rebuild)."""
-    __slots__ = ("call", "rebuild", "name")
+    results; it is None when the function returns one bare array (nothing to rebuild).
 
-    def __init__(self, call, out_structure, name):
-        self.call, self.name = call, name
+    `into(*arrays, *targets)`, for a function without state: the same, writing each
+    output into its target (out=; FALLBACK where a target is not exactly an array of
+    its output's type, or overlaps another array of the call). `targets(out)` gives the
+    flat targets of an out= for that, or None where it is not simply one array for a
+    bare result or a tuple or list of arrays for a flat tuple or list of them."""
+    __slots__ = ("call", "rebuild", "name", "into", "_flat_results")
+
+    def __init__(self, call, out_structure, name, into=None):
+        self.call, self.name, self.into = call, name, into
         self.rebuild = _rebuilder(out_structure)
+        self._flat_results = _flat_result_count(out_structure)
+
+    def targets(self, out):
+        count = self._flat_results
+        if count is None:
+            return None
+        if count == 0:
+            return (out,) if out.__class__ is np.ndarray else None
+        if out.__class__ not in (tuple, list) or len(out) != count or \
+                any(array.__class__ is not np.ndarray for array in out):
+            return None
+        return out
+
+
+def _declining(*arrays):
+    return FALLBACK
+
+
+def _flat_result_count(structure):
+    """0 for a bare array result, n for a tuple or list of n arrays, else None."""
+    if structure == pytree.LEAF:
+        return 0
+    if isinstance(structure, tuple) and structure[0] in (tuple, list) and structure[2] \
+            and all(child == pytree.LEAF for child in structure[2]):
+        return len(structure[2])
+    return None
 
 
 def _rebuilder(structure):
@@ -126,13 +158,16 @@ class Executable:
         if self.state is not None and self.state.slots:
             return None  # Variables: held and adopted by the Executable
         native = self._native_for_call()
-        if native is None or native.python_entry is None:
+        if native is None or native.python_entry_into is None:
             return None
         if self._direct is None:
-            entry = native.python_entry
+            # (Outputs of 4 MiB and more are allocated by the checked path, from the
+            # output pool: no python_entry then, but out= may still go direct.)
+            entry = native.python_entry or _declining
+            into = native.python_entry_into if self.state is None else None
             if self.state is not None:
                 entry = self._stateful_entry(entry)
-            self._direct = DirectEntry(entry, self.out_structure, self.name)
+            self._direct = DirectEntry(entry, self.out_structure, self.name, into)
         return self._direct
 
     def _stateful_entry(self, entry):

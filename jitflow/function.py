@@ -158,10 +158,41 @@ class Function:
                 f"the result instead (write it with out= outside)"))
         if self._checked_path_only():
             return self._into_eagerly(out, self._call(args, kwargs))
+        if self._named is None and not kwargs and self._into_directly(args, out):
+            return out
         executable, leaves = self._executable_for_call(args, kwargs)
         executable(leaves, into=out_targets(out, executable.out_structure,
                                             executable.result_types(), self.__qualname__))
+        if not kwargs and self._direct is None:
+            self._remember_direct_entry(args)
         return out
+
+    def _into_directly(self, args, out):
+        """f(*args, out=out) through the native entry of the signature called last
+        (DirectEntry.into), which checks the arrays and declines what it cannot take
+        as it is; True if it ran."""
+        direct = self._direct
+        if direct is None or direct.into is None:
+            return False
+        targets = direct.targets(out)
+        if targets is None:
+            return False
+        result = direct.into(*args, *targets)
+        if result.__class__ is int:
+            if result != FALLBACK:
+                raise_for(result, direct.name)
+            return False
+        self._info.hits += 1
+        return True
+
+    def _remember_direct_entry(self, args):
+        """After an out= call on the checked path: let the next go straight to the
+        native entry, as _call_fast does for plain calls."""
+        signature, executable, _, structure = self._fast_executable(args)
+        if executable is not None and all(child == pytree.LEAF for child in structure[2]):
+            direct = executable.direct_entry()
+            if direct is not None:
+                self._direct, self._direct_signature = direct, signature
 
     def _executable_for_call(self, args, kwargs):
         """The Executable for these arguments and their leaves, from the fast path's

@@ -204,3 +204,56 @@ def test_out_and_donation_while_checking_for_nans():
         jitflow.config.debug_nans = False
     np.testing.assert_array_equal(out, [0, 0.5, 1])
     np.testing.assert_array_equal(w, [-1, -1, -1])
+
+
+def test_out_after_out_goes_straight_to_native_code(backend, monkeypatch):
+    """From the second out= call of a signature on, the native entry takes the arrays
+    itself: no Executable runs."""
+    @jitflow.function
+    def halves(x):
+        return x / 2, x.sum()
+    x, out = floats(40), (np.empty(40, np.float32), np.empty((), np.float32))
+    halves(x, out=out)
+    if backend != "native":
+        return
+    monkeypatch.setattr(jitflow.executable.Executable, "__call__", None)
+    y = floats(40)
+    assert halves(y, out=out) is out
+    np.testing.assert_array_equal(out[0], y / 2)
+    np.testing.assert_allclose(out[1], y.sum(), rtol=1e-5)
+    assert halves.cache_info().hits >= 1
+
+
+def odd_outs(base):
+    """out= arrays for scaled(base[1:-1]) that the native entry declines, each with the
+    error jitflow gives (None: it writes NumPy's result)."""
+    size = base.size - 2
+    read_only = np.zeros(size)
+    read_only.flags.writeable = False
+    return {
+        "the argument": (base[1:-1], None),
+        "one ahead of the argument": (base[2:], None),  # each write lands on a later read
+        "every other element": (np.zeros(2 * size)[::2], None),
+        "float32": (np.zeros(size, np.float32),
+                    f"out is float32[{size}], the result is float64[{size}]"),
+        "read-only": (read_only, "out is read-only"),
+        "a list of one": ([np.zeros(size)], "structure of the results"),
+    }
+
+
+@pytest.mark.parametrize("case", list(odd_outs(np.zeros(102))))
+def test_out_after_out_with_any_array_gets_numpys_result_or_the_same_error(case):
+    @jitflow.function
+    def scaled(x):
+        return 3 * x - 1
+    base = np.arange(102.0)
+    expected = 3 * base[1:-1] - 1
+    scaled(base[1:-1], out=np.empty(100))  # the next call may go straight to native code
+    out, error = odd_outs(base)[case]
+    if error is not None:
+        with pytest.raises((TypeError, ValueError), match="scaled") as raised:
+            scaled(base[1:-1], out=out)
+        assert error in str(raised.value)
+        return
+    assert scaled(base[1:-1], out=out) is out
+    np.testing.assert_array_equal(out, expected)

@@ -22,7 +22,7 @@ from ..memory import aligned_bytes
 from . import graph_cache
 from .in_place import in_place_outputs
 from .output_pool import POOLED_BYTES, pooled_empty
-from .python_entry import (PYTHON_ENTRY, SPARE_WORKSPACE, add_python_entry,
+from .python_entry import (PYTHON_ENTRY, PYTHON_ENTRY_INTO, SPARE_WORKSPACE, add_python_entry,
                            free_spare_workspace, make_callable, python_entry_abi)
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -59,9 +59,11 @@ class NativeGraph:
         # Arrays only: a weakly typed input or output (a Python scalar) is left to the
         # checked path, which keeps Python scalars apart from 0-d arrays; and the
         # checked path allocates the pooled outputs.
-        direct = python_entry and python_entry_abi() and not any(
-            t.weak for t in self._in_types + self._out_types) and not any(self._pooled)
-        self.compiled = self._compile(direct)
+        # Outputs the caller gives (out=) need no allocation: pooled ones too.
+        direct_into = python_entry and python_entry_abi() and not any(
+            t.weak for t in self._in_types + self._out_types)
+        direct = direct_into and not any(self._pooled)
+        self.compiled = self._compile(direct_into)
         self._node_counters = [
             (index, self._counter(index, "time"), self._counter(index, "runs"))
             for index in self.timed_nodes]
@@ -70,7 +72,10 @@ class NativeGraph:
         # match the signature exactly) or an error status (see python_entry.py).
         self.python_entry = make_callable(self.compiled.address(PYTHON_ENTRY), self,
                                           name) if direct else None
-        if direct:
+        # python_entry_into(*arrays, *outputs): the same, writing into the outputs.
+        self.python_entry_into = make_callable(self.compiled.address(PYTHON_ENTRY_INTO),
+                                               self, name) if direct_into else None
+        if direct_into:
             weakref.finalize(self, free_spare_workspace, self.compiled,
                              self.compiled.global_address(SPARE_WORKSPACE))
         # The checked path's workspace kept between calls, as the Python entry keeps its
@@ -80,7 +85,7 @@ class NativeGraph:
     def _compile(self, direct):
         """The graph's code: from the graph cache (graph_cache.py), or lowered, each
         segment's module compiled while the next is lowered; the module with the entry
-        points (PYTHON_ENTRY if `direct`) comes last."""
+        points (PYTHON_ENTRY and PYTHON_ENTRY_INTO if `direct`) comes last."""
         self._direct = direct
         key = graph_cache.key(self.graph, {
             "name": self.name, "threads": self.threads or thread_count(),
@@ -199,6 +204,12 @@ class NativeGraph:
         into, or None for a fresh one; no such array may share memory with an argument
         (the code is compiled on the promise that outputs and inputs never overlap)."""
         if into is not None and any(target is not None for target in into):
+            if self.python_entry_into is not None and all(t is not None for t in into):
+                result = self.python_entry_into(*args, *into)
+                if result.__class__ is not int:
+                    return list(into)
+                if result != FALLBACK:
+                    raise_for(result, self.name)
             return self(args, into)
         if self.python_entry is not None and self._out_types:
             result = self.python_entry(*args)

@@ -1,7 +1,8 @@
 """The native code behind every compiled signature's Python entry (python_entry.py):
 
     PyObject *jitflow_python_call_with(const Signature *signature,
-                                       PyObject *const *args, Py_ssize_t nargs)
+                                       PyObject *const *args, Py_ssize_t nargs,
+                                       int64_t outputs_given)
 
 One function, compiled once per process (and kept in the disk cache), reads what it
 checks and allocates from a table: each signature's module holds only that table and a
@@ -12,7 +13,15 @@ on every compile.
 The signature table, as laid out in memory (every field 8 bytes):
 
     {i64 inputs, i64 outputs, i64 workspace bytes, i64 release the GIL, ptr entry,
-     ptr spare workspace, [inputs + outputs x {i64 ndim, ptr dtype, ptr dimensions}]}
+     ptr spare workspace,
+     [inputs + outputs x {i64 ndim, ptr dtype, ptr dimensions, i64 bytes}]}
+
+A call passes the arguments, or (`outputs_given` not 0) the arguments and then one
+array per output to write it into. Given outputs are checked as arguments are, and must be writeable; any two
+arrays of the call whose bytes overlap, one of them a given output, decline the call:
+the compiled code reads its arguments while it writes its results and was built on the
+promise that they never overlap. (The checked path then computes such a result apart
+and copies it in.)
 
 The spare workspace is a pointer the signature's module holds: the workspace of the last
 call, kept for the next. A workspace of more than glibc's mmap threshold (128 KiB to
@@ -34,13 +43,15 @@ from ..memory import ALIGNMENT
 GENERIC = "jitflow_python_call_with"
 RELEASE = "jitflow_release_objects"
 INPUTS, OUTPUTS, WORKSPACE, RELEASE_GIL, ENTRY, SPARE, ARRAYS = 0, 8, 16, 24, 32, 40, 48
-ARRAY_BYTES, ARRAY_NDIM, ARRAY_DTYPE, ARRAY_DIMENSIONS = 24, 0, 8, 16
-ARRAY_TYPE = ir.LiteralStructType([I64, PTR, PTR])
+ARRAY_BYTES, ARRAY_NDIM, ARRAY_DTYPE, ARRAY_DIMENSIONS, ARRAY_SIZE = 32, 0, 8, 16, 24
+ARRAY_TYPE = ir.LiteralStructType([I64, PTR, PTR, I64])
 ENTRY_POINTER = ir.FunctionType(I32, [PTR]).as_pointer()  # i32 entry(ptr slots)
+GENERIC_TYPE = ir.FunctionType(PTR, [PTR, PTR, I64, I64])
 
 # Offsets in PyArrayObject_fields (after PyObject_HEAD: refcount, type).
 TYPE, DATA, NDIM, DIMENSIONS, DESCR, FLAGS = 8, 16, 24, 32, 56, 64
 C_CONTIGUOUS_AND_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+WRITEABLE = 0x0400  # NPY_ARRAY_WRITEABLE
 # Symbols python_entry.py registers with the linker: addresses that change from
 # process to process stay out of the module's text, and so out of its cache key.
 NDARRAY_SYMBOL, EMPTY_SYMBOL, RETURN_SYMBOL = \
@@ -71,39 +82,48 @@ def generic_entry():
 class _Builder:
     def __init__(self):
         self.module = ir.Module("python call")
-        self.function = ir.Function(self.module, ir.FunctionType(PTR, [PTR, PTR, I64]),
-                                    GENERIC)
+        self.function = ir.Function(self.module, GENERIC_TYPE, GENERIC)
         self.b = b = ir.IRBuilder(self.function.append_basic_block("entry"))
         self.em = Emitter(b)
         self.release = self._define_release()
-        self.signature, args, count = self.function.args
+        self.signature, args, count, outputs_given = self.function.args
         self.decline = self.function.append_basic_block("decline")
         inputs, outputs = self._word(INPUTS), self._word(OUTPUTS)
         self.slots = b.alloca(PTR, size=b.add(b.add(inputs, outputs), I64(1)))
         made = b.alloca(PTR, size=b.add(outputs, I64(1)))
-        self._branch_unless(b.icmp_signed("==", count, inputs))
+        given = b.icmp_signed("!=", outputs_given, I64(0))
+        self._branch_unless(b.icmp_signed("==", count, b.select(
+            given, b.add(inputs, outputs), inputs)))
         with self.em.for_range(inputs, name="argument") as index:
-            self._check_argument(b.load(self._at(args, b.mul(index, I64(8))), typ=PTR),
-                                 index)
-        with self.em.for_range(outputs, name="output") as index:
-            self._allocate_output(b.add(inputs, index), made, index)
+            self._check_array(self._argument(args, index), index, C_CONTIGUOUS_AND_ALIGNED)
+        with b.if_else(given) as (into_given, into_fresh):
+            with into_given:
+                self._take_outputs(args, inputs, outputs, made)
+            with into_fresh:
+                with self.em.for_range(outputs, name="output") as index:
+                    self._allocate_output(b.add(inputs, index), made, index)
         status = self._run(b.add(inputs, outputs), made, outputs)
         self._return_results(status, made, outputs)
         b.position_at_end(self.decline)
         b.ret(self._long(I64(FALLBACK)))
 
     # --- arguments ------------------------------------------------------------------
-    def _check_argument(self, array, index):
+    def _argument(self, args, index):
+        return self.b.load(self._at(args, self.b.mul(index, I64(8))), typ=PTR)
+
+    def _check_array(self, array, index, required_flags):
+        """Decline unless `array` is exactly an ndarray of array `index`'s rank, dtype
+        and shape, with `required_flags`; its data pointer goes to its slot."""
         b, spec = self.b, self._array_spec(index)
         self._branch_unless(b.icmp_unsigned("==", self._field(array, TYPE, PTR),
                                             external_byte(self.module, NDARRAY_SYMBOL)))
         ndim = self._field(spec, ARRAY_NDIM, I64)
-        flags = b.and_(self._field(array, FLAGS, I32), I32(C_CONTIGUOUS_AND_ALIGNED))
+        flags = b.and_(self._field(array, FLAGS, I32), I32(required_flags))
         matches = b.and_(
             b.icmp_signed("==", b.sext(self._field(array, NDIM, I32), I64), ndim),
             b.and_(b.icmp_unsigned("==", self._field(array, DESCR, PTR),
                                    self._field(spec, ARRAY_DTYPE, PTR)),
-                   b.icmp_signed("==", flags, I32(C_CONTIGUOUS_AND_ALIGNED))))
+                   b.icmp_signed("==", flags, I32(required_flags))))
         self._branch_unless(matches)  # only now are `ndim` dimensions there to read
         found = self._field(array, DIMENSIONS, PTR)
         wanted = self._field(spec, ARRAY_DIMENSIONS, PTR)
@@ -119,6 +139,35 @@ class _Builder:
         self.b.position_at_end(after)
 
     # --- outputs ----------------------------------------------------------------------
+    def _take_outputs(self, args, inputs, outputs, made):
+        """The arrays passed after the arguments as the outputs: each checked, none
+        overlapping another array of the call, then one reference more of each."""
+        b = self.b
+        with self.em.for_range(outputs, name="given") as index:
+            slot = b.add(inputs, index)
+            self._check_array(self._argument(args, slot), slot,
+                              C_CONTIGUOUS_AND_ALIGNED | WRITEABLE)
+            with self.em.for_range(slot, name="other") as other:
+                self._branch_unless(b.not_(self._overlap(slot, other)))
+        with self.em.for_range(outputs, name="taken") as index:
+            array = self._argument(args, b.add(inputs, index))
+            b.call(self._python("Py_IncRef", None, [PTR]), [array])
+            b.store(array, self._slot(made, index))
+
+    def _overlap(self, first, second):
+        """Whether the bytes of the arrays in slots `first` and `second` overlap (the
+        arrays checked: C-contiguous, of their compiled sizes)."""
+        b = self.b
+
+        def extent(slot):
+            start = b.ptrtoint(b.load(self._slot(self.slots, slot), typ=PTR), I64)
+            return start, b.add(start, self._field(self._array_spec(slot), ARRAY_SIZE, I64))
+        (start, end), (other_start, other_end) = extent(first), extent(second)
+        return b.and_(b.and_(b.icmp_unsigned("<", start, other_end),
+                             b.icmp_unsigned("<", other_start, end)),
+                      b.and_(b.icmp_unsigned("<", start, end),
+                             b.icmp_unsigned("<", other_start, other_end)))
+
     def _allocate_output(self, slot, made, index):
         """A fresh array from PyArray_Empty (which takes over one reference to the
         dtype); on failure (NumPy has set MemoryError) the outputs made so far go."""

@@ -1,11 +1,16 @@
-"""A native entry point that Python calls directly, as it calls a builtin function.
+"""Native entry points that Python calls directly, as it calls a builtin function.
 
     PyObject *jitflow_python_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+    PyObject *jitflow_python_call_into(<the same>)
 
 (CPython's METH_FASTCALL convention.) It checks every argument itself: exactly an
 ndarray (no subclass), of the compiled rank, shape and dtype, C-contiguous and aligned.
-Then it allocates the outputs with NumPy's own PyArray_Empty, runs the graph (with the
-GIL released when the graph moves enough data to be worth it), and returns the result:
+Then the first allocates the outputs with NumPy's own PyArray_Empty, while the second
+takes the arrays passed after the arguments, one per output (`f(..., out=...)`: each
+checked as an argument is, writeable too, and sharing no byte with any other array of
+the call). Either runs the
+graph (with the GIL released when the graph moves enough data to be worth it), and
+returns the result:
 one array, or a tuple of them, 0-d results as NumPy scalars (PyArray_Return), as the
 checked path returns them. When an argument does not match, it returns the int
 FALLBACK and the caller takes the checked path; on an error, the int status. The code
@@ -35,10 +40,11 @@ from ..emitter import I64, PTR, external_byte
 from ..jit.engine import link_library_on_demand
 from ..memory import ALIGNMENT
 from .python_call import (ARRAY_TYPE, C_CONTIGUOUS_AND_ALIGNED, DATA, DESCR, DIMENSIONS,
-                          EMPTY_SYMBOL, FLAGS, GENERIC, NDARRAY_SYMBOL, NDIM, RETURN_SYMBOL,
-                          TYPE, generic_entry, signature_type)
+                          EMPTY_SYMBOL, FLAGS, GENERIC, GENERIC_TYPE, NDARRAY_SYMBOL, NDIM,
+                          RETURN_SYMBOL, TYPE, generic_entry, signature_type)
 
 PYTHON_ENTRY = "jitflow_python_call"
+PYTHON_ENTRY_INTO = "jitflow_python_call_into"
 SPARE_WORKSPACE = "jitflow_spare_workspace"  # the workspace kept between calls
 METH_FASTCALL = 0x0080
 # Release the GIL around graphs whose arguments and results span this many bytes:
@@ -110,17 +116,18 @@ def _dtype_symbol(dtype):
 def make_callable(address, owner, name):
     """A builtin function object running the entry at `address`; it keeps `owner`
     (which must keep the code alive) alive, and `owner` keeps the method table."""
-    owner._method_name = name.encode()
-    owner._method_def = _MethodDef(owner._method_name, address, METH_FASTCALL, None)
+    method = _MethodDef(name.encode(), address, METH_FASTCALL, None)
+    owner.__dict__.setdefault("_method_defs", []).append(method)
     new = ctypes.pythonapi.PyCFunction_NewEx
     new.restype = ctypes.py_object
     new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.c_void_p]
-    return new(ctypes.byref(owner._method_def), owner, None)
+    return new(ctypes.byref(method), owner, None)
 
 
 def add_python_entry(module, entry, in_types, out_types, workspace_size):
-    """Define PYTHON_ENTRY in `module`: the signature's table (python_call.py) and a
-    call of the code every signature shares, which runs `entry` (the args-array entry)."""
+    """Define PYTHON_ENTRY and PYTHON_ENTRY_INTO in `module`: the signature's table
+    (python_call.py) and calls of the code every signature shares, which runs `entry`
+    (the args-array entry)."""
     arrays = [*in_types, *out_types]
     moved = sum(t.size * t.dtype.itemsize for t in arrays)
     size = -(-workspace_size // ALIGNMENT) * ALIGNMENT or ALIGNMENT
@@ -133,12 +140,12 @@ def add_python_entry(module, entry, in_types, out_types, workspace_size):
         ir.Constant(ir.ArrayType(ARRAY_TYPE, len(arrays)),
                     [_array_spec(module, t, i) for i, t in enumerate(arrays)])])
     table.global_constant, table.linkage = True, "internal"
-    function = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), PYTHON_ENTRY)
-    generic = ir.Function(module, function.function_type, GENERIC)
-    b = ir.IRBuilder(function.append_basic_block("entry"))
-    _, args, count = function.args
-    b.ret(b.call(generic, [table, args, count], tail=True))
-    return function
+    generic = ir.Function(module, GENERIC_TYPE, GENERIC)
+    for name, outputs_given in ((PYTHON_ENTRY, 0), (PYTHON_ENTRY_INTO, 1)):
+        function = ir.Function(module, ir.FunctionType(PTR, [PTR, PTR, I64]), name)
+        b = ir.IRBuilder(function.append_basic_block("entry"))
+        _, args, count = function.args
+        b.ret(b.call(generic, [table, args, count, I64(outputs_given)], tail=True))
 
 
 def _load_generic_entry():
@@ -163,10 +170,11 @@ def free_spare_workspace(compiled, address):
 
 
 def _array_spec(module, type, index):
-    """{ndim, dtype, dimensions} of one argument or result."""
+    """{ndim, dtype, dimensions, bytes} of one argument or result."""
     shape = ir.ArrayType(I64, max(1, len(type.shape)))
     dimensions = ir.GlobalVariable(module, shape, f"jitflow_shape.{index}")
     dimensions.initializer = ir.Constant(shape, list(type.shape) or [0])
     dimensions.global_constant, dimensions.linkage = True, "internal"
     dtype = external_byte(module, _dtype_symbol(type.dtype))
-    return ir.Constant(ARRAY_TYPE, [I64(len(type.shape)), dtype, dimensions])
+    return ir.Constant(ARRAY_TYPE, [I64(len(type.shape)), dtype, dimensions,
+                                    I64(type.size * type.dtype.itemsize)])

@@ -73,6 +73,7 @@ def test_arguments_not_compiled_for_are_declined(case):
     native = native_for(lambda a, b: a * b + 1, x, x)
     args = declined_arguments()[case]
     assert native.python_entry(*args) == FALLBACK
+    assert native.python_entry_into(*args, np.empty((2, 3))) == FALLBACK
 
 
 def test_the_function_takes_the_checked_path_when_declined():
@@ -259,3 +260,89 @@ def test_an_output_too_large_for_memory_raises_memory_error_and_jitflow_goes_on(
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["MemoryError", "[2.0,", "2.0]"]
+
+
+# --- outputs passed in (out=) -----------------------------------------------------------
+
+def given_outputs(x):
+    return [np.empty_like(x * x), np.empty(()), np.empty_like(x)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from(DTYPES), shape=shapes())
+def test_outputs_passed_in_get_the_fresh_results_bits(data, dtype, shape):
+    x = data.draw(arrays(dtype, shape))
+    y = data.draw(arrays(dtype, shape))
+    native = native_for(three_results, x, y)
+    fresh = native.python_entry(x, y)
+    outs = [np.empty(np.shape(r), np.asarray(r).dtype) for r in fresh]
+    results = native.python_entry_into(x, y, *outs)
+    assert type(results) is tuple and len(results) == 3
+    for result, out in zip(results, outs):  # (0-d ones come back as NumPy scalars)
+        assert result is out or (out.ndim == 0 and same_bits(result, out[()]))
+    for out, want in zip(outs, fresh, strict=True):
+        assert np.asarray(want).tobytes() == out.tobytes()
+
+
+def declined_outputs():
+    """Outputs for three_results(x, x), x float64[2, 3], that the entry must decline."""
+    x = np.arange(6.0).reshape(2, 3)
+    fine = [np.empty((2, 3)), np.empty(()), np.empty((2, 3))]
+    read_only = np.empty((2, 3))
+    read_only.flags.writeable = False
+    buffer = np.empty(12)
+    return x, fine, {
+        "too few": fine[:2], "none": [], "float32": [fine[0].astype(np.float32), *fine[1:]],
+        "shape": [np.empty((3, 2)), *fine[1:]], "read-only": [read_only, *fine[1:]],
+        "non-contiguous": [np.empty((2, 6))[:, ::2], *fine[1:]],
+        "the argument itself": [x, *fine[1:]],
+        "overlapping the argument": [np.lib.stride_tricks.as_strided(
+            x.reshape(6)[1:], (2, 3), x.strides), *fine[1:]],
+        "overlapping another output": [buffer[:6].reshape(2, 3), fine[1],
+                                       buffer[5:11].reshape(2, 3)],
+        "the same output twice": [fine[0], fine[1], fine[0]],
+    }
+
+
+@pytest.mark.parametrize("case", list(declined_outputs()[2]))
+def test_outputs_it_cannot_write_are_declined_untouched(case):
+    x, _, cases = declined_outputs()
+    native = native_for(three_results, x, x)
+    outs = cases[case]
+    before = [out.copy() for out in outs]
+    counts = [sys.getrefcount(out) for out in outs]
+    assert native.python_entry_into(x, x, *outs) == FALLBACK
+    assert [sys.getrefcount(out) for out in outs] == counts
+    for out, kept in zip(outs, before):
+        assert out.tobytes() == kept.tobytes()
+
+
+def test_outputs_next_to_the_arguments_and_empty_ones_are_taken():
+    buffer = np.arange(12.0)
+    x, out = buffer[:6].reshape(2, 3), buffer[6:].reshape(2, 3)  # adjacent, not shared
+    native = native_for(lambda a: (a + 1, a[:0] * 2), x)
+    empty = np.empty((0, 3))
+    results = native.python_entry_into(x, out, empty)
+    assert results[0] is out and results[1] is empty
+    np.testing.assert_array_equal(out, np.arange(6.0).reshape(2, 3) + 1)
+
+
+def test_outputs_passed_in_leak_no_reference():
+    x, _, _ = declined_outputs()
+    native = native_for(three_results, x, x)
+    outs = [np.empty((2, 3)), np.empty(()), np.empty((2, 3))]
+    failing = native_for(lambda t, i: t[i], x[0], np.array([0]))
+    counts = [sys.getrefcount(out) for out in outs]
+    for _ in range(1000):
+        native.python_entry_into(x, x, *outs)
+        assert failing.python_entry_into(x[0], np.array([9]), np.empty(1)) > 0
+    assert [sys.getrefcount(out) for out in outs] == counts
+
+
+def test_large_outputs_passed_in_go_direct_though_fresh_ones_are_pooled():
+    x = np.arange(1 << 20, dtype=np.float64)  # an 8 MiB result: from the output pool
+    native = native_for(lambda a: a * 2, x)
+    assert native.python_entry is None
+    out = np.empty_like(x)
+    assert native.python_entry_into(x, out) is out
+    np.testing.assert_array_equal(out, x * 2)
