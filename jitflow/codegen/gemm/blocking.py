@@ -1,7 +1,8 @@
 """The product on one thread, in jitflow's sgemm (sgemm_ir.py).
 
 K is cut into near-equal blocks of at most KC, N into blocks of NC columns, M into
-blocks of MC rows; op(B)'s block and op(A)'s are packed (packing.py), then the
+blocks of MC rows; op(B)'s block and op(A)'s are packed (packing.py), but for op(A)'s
+whole micro-panels that can be read where they lie (READ_A_IN_PLACE), then the
 micro-kernel (kernel.py) walks the A micro-panels of a block (in L2) against one B
 micro-panel, then the next. Each product packs into buffers of its own (aligned_alloc),
 so that any number of threads may call at once; if they cannot be allocated, an
@@ -81,7 +82,8 @@ def _row_blocks(library, b, p, jc, nc, pc, kc, scale, a_panels, b_panels):
         ic = b.mul(block, I64(tile.block_rows))
         mc = minimum(b, I64(tile.block_rows), b.sub(p["m"], ic))
         a_block = element(b, p["a"], b.add(b.mul(ic, p["a_rows"]), b.mul(pc, p["a_depth"])))
-        b.call(library.pack_rows, [a_block, p["a_rows"], p["a_depth"], mc, kc, a_panels])
+        in_place = _rows_in_place(library, b, p, nc)
+        _pack_rows(library, b, a_block, p, mc, kc, a_panels, in_place)
         with Emitter(b).for_range(ceil_div(b, nc, tile.cols), name="jr") as col_panel:
             jr = b.mul(col_panel, I64(tile.cols))
             b_panel = element(b, b_panels, b.mul(jr, kc))
@@ -89,11 +91,59 @@ def _row_blocks(library, b, p, jc, nc, pc, kc, scale, a_panels, b_panels):
             with Emitter(b).for_range(ceil_div(b, mc, tile.rows), name="ir") as row_panel:
                 ir_ = b.mul(row_panel, I64(tile.rows))
                 rows = minimum(b, I64(tile.rows), b.sub(mc, ir_))
+                a_panel, a_step = _row_panel(library, b, p, a_block, a_panels, in_place, ir_,
+                                             rows, kc)
                 c = element(b, p["c"], b.add(b.mul(b.add(ic, ir_), p["c_rows"]),
                                              b.mul(b.add(jc, jr), p["c_cols"])))
-                b.call(library.tile_function, [element(b, a_panels, b.mul(ir_, kc)), b_panel,
-                                               kc, c, p["c_rows"], p["c_cols"], rows, cols,
+                b.call(library.tile_function, [a_panel, a_step, b_panel, kc, c,
+                                               p["c_rows"], p["c_cols"], rows, cols,
                                                p["alpha"], scale])
+
+
+# A micro-panel of op(A) is read where it lies when its rows are next to each other in
+# memory (A transposed: a training step's x.T @ dy) and k's rows close enough; the last
+# panel, when partial, is packed still (a whole panel's read would pass the matrix).
+# Measured on an Intel Xeon (Emerald Rapids), calls paired with the packed product's:
+#  - two threads, each packing all of op(A) when they split C's columns: 0.90-0.96 of
+#    the time for x.T @ dy at 128x384, 128x512, 192x512, 256x512 and 512x128 (k 512 or
+#    1024); one thread: 0.98-1.0;
+#  - rows 512 floats apart: 1.07 at 512^3 on one thread, where 16 column panels each
+#    read the block again and a packed block is three times denser; so that far apart
+#    only for blocks of at most FEW_PANELS column panels (512x128: 0.93, two threads);
+#  - 1024 floats apart (a page per k): 1.7 times as long.
+# Reading op(B) in place (its columns next to each other) lost up to 10% (1024x128x512,
+# 512^3) and is not done.
+READ_A_IN_PLACE = True
+IN_PLACE_STRIDE, FEW_PANELS_STRIDE, FEW_PANELS = 256, 512, 4
+
+
+def _rows_in_place(library, b, p, nc):
+    """An i1: whether whole micro-panels of op(A) are read in place (above), for a
+    block of nc columns."""
+    stride = p["a_depth"]
+    few_panels = b.icmp_signed("<=", nc, I64(FEW_PANELS * library.tile.cols))
+    close = b.or_(b.icmp_signed("<=", stride, I64(IN_PLACE_STRIDE)),
+                  b.and_(few_panels, b.icmp_signed("<=", stride, I64(FEW_PANELS_STRIDE))))
+    return b.and_(b.and_(b.icmp_signed("==", p["a_rows"], I64(1)), close),
+                  ir.Constant(ir.IntType(1), int(READ_A_IN_PLACE)))
+
+
+def _pack_rows(library, b, a_block, p, mc, kc, a_panels, in_place):
+    """Pack op(A)'s block into micro-panels, or (in_place) only its last if partial."""
+    rows = library.tile.rows
+    first = b.select(in_place, b.mul(b.udiv(mc, I64(rows)), I64(rows)), I64(0))
+    b.call(library.pack_rows, [element(b, a_block, b.mul(first, p["a_rows"])), p["a_rows"],
+                               p["a_depth"], b.sub(mc, first), kc,
+                               element(b, a_panels, b.mul(first, kc))])
+
+
+def _row_panel(library, b, p, a_block, a_panels, in_place, first, rows, kc):
+    """(pointer, floats from one k to the next) of the A micro-panel of rows first..:
+    in the block itself, or packed."""
+    direct = b.and_(in_place, b.icmp_signed("==", rows, I64(library.tile.rows)))
+    return (b.select(direct, element(b, a_block, first),
+                     element(b, a_panels, b.mul(first, kc))),
+            b.select(direct, p["a_depth"], I64(library.tile.rows)))
 
 
 @contextlib.contextmanager

@@ -23,29 +23,33 @@ UNROLL = 4
 
 
 def _define_kernel(library):
-    """void kernel(ptr ap, ptr bp, i64 depth, ptr dst, i64 ld, float alpha,
+    """void kernel(ptr ap, i64 a_step, ptr bp, i64 depth, ptr dst, i64 ld, float alpha,
     float scale): the MR x NR product of an A and a B micro-panel over `depth` (at
     least 1) values of k, then dst[r * ld + j] = alpha * product + scale * dst[...]
-    (dst not read when scale is 0). A main loop takes UNROLL values of k per trip, a
-    tail loop the rest; each accumulator adds its k values in order either way."""
+    (dst not read when scale is 0). k's MR values of A lie together, the next k's
+    a_step floats on (MR in a packed panel, more in A itself: blocking.py); B's panel
+    is packed. A main loop takes UNROLL values of k per trip, a tail loop the rest;
+    each accumulator adds its k values in order either way."""
     tile, vector = library.tile, library.vector
     function, b = new_function(library.module, "gemm.kernel", VOID,
-                               [PTR, PTR, I64, PTR, I64, F32, F32])
-    ap, bp, depth, dst, ld, alpha, scale = function.args
+                               [PTR, I64, PTR, I64, PTR, I64, F32, F32])
+    ap, a_step, bp, depth, dst, ld, alpha, scale = function.args
+    b_step = I64(tile.cols)
     for pointer in (ap, bp, dst):
         pointer.add_attribute("noalias")
     zeros = [[ir.Constant(vector, None)] * tile.vectors for _ in range(tile.rows)]
-    state = (zeros, ap, bp)
-    state = _k_loop(library, b, "k", state, b.udiv(depth, I64(UNROLL)), UNROLL)
-    state = _k_loop(library, b, "k.tail", state, b.urem(depth, I64(UNROLL)), 1)
+    state, steps = (zeros, ap, bp), (a_step, b_step)
+    state = _k_loop(library, b, "k", state, steps, b.udiv(depth, I64(UNROLL)), UNROLL)
+    state = _k_loop(library, b, "k.tail", state, steps, b.urem(depth, I64(UNROLL)), 1)
     _write_tile(library, b, state[0], dst, ld, alpha, scale)
     b.ret_void()
     return function
 
 
-def _k_loop(library, b, name, state, trips, steps):
+def _k_loop(library, b, name, state, strides, trips, steps):
     """`trips` trips (perhaps none) of `steps` values of k each, from `state`: the
-    sums and the pointers into the A and B micro-panels. Returns the state after."""
+    sums and the pointers into the A and B micro-panels, whose k values lie `strides`
+    (a_step, b_step) floats apart. Returns the state after."""
     tile, vector = library.tile, library.vector
     function, entry = b.function, b.block
     body = function.append_basic_block(name)
@@ -58,10 +62,11 @@ def _k_loop(library, b, name, state, trips, steps):
     for phi, initial in zip([trip, a_row, b_row, *_flat(sums)], [I64(0), *_values(state)]):
         phi.add_incoming(initial, entry)
     updated = sums
+    a_step, b_step = strides
     for step in range(steps):
-        updated = _k_step(library, b, updated, a_row, b_row, step)
-    after = (updated, element(b, a_row, I64(steps * tile.rows)),
-             element(b, b_row, I64(steps * tile.cols)))
+        updated = _k_step(library, b, updated, _ahead(b, a_row, a_step, step),
+                          _ahead(b, b_row, b_step, step))
+    after = (updated, _ahead(b, a_row, a_step, steps), _ahead(b, b_row, b_step, steps))
     following = b.add(trip, I64(1), flags=["nuw", "nsw"])
     latch = b.block
     for phi, value in zip([trip, a_row, b_row, *_flat(sums)], [following, *_values(after)]):
@@ -78,16 +83,20 @@ def _k_loop(library, b, name, state, trips, steps):
     return rows, merged[0], merged[1]
 
 
-def _k_step(library, b, sums, a_row, b_row, step):
-    """The sums after the k value `step` rows past `a_row` and `b_row`: NR / lanes
-    vectors of B, each row of A broadcast against them, one fused multiply-add each."""
+def _ahead(b, row, step, count):
+    """The pointer `count` k values past `row`."""
+    return row if count == 0 else element(b, row, b.mul(step, I64(count)))
+
+
+def _k_step(library, b, sums, a_values, b_values):
+    """The sums after the k value at `a_values` and `b_values`: NR / lanes vectors of
+    B, each of the MR values of A broadcast against them, one fused multiply-add each."""
     tile, vector = library.tile, library.vector
-    b_vectors = [b.load(element(b, b_row, I64(step * tile.cols + v * tile.lanes)),
-                        typ=vector, align=4 * tile.lanes) for v in range(tile.vectors)]
+    b_vectors = [b.load(element(b, b_values, I64(v * tile.lanes)), typ=vector,
+                        align=4 * tile.lanes) for v in range(tile.vectors)]
     updated = []
     for r, row in enumerate(sums):
-        a_value = _splat(library, b, b.load(element(b, a_row, I64(step * tile.rows + r)),
-                                            typ=F32))
+        a_value = _splat(library, b, b.load(element(b, a_values, I64(r)), typ=F32))
         updated.append([b.call(library.multiply_add, [a_value, b_vector, value])
                         for b_vector, value in zip(b_vectors, row)])
     return updated
@@ -134,26 +143,27 @@ def _splat(library, b, scalar):
 
 
 def define_tile(library):
-    """void tile(ptr ap, ptr bp, i64 depth, ptr c, i64 c_rows, i64 c_cols, i64 rows,
-    i64 cols, float alpha, float scale): the kernel's tile, written to the rows x
-    cols corner of it that lies in C at `c`. (Defines the kernel first.)"""
+    """void tile(ptr ap, i64 a_step, ptr bp, i64 depth, ptr c, i64 c_rows, i64 c_cols,
+    i64 rows, i64 cols, float alpha, float scale): the kernel's tile, written to the
+    rows x cols corner of it that lies in C at `c`. (Defines the kernel first.)"""
     kernel = _define_kernel(library)
     tile = library.tile
     function, b = new_function(library.module, "gemm.tile", VOID,
-                               [PTR, PTR, I64, PTR, I64, I64, I64, I64, F32, F32])
-    ap, bp, depth, c, c_rows, c_cols, rows, cols, alpha, scale = function.args
+                               [PTR, I64, PTR, I64, PTR, I64, I64, I64, I64, F32, F32])
+    ap, a_step, bp, depth, c, c_rows, c_cols, rows, cols, alpha, scale = function.args
+    panels = [ap, a_step, bp, depth]
     buffer = entry_alloca(b, ir.ArrayType(F32, tile.rows * tile.cols), ALIGNMENT)
     whole = b.and_(b.and_(b.icmp_signed("==", rows, I64(tile.rows)),
                           b.icmp_signed("==", cols, I64(tile.cols))),
                    b.icmp_signed("==", c_cols, I64(1)))
     with b.if_else(whole) as (direct, through_buffer):
         with direct:
-            b.call(kernel, [ap, bp, depth, c, c_rows, alpha, scale])
+            b.call(kernel, [*panels, c, c_rows, alpha, scale])
         with through_buffer:
             reads = b.fcmp_unordered("!=", scale, ir.Constant(F32, 0.0))
             with b.if_then(reads):
                 _copy_corner(library, b, c, c_rows, c_cols, buffer, rows, cols, into_c=False)
-            b.call(kernel, [ap, bp, depth, buffer, I64(tile.cols), alpha, scale])
+            b.call(kernel, [*panels, buffer, I64(tile.cols), alpha, scale])
             _copy_corner(library, b, c, c_rows, c_cols, buffer, rows, cols, into_c=True)
     b.ret_void()
     return function

@@ -4,6 +4,7 @@ the same bits for any number of threads, concurrent callers, and the narrower ti
 other machines get."""
 import ctypes
 import hashlib
+import mmap
 import os
 import platform
 import subprocess
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from llvmlite import ir
 
 from jitflow.codegen.emitter import F32, I32, PTR
+from jitflow.codegen.gemm import blocking
 from jitflow.codegen.gemm import sgemm as gemm  # `sgemm` is the function under test here
 from jitflow.codegen.jit.engine import CompiledModule, optimize_module
 
@@ -328,3 +330,53 @@ def test_declared_in_another_module_it_links_by_name(declare, leading):
     product(x.ctypes.data, y.ctypes.data, z.ctypes.data)
     exact, tolerance = reference(x, y.T)
     assert np.all(np.abs(z - exact) <= tolerance)
+
+
+# --- micro-panels read in place ---------------------------------------------------------
+
+IN_PLACE_SHAPES = [  # whole and partial panels, one and several K blocks, rows of
+    # A transposed close, farther apart with few column panels or many, and far apart
+    (2 * TILE.rows, 2 * TILE.cols, 7), (TILE.rows + 5, TILE.cols + 3, TILE.depth + 9),
+    (130, 390, 300), (1, TILE.cols, 5), (TILE.rows, 1, 5), (300, 70, 40), (300, 200, 40),
+    (600, 40, 20)]
+
+
+@pytest.mark.parametrize("transpose_a, transpose_b", TRANSPOSES)
+@pytest.mark.parametrize("shape", IN_PLACE_SHAPES)
+def test_panels_read_in_place_give_the_packed_bits(sgemm, monkeypatch, shape, transpose_a,
+                                                   transpose_b):
+    """Where the rows of op(A) lie next to each other, its micro-panels are read where
+    they lie; packing them all gives the same bits."""
+    monkeypatch.setattr(blocking, "READ_A_IN_PLACE", False)
+    compiled, packed = compiled_function(gemm.build_module(TILE, threads=1))
+    assert product_bits(packed, *shape, transpose_a, transpose_b) == \
+        product_bits(sgemm, *shape, transpose_a, transpose_b)
+
+
+def at_the_end_of_mapped_memory(values):
+    """A copy of the 2-d float32 `values` whose last byte is the last before a page the
+    process may not read: reading past the matrix faults."""
+    page = mmap.PAGESIZE
+    size = -(-values.nbytes // page) * page
+    region = mmap.mmap(-1, size + page)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    libc = ctypes.CDLL(None)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    assert libc.mprotect(start + size, page, 0) == 0  # PROT_NONE
+    copy = np.frombuffer(region, np.float32, values.size, size - values.nbytes)
+    copy = copy.reshape(values.shape)
+    copy[...] = values
+    return copy
+
+
+@pytest.mark.parametrize("transpose_a, transpose_b", TRANSPOSES)
+@pytest.mark.parametrize("m, n, k", [(TILE.rows + 1, TILE.cols + 1, 3), (37, 45, 20),
+                                     (2 * TILE.rows, 2 * TILE.cols, 2)])
+def test_nothing_past_the_operands_is_read(sgemm, m, n, k, transpose_a, transpose_b):
+    a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(np.float32)
+    c = np.empty((m, n), np.float32)
+    call(sgemm, at_the_end_of_mapped_memory(a), at_the_end_of_mapped_memory(b), c,
+         transpose_a, transpose_b)
+    exact, tolerance = reference(a.T if transpose_a else a, b.T if transpose_b else b)
+    assert np.all(np.abs(c - exact) <= tolerance)
