@@ -1,6 +1,8 @@
 """Gradients: jitflow's compiled value_and_grad against hand-written NumPy backward passes
-and, when JAX is installed, against jax.jit of the same value_and_grad, measured in the
-same process, the libraries taking turns as in bench.py (each batch after a lead-in of
+and, when they are installed, against jax.jit of the same value_and_grad and PyTorch's
+autograd as its users write it (eager, and torch.compile'd in its max-autotune mode;
+the MLP's step through torch.optim.SGD), measured in the same process, the libraries
+taking turns as in bench.py (each batch after a lead-in of
 the same calls: NumPy's OpenBLAS threads spin for a while after its products and slowed
 whatever ran next on these two cores by up to 2x). Prints median times and the ratios
 (theirs / jitflow: above 1 means jitflow is faster), and how long after a cold start
@@ -107,6 +109,69 @@ def jax_versions():
     return [blocking(jax.value_and_grad(chain)), blocking(step)], jax.device_put
 
 
+def torch_versions(compiled):
+    """The two workloads in PyTorch (tensors that require gradients, backward(), the
+    SGD step through torch.optim), eager or compiled, if torch is installed; with the
+    function turning NumPy inputs into its tensors once."""
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        return None
+    torch.set_num_threads(2)  # one per core, as jitflow's threads
+    if compiled:
+        import torch._inductor.config
+        torch._inductor.config.force_disable_caches = True
+
+    def maybe_compiled(fn):
+        return torch.compile(fn, mode="max-autotune") if compiled else fn
+
+    # Only the forward pass compiled (AOTAutograd compiles its backward): with
+    # backward() inside the compiled function too, the step took 2.5 times as long.
+    @maybe_compiled
+    def chain(x):
+        return torch.tanh(torch.tanh(torch.tanh(1.5 * x))).sum()
+
+    def chain_value_and_grad(x):
+        x.grad = None
+        value = chain(x)
+        value.backward()
+        return value.detach(), x.grad
+
+    def mlp_step(params, optimizer):
+        @maybe_compiled
+        def step(x, labels):
+            optimizer.zero_grad(set_to_none=True)
+            h1 = torch.relu(x @ params["w1"] + params["b1"])
+            h2 = torch.relu(h1 @ params["w2"] + params["b2"])
+            logits = h2 @ params["w3"] + params["b3"]
+            loss = -(F.log_softmax(logits, dim=1) * labels).sum(dim=1).mean()
+            loss.backward()
+            optimizer.step()
+            return loss.detach()
+        return step
+
+    def place(args):
+        if len(args) == 1:
+            return (torch.tensor(args[0], requires_grad=True),)
+        params, x, labels = args
+        weights = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+        step = mlp_step(weights, torch.optim.SGD(list(weights.values()), lr=0.01))
+        return step, torch.from_numpy(x), torch.from_numpy(labels)
+
+    def run_step(step, x, labels):
+        return step(x, labels)
+    return [chain_value_and_grad, run_step], place
+
+
+def check_value(result, expected, library, workload):
+    """Stop if the first call's value (the sum, or the loss before the step) is not
+    NumPy's."""
+    value = float(result[0] if isinstance(result, tuple) else result)
+    if not np.isclose(value, expected, rtol=1e-4):
+        raise SystemExit(f"{library} computed {value} for {workload}, NumPy {expected}")
+
+
 def cold_start(fn, *args):
     """Seconds from a cold start (disk cache off) to the first result, and to native
     code being ready. With config.background_compile (the default) the first call runs
@@ -134,25 +199,30 @@ def main():
          (params, batch, labels)),
     ]
     print(blas_kernels())
-    print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} {'1st call':>9} "
-          f"{'native':>8} {'JAX':>10} {'ratio':>7}")
     starts = [cold_start(fn, *args) for _, fn, _, args in rows]
-    peers, place = jax_versions() or (None, None)
+    peers = {"JAX": jax_versions(), "torch": torch_versions(False),
+             "torch.compile": torch_versions(True)}
+    peers = {name: versions for name, versions in peers.items() if versions is not None}
     for i, (name, fn, reference, args) in enumerate(rows):
         contenders = {"jitflow": Ready(jitflow.function(fn), args),
                       "NumPy": Ready(reference, args)}
-        if peers is not None:
-            contenders["JAX"] = Ready(peers[i], place(args))
-        for kernel, kernel_args in contenders.values():
-            kernel(*kernel_args)  # compiles: not timed
+        for peer, (kernels, place) in peers.items():
+            contenders[peer] = Ready(kernels[i], place(args))
+        expected = float(reference(*args)[0])
+        for library, (kernel, kernel_args) in contenders.items():
+            check_value(kernel(*kernel_args), expected, library, name)  # compiles: not timed
         contenders["jitflow"].kernel.wait()
+        if i == 0:
+            print(f"{'workload':42} {'jitflow':>10} {'NumPy':>10} {'ratio':>7} "
+                  f"{'1st call':>9} {'native':>8}" +
+                  "".join(f" {peer:>10} {'ratio':>7}" for peer in peers))
         times = time_interleaved(contenders)
         ours = times["jitflow"]
         first, native = starts[i]
         line = (f"{name:42} {ours * 1e3:8.2f}ms {times['NumPy'] * 1e3:8.2f}ms "
                 f"{times['NumPy'] / ours:7.2f} {first * 1e3:7.0f}ms {native * 1e3:6.0f}ms")
-        if peers is not None:
-            line += f" {times['JAX'] * 1e3:8.2f}ms {times['JAX'] / ours:7.2f}"
+        for peer in peers:
+            line += f" {times[peer] * 1e3:8.2f}ms {times[peer] / ours:7.2f}"
         print(line)
 
 
