@@ -67,24 +67,36 @@ def _transpose_blocks(library, b, width, src, lane_stride, depth, dst):
     """Each lane's k values lie together: load `lanes` k values of each lane,
     transpose the square in registers, store one vector per k. Returns the number
     of k values done (a multiple of `lanes`); the rest is left to _copy_scalars."""
-    lanes, vector = library.tile.lanes, library.vector
+    lanes = library.tile.lanes
     blocks = b.udiv(depth, I64(lanes))
     with Emitter(b).for_range(blocks, name="block") as block:
         first_k = b.mul(block, I64(lanes))
-        for group in range(0, width, lanes):
-            count = min(lanes, width - group)
-            rows = [b.load(element(b, src, b.add(b.mul(I64(group + lane), lane_stride),
-                                                 first_k)),
-                           typ=vector, align=4) for lane in range(count)]
-            rows += [ir.Constant(vector, ir.Undefined)] * (lanes - count)
-            for q, column in enumerate(_transpose(b, rows)):
-                if count < lanes:
-                    column = b.shuffle_vector(column, ir.Constant(vector, ir.Undefined),
-                                              ir.Constant(ir.VectorType(I32, count),
-                                                          list(range(count))))
-                at = b.add(b.mul(b.add(first_k, I64(q)), I64(width)), I64(group))
-                b.store(column, element(b, dst, at), align=4)
+        # Whole groups of `lanes` lanes in a loop: one transpose in the code, however
+        # wide the panel (each took LLVM about 11 ms to compile).
+        with Emitter(b).for_range(I64(width // lanes), name="group") as group:
+            _transpose_group(library, b, width, src, lane_stride, dst, first_k,
+                             b.mul(group, I64(lanes)), lanes)
+        if width % lanes:
+            _transpose_group(library, b, width, src, lane_stride, dst, first_k,
+                             I64(width - width % lanes), width % lanes)
     return b.mul(blocks, I64(lanes))
+
+
+def _transpose_group(library, b, width, src, lane_stride, dst, first_k, group, count):
+    """Lanes group..group+count-1 (count at most the vector's lanes) of the k values
+    from first_k on: loaded a lane at a time, stored a k at a time."""
+    lanes, vector = library.tile.lanes, library.vector
+    rows = [b.load(element(b, src, b.add(b.mul(b.add(group, I64(lane)), lane_stride),
+                                         first_k)),
+                   typ=vector, align=4) for lane in range(count)]
+    rows += [ir.Constant(vector, ir.Undefined)] * (lanes - count)
+    for q, column in enumerate(_transpose(b, rows)):
+        if count < lanes:
+            column = b.shuffle_vector(column, ir.Constant(vector, ir.Undefined),
+                                      ir.Constant(ir.VectorType(I32, count),
+                                                  list(range(count))))
+        at = b.add(b.mul(b.add(first_k, I64(q)), I64(width)), group)
+        b.store(column, element(b, dst, at), align=4)
 
 
 def _transpose(b, rows):
