@@ -33,12 +33,17 @@ def three_results(x, y):
     return x * y, (x * y).sum(), x
 
 
+def three_results_drawn(data, dtype, shape):
+    """(NativeGraph of three_results, x, y) for two drawn arrays."""
+    x = data.draw(arrays(dtype, shape))
+    y = data.draw(arrays(dtype, shape))
+    return native_for(three_results, x, y), x, y
+
+
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), dtype=st.sampled_from(DTYPES), shape=shapes())
 def test_results_are_the_checked_paths_bit_for_bit(data, dtype, shape):
-    x = data.draw(arrays(dtype, shape))
-    y = data.draw(arrays(dtype, shape))
-    native = native_for(three_results, x, y)
+    native, x, y = three_results_drawn(data, dtype, shape)
     checked = [out[()] if out.ndim == 0 else out for out in native([x, y])]
     direct = native.python_entry(x, y)
     assert type(direct) is tuple and len(direct) == 3
@@ -264,16 +269,10 @@ def test_an_output_too_large_for_memory_raises_memory_error_and_jitflow_goes_on(
 
 # --- outputs passed in (out=) -----------------------------------------------------------
 
-def given_outputs(x):
-    return [np.empty_like(x * x), np.empty(()), np.empty_like(x)]
-
-
 @settings(max_examples=30, deadline=None)
 @given(data=st.data(), dtype=st.sampled_from(DTYPES), shape=shapes())
 def test_outputs_passed_in_get_the_fresh_results_bits(data, dtype, shape):
-    x = data.draw(arrays(dtype, shape))
-    y = data.draw(arrays(dtype, shape))
-    native = native_for(three_results, x, y)
+    native, x, y = three_results_drawn(data, dtype, shape)
     fresh = native.python_entry(x, y)
     outs = [np.empty(np.shape(r), np.asarray(r).dtype) for r in fresh]
     results = native.python_entry_into(x, y, *outs)
