@@ -22,8 +22,9 @@ from ..memory import aligned_bytes
 from . import graph_cache
 from .in_place import in_place_outputs
 from .output_pool import POOLED_BYTES, pooled_empty
-from .python_entry import (PYTHON_ENTRY, PYTHON_ENTRY_INTO, SPARE_WORKSPACE, add_python_entry,
-                           free_spare_workspace, make_callable, python_entry_abi)
+from .python_entry import (PYTHON_ENTRY, PYTHON_ENTRY_INTO, SPARE_WORKSPACE,
+                           add_python_entry, free_spare_workspace, make_callable,
+                           python_entry_abi)
 
 _ENTRY_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 

@@ -17,11 +17,11 @@ The signature table, as laid out in memory (every field 8 bytes):
      [inputs + outputs x {i64 ndim, ptr dtype, ptr dimensions, i64 bytes}]}
 
 A call passes the arguments, or (`outputs_given` not 0) the arguments and then one
-array per output to write it into. Given outputs are checked as arguments are, and must be writeable; any two
-arrays of the call whose bytes overlap, one of them a given output, decline the call:
-the compiled code reads its arguments while it writes its results and was built on the
-promise that they never overlap. (The checked path then computes such a result apart
-and copies it in.)
+array per output to write it into. Given outputs are checked as arguments are, and
+must be writeable; any two arrays of the call whose bytes overlap, one of them a given
+output, decline the call: the compiled code reads its arguments while it writes its
+results and was built on the promise that they never overlap. (The checked path then
+computes such a result apart and copies it in.)
 
 The spare workspace is a pointer the signature's module holds: the workspace of the last
 call, kept for the next. A workspace of more than glibc's mmap threshold (128 KiB to
