@@ -15,11 +15,19 @@ from ..emitter import F32, I32, I64, PTR, Emitter, entry_alloca
 from .common import ALIGNMENT, VOID, element, new_function
 
 
-# k values per trip of the kernel's main loop. Stepping pointers once per 4 k values
-# rather than computing each k's addresses anew leaves the FMA ports to the FMAs; on an
-# Intel Xeon (Emerald Rapids, one thread) it took 2-10% off the transformer's product
-# shapes against MKL (paired with the loop of one k per trip, 40 rounds).
+# k values per trip of the kernel's main loop, where vectors have 16 lanes (AVX-512's 32
+# registers). Stepping pointers once per 4 k values rather than computing each k's
+# addresses anew leaves the FMA ports to the FMAs; on an Intel Xeon (Emerald Rapids,
+# one thread) it took 2-10% off the transformer's product shapes against MKL (paired
+# with the loop of one k per trip, 40 rounds). With 16 registers (AVX, SSE) the loop
+# takes one k per trip: the 6 x 16 tile's 12 accumulators, 2 vectors of B and a
+# broadcast leave one register, and LLVM, loading the next k's B early, spilled
+# accumulators to the stack (7-19% slower, AVX2 code on that Xeon).
 UNROLL = 4
+
+
+def _unroll(tile):
+    return UNROLL if tile.lanes >= 16 else 1
 
 
 def _define_kernel(library):
@@ -28,8 +36,8 @@ def _define_kernel(library):
     least 1) values of k, then dst[r * ld + j] = alpha * product + scale * dst[...]
     (dst not read when scale is 0). k's MR values of A lie together, the next k's
     a_step floats on (MR in a packed panel, more in A itself: blocking.py); B's panel
-    is packed. A main loop takes UNROLL values of k per trip, a tail loop the rest;
-    each accumulator adds its k values in order either way."""
+    is packed. A main loop takes _unroll(tile) values of k per trip, a tail loop the
+    rest; each accumulator adds its k values in order either way."""
     tile, vector = library.tile, library.vector
     function, b = new_function(library.module, "gemm.kernel", VOID,
                                [PTR, I64, PTR, I64, PTR, I64, F32, F32])
@@ -39,8 +47,10 @@ def _define_kernel(library):
         pointer.add_attribute("noalias")
     zeros = [[ir.Constant(vector, None)] * tile.vectors for _ in range(tile.rows)]
     state, steps = (zeros, ap, bp), (a_step, b_step)
-    state = _k_loop(library, b, "k", state, steps, b.udiv(depth, I64(UNROLL)), UNROLL)
-    state = _k_loop(library, b, "k.tail", state, steps, b.urem(depth, I64(UNROLL)), 1)
+    unroll = _unroll(tile)
+    state = _k_loop(library, b, "k", state, steps, b.udiv(depth, I64(unroll)), unroll)
+    if unroll > 1:
+        state = _k_loop(library, b, "k.tail", state, steps, b.urem(depth, I64(unroll)), 1)
     _write_tile(library, b, state[0], dst, ld, alpha, scale)
     b.ret_void()
     return function
