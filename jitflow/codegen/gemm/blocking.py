@@ -104,12 +104,12 @@ def _row_blocks(library, b, p, jc, nc, pc, kc, scale, a_panels, b_panels):
 # memory (A transposed: a training step's x.T @ dy) and k's rows close enough; the last
 # panel, when partial, is packed still (a whole panel's read would pass the matrix).
 # Measured on an Intel Xeon (Emerald Rapids), calls paired with the packed product's:
-#  - with 6 x 64 tiles, x.T @ dy at 128x384, 128x512, 192x512, 256x512, 256x784 and
-#    512x128 (k 512 or 1024) took 0.88-0.95 of the time on two threads (each packing
-#    all of op(A) when they split C's columns), 0.97-0.99 on one;
-#  - with 12 x 32 tiles, rows 512 floats apart: 1.07 at 512^3 on one thread, where 16
-#    column panels each read the block again and a packed block is three times
-#    denser; so that far apart only for blocks of at most FEW_PANELS column panels;
+#  - x.T @ dy at 128x384, 128x512, 192x512, 256x512 and 512x128 (k 512 or 1024) took
+#    0.90-0.96 of the time on two threads (each packing all of op(A) when they split
+#    C's columns), 0.98-1.0 on one (0.88-0.95 and 0.97-0.99 with a 6 x 64 tile);
+#  - rows 512 floats apart: 1.07 at 512^3 on one thread, where 16 column panels each
+#    read the block again and a packed block is three times denser; so that far apart
+#    only for blocks of at most FEW_PANELS column panels;
 #  - 1024 floats apart (a page per k): 1.7 times as long.
 # Reading op(B) in place (its columns next to each other) lost up to 10% (1024x128x512,
 # 512^3) and is not done.
