@@ -104,11 +104,12 @@ def programs(draw):
         values.append(np.asarray(result[0]))
         if len(program.steps) >= count:
             break
-    if program.raises:
-        return program
+    # Every value no step reads is a result, the refused last step's too: a value
+    # nothing uses is never computed, and would not raise where NumPy's would (with
+    # the corner inputs, an earlier step may be the one NumPy refuses).
     used = {a for step in program.steps for a in step.args if isinstance(a, int)}
     program.outputs = tuple(i for i in range(len(program.inputs), len(values))
-                            if i not in used)
+                            if i not in used) + ((len(values),) if program.raises else ())
     return program
 
 
@@ -118,6 +119,15 @@ def _regression(inputs, steps, outputs):
     program = Program(inputs, steps, outputs)
     program.raises, program.layouts = False, ["contiguous"] * len(inputs)
     return program
+
+
+# With the corner inputs (0, 1, -1 and 0), the first power raises where the second, the
+# refused step of the drawn inputs, does not: a program ending in a refused step keeps
+# its other values as results, so that the first is computed (found by the fuzzer,
+# when only the refused step was a result and jitflow returned the second's values).
+EARLIER_STEP_REFUSED = _regression(
+    [np.array([0, 0, 0], np.int32), np.array(-1, np.int32)],
+    [Step("power", (0, 0), {}), Step("power", (0, 1), {})], (2, 3))
 
 
 # uint64 and int32 arrays promote to float64, whose products past 2**53 NumPy's
@@ -160,6 +170,7 @@ BFLOAT16_PRODUCT_UNDERFLOWING = _regression(
 
 
 @FUZZ
+@example(program=EARLIER_STEP_REFUSED, background=False)
 @example(program=BFLOAT16_PRODUCT_UNDERFLOWING, background=False)
 @example(program=REDUCEAT_BESIDE_AN_INFINITY, background=False)
 @example(program=CORRELATE_PAST_2_53, background=False)
@@ -363,3 +374,14 @@ def test_a_constant_taken_along_traced_positions(take):
             got, error = call(compiled(lambda a: take(xp, c, a), 1), backend, (i,))
             assert error is None, error
             fidelity.assert_same(got, expected, what=backend)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(program=programs())
+def test_every_value_no_step_reads_is_a_result(program):
+    """A value that is neither read nor returned would be left uncomputed by jitflow,
+    and could not raise as NumPy's would: programs ending in a refused step too."""
+    used = {a for step in program.steps for a in step.args if isinstance(a, int)}
+    first = len(program.inputs)
+    unread = {i for i in range(first, first + len(program.steps)) if i not in used}
+    assert unread == set(program.outputs)
