@@ -189,10 +189,15 @@ class Function:
         """After an out= call on the checked path: let the next go straight to the
         native entry, as _call_fast does for plain calls."""
         signature, executable, _, structure = self._fast_executable(args)
-        if executable is not None and all(child == pytree.LEAF for child in structure[2]):
-            direct = executable.direct_entry()
-            if direct is not None:
-                self._direct, self._direct_signature = direct, signature
+        direct = executable.direct_entry() if executable is not None else None
+        if direct is not None:
+            self._remember_direct(direct, signature, structure)
+
+    def _remember_direct(self, direct, signature, structure):
+        """Try `direct` first next time, when every argument is an array (no
+        containers): it checks the arrays itself."""
+        if all(child == pytree.LEAF for child in structure[2]):
+            self._direct, self._direct_signature = direct, signature
 
     def _executable_for_call(self, args, kwargs):
         """The Executable for these arguments and their leaves, from the fast path's
@@ -348,8 +353,7 @@ class Function:
         direct = executable.direct_entry() if executable is not None else None
         if direct is None:
             return _DECLINED
-        if all(child == pytree.LEAF for child in structure[2]):  # arrays, no containers
-            self._direct, self._direct_signature = direct, signature
+        self._remember_direct(direct, signature, structure)
         result = direct.call(*leaves)
         if result.__class__ is int:
             if result != FALLBACK:
