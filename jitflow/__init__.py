@@ -42,6 +42,11 @@ from .drawing import to_dot  # noqa: E402
 from .profiler import profile  # noqa: E402
 
 
+from . import import_objects as _import_objects  # noqa: E402
+
+_import_objects.freeze(libraries_settled=_libraries.settled())
+
+
 def __getattr__(name):
     """jitflow.summary is loaded when first used: it loads tensorboard (~0.2 s), an
     optional dependency."""

@@ -42,6 +42,8 @@ BEFORE_LINKING = []
 # compiles while the libraries are still being built (runtime/libraries.py), and waits
 # for them only to link.
 _LIBRARIES = []
+# The names of the libraries compiled in this process, not found in the disk cache.
+_LIBRARIES_BUILT = []
 _initialized = False
 
 
@@ -174,7 +176,10 @@ class CompiledModule:
                         in_background=False)
         # A library loads the libraries it calls itself, before it links (its loader
         # holds its own lock, which a lookup of its own names would wait for).
-        return cls.from_compilation(compilation, is_library=True)
+        compiled = cls.from_compilation(compilation, is_library=True)
+        if not compiled.from_cache:
+            _LIBRARIES_BUILT.append(name)
+        return compiled
 
     @classmethod
     def from_compilation(cls, compilation, is_library=False):
@@ -398,6 +403,11 @@ def quick_thread_switches():
             _quick_switch_users -= 1
             if _quick_switch_users == 0:
                 sys.setswitchinterval(_switch_interval_before)
+
+
+def libraries_built():
+    """The names of the libraries this process built (rather than found cached)."""
+    return list(_LIBRARIES_BUILT)
 
 
 def _object_code(text, speed_level):

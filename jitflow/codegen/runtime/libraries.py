@@ -17,7 +17,7 @@ import os
 import threading
 
 from ..gemm import sgemm
-from ..jit import disk_cache, pool
+from ..jit import disk_cache, engine, pool
 from ..jit.engine import quick_thread_switches
 from . import python_call, python_entry
 
@@ -61,6 +61,14 @@ def start_building():
         return None
     _builder = builder
     return builder
+
+
+def settled():
+    """Whether no library is being built and none was built by this process (the
+    disk cache held them, or none was needed yet): no LLVM IR is waiting to be
+    collected."""
+    running = _builder is not None and _builder.is_alive()
+    return not running and not engine.libraries_built()
 
 
 def wait(timeout=None):
