@@ -28,8 +28,7 @@ from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .bound_methods import bound_method
 from .named_arrays import NamedArrays
-from .donation import donated_arrays, matching_arrays
-from .out_arrays import deliver, out_targets
+from .writing_calls import WritingCalls
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
 from .variable_scope import VariableArgument, closed_as_constants, trace_with_variables
@@ -68,7 +67,7 @@ class Signature:
     matmul_precision: str = "float32"
 
 
-class Function:
+class Function(WritingCalls):
     def __init__(self, fn, static_argnames=(), static_argnums=(), donate_argnames=(),
                  donate_argnums=()):
         functools.update_wrapper(self, fn)
@@ -148,102 +147,11 @@ class Function:
             return self
         return bound_method(self, instance)
 
-    def _call_into(self, args, kwargs):
-        """f(..., out=arrays): the results written into `arrays` (out_arrays.py), which
-        are returned."""
-        out = kwargs.pop("out")
-        if is_tracing() or variable_scope.current() is not None:
-            raise TypeError(at_user_line(
-                f"{self.__qualname__}(out=...) inside a traced function or a tape: use "
-                f"the result instead (write it with out= outside)"))
-        if self._checked_path_only():
-            return self._into_eagerly(out, self._call(args, kwargs))
-        if self._named is None and not kwargs and self._into_directly(args, out):
-            return out
-        executable, leaves = self._executable_for_call(args, kwargs)
-        executable(leaves, into=out_targets(out, executable.out_structure,
-                                            executable.result_types(), self.__qualname__))
-        if not kwargs and self._direct is None:
-            self._remember_direct_entry(args)
-        return out
-
-    def _into_directly(self, args, out):
-        """f(*args, out=out) through the native entry of the signature called last
-        (DirectEntry.into), which checks the arrays and declines what it cannot take
-        as it is; True if it ran."""
-        direct = self._direct
-        if direct is None or direct.into is None:
-            return False
-        targets = direct.targets(out)
-        if targets is None:
-            return False
-        result = direct.into(*args, *targets)
-        if result.__class__ is int:
-            if result != FALLBACK:
-                raise_for(result, direct.name)
-            return False
-        self._info.hits += 1
-        return True
-
-    def _remember_direct_entry(self, args):
-        """After an out= call on the checked path: let the next go straight to the
-        native entry, as _call_fast does for plain calls."""
-        signature, executable, _, structure = self._fast_executable(args)
-        direct = executable.direct_entry() if executable is not None else None
-        if direct is not None:
-            self._remember_direct(direct, signature, structure)
-
     def _remember_direct(self, direct, signature, structure):
         """Try `direct` first next time, when every argument is an array (no
         containers): it checks the arrays itself."""
         if all(child == pytree.LEAF for child in structure[2]):
             self._direct, self._direct_signature = direct, signature
-
-    def _executable_for_call(self, args, kwargs):
-        """The Executable for these arguments and their leaves, from the fast path's
-        cache when it holds them (out= and donated calls, which the Executable runs)."""
-        if self._named is not None:
-            self._check_named_arrays()
-        if not kwargs:
-            _, executable, leaves, _ = self._fast_executable(args)
-            if executable is not None:
-                self._info.hits += 1
-                return executable, leaves
-        bound = self._bind(args, kwargs)
-        leaves, paths, structure, statics = self._split(bound)
-        signature, executable = self._executable(bound, leaves, paths, structure, statics)
-        self._remember_fast_path(args, kwargs, signature, executable)
-        return executable, leaves
-
-    def _call_donating(self, args, kwargs):
-        """A call with donated arguments (donation.py): results of their arrays' types
-        computed into those arrays."""
-        if is_tracing() or variable_scope.current() is not None:
-            return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
-        donated = donated_arrays(self._bind(args, kwargs), self.donated)
-        if self._checked_path_only():
-            result = self._call(args, kwargs)
-            leaves, _, structure = pytree.flatten(result)
-            into = matching_arrays(donated, [np.asarray(leaf) for leaf in leaves])
-            deliver(into, leaves)
-            return pytree.unflatten(structure, [leaf if target is None else target
-                                                for leaf, target in zip(leaves, into)])
-        executable, leaves = self._executable_for_call(args, kwargs)
-        return executable(leaves, into=matching_arrays(donated, executable.result_types()))
-
-    def _checked_path_only(self):
-        """Whether calls now run eagerly, check numerics or are profiled: out= and
-        donation then copy the results computed the usual way."""
-        return config.run_eagerly or config.debug_nans or config.debug_infs or \
-            bool(PROFILERS)
-
-    def _into_eagerly(self, out, result):
-        """Write `result`, computed the usual way, into `out` (the eager, numerics-
-        checking and profiled calls)."""
-        leaves, _, structure = pytree.flatten(result)
-        types = [np.asarray(leaf) for leaf in leaves]  # (their shape and dtype)
-        deliver(out_targets(out, structure, types, self.__qualname__), leaves)
-        return out
 
     def _call_checking_numerics(self, args, kwargs):
         """A call under config.debug_nans / debug_infs (nan_check.py): the checked path,

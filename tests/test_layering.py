@@ -40,7 +40,7 @@ LAYERS = [
     # arrays) and the eager GradientTape.
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
                   "jitflow.named_arrays", "jitflow.watched_arrays",
-                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays", "jitflow.donation",
+                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays", "jitflow.donation", "jitflow.writing_calls",
                   "jitflow.memory_extents",
                   "jitflow.recycled_variables",
                   "jitflow.variables",
