@@ -1,7 +1,8 @@
 """Gradients: jitflow's compiled value_and_grad against hand-written NumPy backward passes
 and, when they are installed, against jax.jit of the same value_and_grad and PyTorch's
 autograd as its users write it (eager, and torch.compile'd in its max-autotune mode;
-the MLP's step through torch.optim.SGD), measured in the same process, the libraries
+the MLP's step through torch.optim.SGD, updating the parameters in place, which
+jitflow's step does by donating them), measured in the same process, the libraries
 taking turns as in bench.py (each batch after a lead-in of
 the same calls: NumPy's OpenBLAS threads spin for a while after its products and slowed
 whatever ran next on these two cores by up to 2x). Prints median times and the ratios
@@ -198,13 +199,18 @@ def main():
         ("MLP 784-512-512-10 SGD step, batch 256", sgd_step, sgd_step_numpy,
          (params, batch, labels)),
     ]
+    # The MLP step updates its parameters in place, as torch.optim does: jitflow's
+    # by donating them (on arrays of its own, which each step overwrites).
+    donated = [(), ("params",)]
+    own_arguments = [rows[0][3], ({k: v.copy() for k, v in params.items()}, batch, labels)]
     print(blas_kernels())
     starts = [cold_start(fn, *args) for _, fn, _, args in rows]
     peers = {"JAX": jax_versions(), "torch": torch_versions(False),
              "torch.compile": torch_versions(True)}
     peers = {name: versions for name, versions in peers.items() if versions is not None}
     for i, (name, fn, reference, args) in enumerate(rows):
-        contenders = {"jitflow": Ready(jitflow.function(fn), args),
+        contenders = {"jitflow": Ready(jitflow.function(fn, donate_argnames=donated[i]),
+                                       own_arguments[i]),
                       "NumPy": Ready(reference, args)}
         for peer, (kernels, place) in peers.items():
             contenders[peer] = Ready(kernels[i], place(args))

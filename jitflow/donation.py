@@ -15,6 +15,11 @@ read before it is written and the code can never fail once it runs
 after the call succeeded (out_arrays.Destinations). Either way repeated calls use the
 same memory: no fresh output pages are touched per call. Arrays of a donated argument
 that no result matches are left as they were.
+
+Where every donated array may be written over in place, a signature's later calls pass
+them to the native entry as the outputs they take (Executable.donated_call), which
+checks them as it checks out= arrays: a small MLP's SGD step (six parameters) cost
+181 us per donated call through Python, 19 us so (a plain call: 25 us).
 """
 import numpy as np
 
@@ -28,15 +33,38 @@ def donated_arrays(bound, names):
     for name in bound.signature.parameters:
         if name in names and name in bound.arguments:
             leaves, _, _ = pytree.flatten(bound.arguments[name])
-            arrays += [leaf for leaf in leaves
-                       if isinstance(leaf, np.ndarray) and leaf.flags.writeable]
+            arrays += _writeable(leaves)
     return arrays
 
 
-def matching_arrays(donated, types):
-    """For each result type, the donated array it is written into, or None."""
+def donated_leaves(leaves, structure, positions):
+    """The donated ndarrays among the leaves of positional arguments whose pytree
+    `structure` is that of the arguments' tuple (pytree.flatten_leaves): those of the
+    arguments at `positions`, in order."""
+    return _writeable([leaves[i] for i in donated_leaf_indices(structure, positions)])
+
+
+def donated_leaf_indices(structure, positions):
+    """The indices of the leaves of the arguments at `positions`, as donated_leaves."""
+    indices, start = [], 0
+    for position, child in enumerate(structure[2]):
+        count = pytree.leaf_count(child)
+        if position in positions:
+            indices += range(start, start + count)
+        start += count
+    return tuple(indices)
+
+
+def _writeable(leaves):
+    return [leaf for leaf in leaves if isinstance(leaf, np.ndarray) and leaf.flags.writeable]
+
+
+def matching_arrays(donated, types, extents=None):
+    """For each result type, the donated array it is written into, or None. `extents`:
+    an Extents holding the donated arrays, if one was made."""
     free, into = list(donated), []
-    apart = all_apart(donated)  # else no two results may take arrays sharing memory
+    # else no two results may take arrays sharing memory
+    apart = extents.all_apart(donated) if extents is not None else all_apart(donated)
     for result in types:
         found = None
         if not getattr(result, "weak", False):

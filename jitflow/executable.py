@@ -100,6 +100,7 @@ class Executable:
         self.native = None  # the NativeGraph, once built
         self._build = None  # the background build under way
         self._direct = None  # its DirectEntry, once asked for
+        self._donations = {}  # donated leaf indices -> how donated_call runs, or None
         self._profiled = None  # the NativeGraph that times its nodes, once profiled
         self._profiled_lock = threading.Lock()
         self._checked = {}  # kinds -> the NativeGraph checking for them (nan_check.py)
@@ -170,6 +171,50 @@ class Executable:
             self._direct = DirectEntry(entry, self.out_structure, self.name, into)
         return self._direct
 
+    def donated_call(self, leaves, donated):
+        """The results for `leaves`, each written over the leaf of its shape and dtype
+        that it takes among the `donated` indices (donation.matching_arrays' choice),
+        through the native entry: where the code may write every such leaf in place
+        (in_place.py) and the entry takes the arrays as they are. Else None, for the
+        checked path; a failed call raises (and has written nothing)."""
+        plan = self._donations.get(donated, False)
+        if plan is False:
+            plan = self._donations[donated] = self._donation_plan(donated)
+        if plan is None:
+            return None
+        into, takes, native = plan
+        targets = [leaves[take] if take >= 0 else native.fresh_output(output)
+                   for output, take in enumerate(takes)]
+        status = into(*leaves, *targets)
+        if status.__class__ is int:
+            if status != codegen.FALLBACK:
+                codegen.raise_for(status, self.name)
+            return None
+        return pytree.unflatten(self.out_structure, [
+            target if take >= 0 else _result(target, var.type)
+            for target, take, var in zip(targets, takes, self.graph.outputs)])
+
+    def _donation_plan(self, donated):
+        """(the native entry taking outputs, for each output the donated leaf it takes
+        or -1 for a fresh array, the NativeGraph) or None where the native entry
+        cannot run the donation."""
+        direct = self.direct_entry()
+        if direct is None or direct.into is None:
+            return None
+        native = self._native_for_call()
+        free, takes = list(donated), []
+        for output, var in enumerate(self.graph.outputs):
+            if var.type.weak:
+                return None  # (the entry makes arrays, not Python scalars)
+            take = next((leaf for leaf in free if self.graph.inputs[leaf].type == var.type),
+                        -1)
+            if take >= 0:
+                if take not in native.in_place.get(output, ()):
+                    return None  # computed apart and copied: the checked path's work
+                free.remove(take)
+            takes.append(take)
+        return direct.into, takes, native
+
     def _stateful_entry(self, entry):
         """`entry` for a graph that also reads closed-over arrays (its last inputs)
         and writes arrays (its last outputs, copied into them after it returned)."""
@@ -233,12 +278,13 @@ class Executable:
                     backward_step=backward_step_graph)
         return self._checked[kinds]
 
-    def __call__(self, leaves, check=None, native=None, into=None):
+    def __call__(self, leaves, check=None, native=None, into=None, extents=None):
         """The results for the argument leaves; `check(outputs)`, when given, sees
         every output before any Variable or array is written, and may raise. `native`:
         the NativeGraph to run instead of this one's own (profiled_call's). `into`: for
         each of the function's own results, an array of its type to write it into (and
-        to return in its place), or None (out_arrays.py: checked by the caller)."""
+        to return in its place), or None (out_arrays.py: checked by the caller).
+        `extents`: the caller's memory_extents.Extents of `leaves`, if it made one."""
         variables, arguments, previous = None, leaves, []
         if self.state is not None:
             self.state.check_fixed(self.name)
@@ -249,9 +295,11 @@ class Executable:
             native = self._native_for_call()
         if native is not None and variables is not None:
             previous = assigned_arrays(self.state, len(self.result_types()), variables)
+        if leaves is not arguments:  # (the Variables' arrays joined them)
+            extents = None
         destinations = None if native is None or (into is None and not previous) else \
             Destinations(into or [], leaves, self._kept_outputs, native.in_place,
-                         [index for index, _ in previous])
+                         [index for index, _ in previous], extents)
         adopted = False
         try:
             if native is not None:

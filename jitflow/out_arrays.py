@@ -67,9 +67,11 @@ class Destinations:
     buffer an earlier value of that Variable left behind (recycled_variables.py), when
     there is one."""
 
-    def __init__(self, into, inputs, kept, in_place, adopted=()):
+    def __init__(self, into, inputs, kept, in_place, adopted=(), extents=None):
+        """`extents`: an Extents of `inputs`, if the caller made one."""
         self._kept, self._taken = kept, []
-        extents = Extents(inputs) if any(target is not None for target in into) else None
+        if extents is None and any(target is not None for target in into):
+            extents = Extents(inputs)
         self.into = [None if target is None else
                      target if _direct(target, inputs, extents, in_place.get(index, ()))
                      else self._take(index, target) for index, target in enumerate(into)]
@@ -125,6 +127,8 @@ def _direct(target, inputs, extents, over):
 
 
 def _same_buffer(target, array):
+    if array is target:  # (a donated array: _direct saw that it is C-contiguous)
+        return True
     return array.flags.c_contiguous and array.dtype == target.dtype and \
         array.shape == target.shape and array.ctypes.data == target.ctypes.data
 

@@ -6,16 +6,22 @@ with `into=` targets; out= first tries the native entry of the signature called 
 which checks the arrays itself (DirectEntry.into). Eager, numerics-checking and
 profiled calls compute the results the usual way and copy them in.
 """
+import functools
+
 import numpy as np
 
 from . import pytree, variable_scope
 from .codegen import FALLBACK, raise_for
 from .config import config
-from .donation import donated_arrays, matching_arrays
+from .donation import donated_arrays, donated_leaf_indices, donated_leaves, matching_arrays
 from .errors import at_user_line
 from .executable import PROFILERS
+from .memory_extents import Extents
 from .out_arrays import deliver, out_targets
 from .trace import is_tracing
+
+
+_NOT_DIRECT = object()
 
 
 class WritingCalls:
@@ -35,7 +41,7 @@ class WritingCalls:
             return self._into_eagerly(out, self._call(args, kwargs))
         if self._named is None and not kwargs and self._into_directly(args, out):
             return out
-        executable, leaves = self._executable_for_call(args, kwargs)
+        executable, leaves, _ = self._executable_for_call(args, kwargs)
         executable(leaves, into=out_targets(out, executable.out_structure,
                                             executable.result_types(), self.__qualname__))
         if not kwargs and self._direct is None:
@@ -68,37 +74,75 @@ class WritingCalls:
         if direct is not None:
             self._remember_direct(direct, signature, structure)
 
-    def _executable_for_call(self, args, kwargs):
+    def _executable_for_call(self, args, kwargs, donating=False):
         """The Executable for these arguments and their leaves, from the fast path's
-        cache when it holds them (out= and donated calls, which the Executable runs)."""
+        cache when it holds them (out= and donated calls, which the Executable runs);
+        then, when `donating`, the donated arrays among the leaves (else None)."""
         if self._named is not None:
             self._check_named_arrays()
         if not kwargs:
-            _, executable, leaves, _ = self._fast_executable(args)
+            _, executable, leaves, structure = self._fast_executable(args)
             if executable is not None:
                 self._info.hits += 1
-                return executable, leaves
+                donated = donated_leaves(leaves, structure, self._donated_positions) \
+                    if donating else None
+                return executable, leaves, donated
         bound = self._bind(args, kwargs)
         leaves, paths, structure, statics = self._split(bound)
         signature, executable = self._executable(bound, leaves, paths, structure, statics)
         self._remember_fast_path(args, kwargs, signature, executable)
-        return executable, leaves
+        return executable, leaves, donated_arrays(bound, self.donated) if donating else None
+
+    @functools.cached_property
+    def _donated_positions(self):
+        """The positions of the donated parameters (the fast path's calls pass every
+        argument by position)."""
+        return frozenset(position for position, name in enumerate(self.signature.parameters)
+                         if name in self.donated)
 
     def _call_donating(self, args, kwargs):
         """A call with donated arguments (donation.py): results of their arrays' types
-        computed into those arrays."""
+        computed into those arrays. Each argument array's extent is found once, for the
+        matching and the overlap checks (a training step donates a hundred arrays)."""
         if is_tracing() or variable_scope.current() is not None:
             return self.fn(*args, **kwargs)  # inside a trace or a tape: inline it
-        donated = donated_arrays(self._bind(args, kwargs), self.donated)
         if self._checked_path_only():
+            donated = donated_arrays(self._bind(args, kwargs), self.donated)
             result = self._call(args, kwargs)
             leaves, _, structure = pytree.flatten(result)
             into = matching_arrays(donated, [np.asarray(leaf) for leaf in leaves])
             deliver(into, leaves)
             return pytree.unflatten(structure, [leaf if target is None else target
                                                 for leaf, target in zip(leaves, into)])
-        executable, leaves = self._executable_for_call(args, kwargs)
-        return executable(leaves, into=matching_arrays(donated, executable.result_types()))
+        if not kwargs and self._named is None:
+            result = self._donate_directly(args)
+            if result is not _NOT_DIRECT:
+                return result
+        executable, leaves, donated = self._executable_for_call(args, kwargs, donating=True)
+        extents = Extents(leaves)
+        return executable(leaves, into=matching_arrays(donated, executable.result_types(),
+                                                       extents), extents=extents)
+
+    def _donate_directly(self, args):
+        """A donated call through the native entry of the signature's Executable
+        (Executable.donated_call), or _NOT_DIRECT."""
+        _, executable, leaves, structure = self._fast_executable(args)
+        if executable is None:
+            return _NOT_DIRECT
+        donated = self._donated_leaf_indices.get(structure)
+        if donated is None:
+            donated = self._donated_leaf_indices[structure] = donated_leaf_indices(
+                structure, self._donated_positions)
+        result = executable.donated_call(leaves, donated)
+        if result is None:
+            return _NOT_DIRECT
+        self._info.hits += 1
+        return result
+
+    @functools.cached_property
+    def _donated_leaf_indices(self):
+        """{structure of the arguments: the indices of the donated leaves}"""
+        return {}
 
     def _checked_path_only(self):
         """Whether calls now run eagerly, check numerics or are profiled: out= and

@@ -133,6 +133,85 @@ def test_bad_donations_are_refused(names, error):
         jitflow.function(sgd_step, static_argnames="x", donate_argnames="x")
 
 
+def relu_step(params, x):
+    """A step whose parameters are written over in place: it cannot fail, and reads
+    each parameter before the update that writes it."""
+    h = np.maximum(x @ params["w"], 0)
+    loss = (h * h).mean()
+    mask = (x @ params["w"] > 0) * 2.0 * h / h.size
+    return {"w": params["w"] - 0.1 * (x.T @ mask), "b": params["b"] * 0.5 + loss}, loss
+
+
+def relu_problem():
+    params = {"w": RNG.standard_normal((6, 4)), "b": RNG.standard_normal(4)}
+    return params, RNG.standard_normal((5, 6))
+
+
+def test_donated_steps_go_straight_to_native_code_with_the_checked_paths_bits(
+        backend, monkeypatch):
+    """From a signature's second call on, each parameter is passed to the native entry
+    as the output it takes, and written in place: no Executable runs."""
+    plain = jitflow.function(relu_step)
+    donating = jitflow.function(relu_step, donate_argnames="params")
+    params, x = relu_problem()
+    expected = {k: v.copy() for k, v in params.items()}
+    expected, expected_loss = plain(expected, x)
+    new, loss = donating(params, x)
+    if backend == "native":
+        monkeypatch.setattr(jitflow.executable.Executable, "__call__", None)
+    for _ in range(3):
+        expected, expected_loss = plain(expected, x)
+        new, loss = donating(params, x)
+        assert new["w"] is params["w"] and new["b"] is params["b"]
+        for name in params:
+            assert params[name].tobytes() == expected[name].tobytes()
+        assert loss == expected_loss and type(loss) is type(expected_loss)
+
+
+@pytest.mark.parametrize("spoil", ["read-only", "shared", "read as x too"])
+def test_donations_the_native_entry_cannot_write_take_the_checked_path(spoil):
+    """A donated array that may not be written, or that shares memory with another
+    donated or read one: the checked path's choice (no donation of it, or results
+    computed apart), with NumPy's results."""
+    params, x = relu_problem()
+    if spoil == "read-only":
+        params["w"].flags.writeable = False
+    elif spoil == "shared":
+        params["b"] = params["w"][0]  # a view: the two donated arrays overlap
+    elif spoil == "read as x too":
+        buffer = RNG.standard_normal(30)
+        params["w"], x = buffer[:24].reshape(6, 4), buffer.reshape(5, 6)
+    donating = jitflow.function(relu_step, donate_argnames="params")
+    for _ in range(3):
+        before = {k: v.copy() for k, v in params.items()}
+        expected, expected_loss = relu_step(before, x.copy())
+        new, loss = donating(params, x)
+        for name in params:
+            np.testing.assert_allclose(new[name], expected[name], rtol=1e-12)
+        np.testing.assert_allclose(loss, expected_loss, rtol=1e-12)
+        if spoil == "read-only":
+            assert new["w"] is not params["w"]
+            np.testing.assert_array_equal(params["w"], before["w"])
+
+
+def test_a_donated_step_that_cannot_be_written_in_place_copies_its_results():
+    """An embedding's gather may fail (an index out of range): its parameters'
+    results are computed apart and copied over only after the call succeeded."""
+    def step(table, tokens):
+        return table - 0.1 * table[tokens].sum(), table[tokens].sum()
+    table = RNG.standard_normal((10, 3))
+    donating = jitflow.function(step, donate_argnames="table")
+    for tokens in (np.array([1, 2]), np.array([3, 9])):
+        expected = step(table.copy(), tokens)
+        new, total = donating(table, tokens)
+        assert new is table
+        np.testing.assert_allclose(table, expected[0], rtol=1e-12)
+    before = table.copy()
+    with pytest.raises(IndexError):
+        donating(table, np.array([0, 10]))
+    np.testing.assert_array_equal(table, before)
+
+
 # --- which outputs the code may write over its inputs -----------------------------------
 
 def in_place_of(fn, *args):
@@ -151,6 +230,7 @@ W = np.ones(8, np.float32)
     (lambda w, g: (w + 1).sum() + g, {}),  # a reduction in between: not elementwise
     (lambda w, g: (w + w[::-1], g), {}),  # a view of w read by the same node
     (lambda w, g: w.reshape(4, 2).T, {}),
+    (lambda w, g: w - 0.5 * g * (w > 0), {0: {0, 1}}),  # a mask by a Python number
 ])
 def test_outputs_written_over_inputs_only_where_each_element_is_read_first(fn, expected):
     assert {k: set(v) for k, v in in_place_of(fn, W, W).items()} == expected

@@ -40,3 +40,14 @@ def test_separate_arrays_are_apart_and_a_view_is_not():
     assert all_apart(arrays)
     assert not all_apart(arrays + [arrays[1][1]])
     assert all_apart([arrays[1][0], arrays[1][1]])  # rows of one array: disjoint bytes
+
+
+@given(st.lists(views(), min_size=1, max_size=8), st.data())
+def test_an_array_among_them_is_found_by_its_own_extent(arrays, data):
+    """Queries about the arrays given reuse their extents (found by identity)."""
+    extents = Extents(arrays)
+    probe = data.draw(st.sampled_from(arrays))
+    expected = [i for i, a in enumerate(arrays) if np.shares_memory(a, probe)]
+    assert sorted(extents.sharing_memory(probe)) == expected
+    some = data.draw(st.lists(st.sampled_from(arrays), unique_by=id))
+    assert extents.all_apart(some) == all_apart(some)

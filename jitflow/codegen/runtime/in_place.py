@@ -107,9 +107,12 @@ def _never_fails(nodes):
 
 
 def _float_or_bool(node):
-    """Arithmetic of floats and bools (a Python int operand of a float result
-    included): integer loops flag NumPy's errors."""
+    """Arithmetic and comparisons of floats and bools: integer loops flag NumPy's
+    errors. A Python int operand is no integer loop where it meets a float array or
+    makes a float result (it is converted to a float when traced): ReLU's mask x > 0."""
     result = {v.type.dtype.kind for v in node.outputs}
+    arrays = {v.type.dtype.kind for v in node.inputs if not isinstance(v, Lit)}
+    becomes_float = result == {"f"} or "f" in arrays
     return result <= set("fb") and all(
-        v.type.dtype.kind in "fb" or (isinstance(v, Lit) and result == {"f"})
+        v.type.dtype.kind in "fb" or (isinstance(v, Lit) and becomes_float)
         for v in node.inputs)

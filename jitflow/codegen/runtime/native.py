@@ -130,7 +130,8 @@ class NativeGraph:
         self.callee_nodes = lowering.callee_nodes  # the node calling each
         if direct:
             add_python_entry(lowering.entry_module, lowering.entry_function(),
-                             self._in_types, self._out_types, self.workspace_size)
+                             self._in_types, self._out_types, self.workspace_size,
+                             self.in_place)
         return lowering
 
     def _from_graph_cache(self, objects, workspace_size, timed_nodes, speed_levels):
@@ -225,7 +226,7 @@ class NativeGraph:
         `into` as run's."""
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
-        outputs = [self._fresh(i) if target is None else self._target(target, t, i)
+        outputs = [self.fresh_output(i) if target is None else self._target(target, t, i)
                    for i, (t, target) in enumerate(zip(
                        self._out_types, into or [None] * len(self._out_types),
                        strict=True))]
@@ -240,7 +241,8 @@ class NativeGraph:
             raise_for(status, self.name)
         return outputs
 
-    def _fresh(self, position):
+    def fresh_output(self, position):
+        """A new array for output `position` (from the output pool when it is large)."""
         type = self._out_types[position]
         if self._pooled[position]:
             return pooled_empty(type.shape, type.dtype)

@@ -13,7 +13,7 @@ on every compile.
 The signature table, as laid out in memory (every field 8 bytes):
 
     {i64 inputs, i64 outputs, i64 workspace bytes, i64 release the GIL, ptr entry,
-     ptr spare workspace,
+     ptr spare workspace, ptr over (outputs x i64),
      [inputs + outputs x {i64 ndim, ptr dtype, ptr dimensions, i64 bytes}]}
 
 A call passes the arguments, or (`outputs_given` not 0) the arguments and then one
@@ -21,7 +21,9 @@ array per output to write it into. Given outputs are checked as arguments are, a
 must be writeable; any two arrays of the call whose bytes overlap, one of them a given
 output, decline the call: the compiled code reads its arguments while it writes its
 results and was built on the promise that they never overlap. (The checked path then
-computes such a result apart and copies it in.)
+computes such a result apart and copies it in.) The one exception is `over`: output i
+may be the very buffer of argument over[i] (-1: none), which the code may write over
+(in_place.py): a donated parameter updated in place.
 
 The spare workspace is a pointer the signature's module holds: the workspace of the last
 call, kept for the next. A workspace of more than glibc's mmap threshold (128 KiB to
@@ -42,7 +44,8 @@ from ..memory import ALIGNMENT
 
 GENERIC = "jitflow_python_call_with"
 RELEASE = "jitflow_release_objects"
-INPUTS, OUTPUTS, WORKSPACE, RELEASE_GIL, ENTRY, SPARE, ARRAYS = 0, 8, 16, 24, 32, 40, 48
+INPUTS, OUTPUTS, WORKSPACE, RELEASE_GIL, ENTRY, SPARE, OVER, ARRAYS = \
+    0, 8, 16, 24, 32, 40, 48, 56
 ARRAY_BYTES, ARRAY_NDIM, ARRAY_DTYPE, ARRAY_DIMENSIONS, ARRAY_SIZE = 32, 0, 8, 16, 24
 ARRAY_TYPE = ir.LiteralStructType([I64, PTR, PTR, I64])
 ENTRY_POINTER = ir.FunctionType(I32, [PTR]).as_pointer()  # i32 entry(ptr slots)
@@ -59,7 +62,7 @@ NDARRAY_SYMBOL, EMPTY_SYMBOL, RETURN_SYMBOL = \
 
 
 def signature_type(arrays):
-    return ir.LiteralStructType([I64, I64, I64, I64, PTR, PTR,
+    return ir.LiteralStructType([I64, I64, I64, I64, PTR, PTR, PTR,
                                  ir.ArrayType(ARRAY_TYPE, arrays)])
 
 
@@ -141,14 +144,18 @@ class _Builder:
     # --- outputs ----------------------------------------------------------------------
     def _take_outputs(self, args, inputs, outputs, made):
         """The arrays passed after the arguments as the outputs: each checked, none
-        overlapping another array of the call, then one reference more of each."""
+        overlapping another array of the call (but the argument it may be written
+        over, if it is that very buffer), then one reference more of each."""
         b = self.b
         with self.em.for_range(outputs, name="given") as index:
             slot = b.add(inputs, index)
             self._check_array(self._argument(args, slot), slot,
                               C_CONTIGUOUS_AND_ALIGNED | WRITEABLE)
+            over = b.load(self._at(self._word(OVER, PTR), b.mul(index, I64(8))), typ=I64)
             with self.em.for_range(slot, name="other") as other:
-                self._branch_unless(b.not_(self._overlap(slot, other)))
+                same_buffer = b.and_(b.icmp_signed("==", other, over),
+                                     b.icmp_unsigned("==", self._data(slot), self._data(other)))
+                self._branch_unless(b.or_(same_buffer, b.not_(self._overlap(slot, other))))
         with self.em.for_range(outputs, name="taken") as index:
             array = self._argument(args, b.add(inputs, index))
             b.call(self._python("Py_IncRef", None, [PTR]), [array])
@@ -160,7 +167,7 @@ class _Builder:
         b = self.b
 
         def extent(slot):
-            start = b.ptrtoint(b.load(self._slot(self.slots, slot), typ=PTR), I64)
+            start = self._data(slot)
             return start, b.add(start, self._field(self._array_spec(slot), ARRAY_SIZE, I64))
         (start, end), (other_start, other_end) = extent(first), extent(second)
         return b.and_(b.and_(b.icmp_unsigned("<", start, other_end),
@@ -266,6 +273,10 @@ class _Builder:
         b.ret(results)
 
     # --- helpers ------------------------------------------------------------------------
+    def _data(self, slot):
+        """The data address of the checked array in `slot`, as an integer."""
+        return self.b.ptrtoint(self.b.load(self._slot(self.slots, slot), typ=PTR), I64)
+
     def _word(self, offset, type=I64):
         return self._field(self.signature, offset, type)
 

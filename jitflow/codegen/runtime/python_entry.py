@@ -124,19 +124,25 @@ def make_callable(address, owner, name):
     return new(ctypes.byref(method), owner, None)
 
 
-def add_python_entry(module, entry, in_types, out_types, workspace_size):
+def add_python_entry(module, entry, in_types, out_types, workspace_size, in_place=None):
     """Define PYTHON_ENTRY and PYTHON_ENTRY_INTO in `module`: the signature's table
     (python_call.py) and calls of the code every signature shares, which runs `entry`
-    (the args-array entry)."""
+    (the args-array entry). in_place: {output: argument indices} it may write over
+    (in_place.py); PYTHON_ENTRY_INTO takes the first of them as the output's array."""
     arrays = [*in_types, *out_types]
     moved = sum(t.size * t.dtype.itemsize for t in arrays)
     size = -(-workspace_size // ALIGNMENT) * ALIGNMENT or ALIGNMENT
     spare = ir.GlobalVariable(module, PTR, SPARE_WORKSPACE)
     spare.initializer = ir.Constant(PTR, None)
+    over = ir.ArrayType(I64, max(1, len(out_types)))
+    overs = ir.GlobalVariable(module, over, "jitflow_over")
+    overs.initializer = ir.Constant(over, [min((in_place or {}).get(i, ()), default=-1)
+                                           for i in range(len(out_types))] or [-1])
+    overs.global_constant, overs.linkage = True, "internal"
     table = ir.GlobalVariable(module, signature_type(len(arrays)), "jitflow_signature")
     table.initializer = ir.Constant(table.value_type, [
         I64(len(in_types)), I64(len(out_types)), I64(size),
-        I64(int(moved >= RELEASE_GIL_BYTES)), entry, spare,
+        I64(int(moved >= RELEASE_GIL_BYTES)), entry, spare, overs,
         ir.Constant(ir.ArrayType(ARRAY_TYPE, len(arrays)),
                     [_array_spec(module, t, i) for i, t in enumerate(arrays)])])
     table.global_constant, table.linkage = True, "internal"

@@ -316,6 +316,37 @@ def test_outputs_it_cannot_write_are_declined_untouched(case):
         assert out.tobytes() == kept.tobytes()
 
 
+def update(w, g):
+    total = (w * g).sum()  # read first: the update may be written over w or g
+    return w - 0.5 * g, total
+
+
+@pytest.mark.parametrize("target, taken", [
+    (lambda w, g: w, True),                   # the very buffer it may be written over
+    (lambda w, g: g, False),                  # allowed, but only one argument is
+    (lambda w, g: w.reshape(-1)[::-1].reshape(w.shape), False),  # w's bytes, reversed
+    (lambda w, g: np.lib.stride_tricks.as_strided(w.reshape(-1)[1:], w.shape, w.strides),
+     False),                                  # one ahead: each write meets a later read
+])
+def test_an_output_is_taken_over_an_argument_only_as_the_buffer_it_may_write(target,
+                                                                             taken):
+    w, g = np.arange(8.0).reshape(2, 4), np.linspace(0, 1, 8).reshape(2, 4)
+    native = native_for(update, w, g)
+    assert native.in_place == {0: {0, 1}}
+    out = target(w, g)
+    total = np.empty(())
+    before, expected = out.copy(), update(w.copy(), g.copy())
+    result = native.python_entry_into(w, g, out, total) \
+        if out.flags.c_contiguous else FALLBACK
+    if not taken:
+        assert result == FALLBACK
+        assert out.tobytes() == before.tobytes()
+        return
+    assert result[0] is out
+    np.testing.assert_array_equal(w, expected[0])
+    np.testing.assert_allclose(total, expected[1], rtol=1e-12)
+
+
 def test_outputs_next_to_the_arguments_and_empty_ones_are_taken():
     buffer = np.arange(12.0)
     x, out = buffer[:6].reshape(2, 3), buffer[6:].reshape(2, 3)  # adjacent, not shared
