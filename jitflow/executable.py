@@ -179,7 +179,9 @@ class Executable:
         checked path; a failed call raises (and has written nothing)."""
         plan = self._donations.get(donated, False)
         if plan is False:
-            plan = self._donations[donated] = self._donation_plan(donated)
+            plan = self._donation_plan(donated)
+            if plan is not None or self.native is not None:  # (else asked again)
+                self._donations[donated] = plan
         if plan is None:
             return None
         into, takes, native = plan
