@@ -20,7 +20,12 @@ def _extent(array):
 def all_apart(arrays):
     """True when no two of `arrays` reach the same byte (so none share memory); False
     means that some two may."""
-    spans = sorted(span for span in map(_extent, arrays) if span is not None)
+    return _apart(map(_extent, arrays))
+
+
+def _apart(spans):
+    """Whether no two of the extents `spans` (None: no bytes) overlap."""
+    spans = sorted(span for span in spans if span is not None)
     return all(before[1] <= after[0] for before, after in zip(spans, spans[1:]))
 
 
@@ -53,8 +58,7 @@ class Extents:
 
     def all_apart(self, arrays):
         """all_apart(arrays), for arrays among these."""
-        spans = sorted(span for span in map(self.of, arrays) if span is not None)
-        return all(before[1] <= after[0] for before, after in zip(spans, spans[1:]))
+        return _apart(map(self.of, arrays))
 
     def overlapping(self, array):
         """The indices (into the arrays given) of those whose extents overlap `array`'s:
