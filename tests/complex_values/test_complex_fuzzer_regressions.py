@@ -7,7 +7,7 @@ import fidelity
 import jitflow
 import jitflow.numpy as jnp
 from complex_fuzzer_compare import _parts, compare
-from test_complex_fuzzer import NAN
+from complex_fuzzer_draws import NAN
 from test_complex_gradient_fuzzer import _assert_gradients, central_differences
 from test_compositions import Step
 from test_program_fuzzer import call, compiled

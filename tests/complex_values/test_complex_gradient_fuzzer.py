@@ -16,7 +16,8 @@ import jitflow.numpy as jnp
 from complex_fuzzer_compare import _parts
 from complex_fuzzer_ops import (ELEMENTWISE_OPS, EXACT_OPS, FFT_OPS, INVERSE,
                                 PRODUCT_OPS, SUM_OPS)
-from test_complex_fuzzer import FUZZ, MAX_STEPS, NORMS
+from complex_fuzzer_draws import MAX_STEPS, NORMS
+from test_complex_fuzzer import FUZZ
 from test_compositions import (Program, Step, broadcasts, draw_axis, draw_new_shape,
                                draw_slice_index, evaluate, fits_beside)
 from fuzzer_inputs import LAYOUTS, c_contiguous, laid_out
