@@ -28,7 +28,8 @@ class _BoundMethods:
             if bound is None or bound.fn.__self__ is not instance:
                 bound = type(method)(_WeakMethod(method.fn, instance),
                                      method.static - {_first_parameter(method)},
-                                     donate_argnames=method.donated)
+                                     donate_argnames=method.donated,
+                                     dynamic_axes=method.dynamic_axes)
                 self._functions[key] = bound
                 self._forget_with(instance, key)
             return bound

@@ -89,7 +89,8 @@ def _rebuilder(structure):
 
 class Executable:
     def __init__(self, graph, out_structure, backend="native", name="function",
-                 background=False, state=None):
+                 background=False, state=None, native=None):
+        """native: the native code to run, made already (dynamic_axes.py)."""
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.graph = graph
@@ -107,7 +108,9 @@ class Executable:
         self.build_seconds = None  # how long building the native code took
         self.locations = None  # Var -> the user's (file, line), when traced to profile
         self._kept_outputs = {}  # output index -> arrays kept to compute it into
-        if backend == "native":
+        if native is not None:
+            self.native, self.build_seconds = native, 0.0
+        elif backend == "native":
             try:
                 self._build = _NativeBuild(graph, name, self) if background else None
             except RuntimeError:  # no thread to be had: build it now

@@ -27,6 +27,7 @@ from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .bound_methods import bound_method
+from .dynamic_axes import DynamicAxes
 from .named_arrays import NamedArrays
 from .writing_calls import WritingCalls
 from .trace import Stateful, Tracer, is_tracing
@@ -35,19 +36,24 @@ from .variable_scope import VariableArgument, closed_as_constants, trace_with_va
 
 
 def function(fn=None, *, static_argnames=(), static_argnums=(), donate_argnames=(),
-             donate_argnums=()):
+             donate_argnums=(), dynamic_axes=None):
     """Compile `fn` per input signature. Usable as @function or @function(...).
 
     donate_argnames / donate_argnums: arguments whose arrays the caller gives up
     (donation.py): each result of the same shape and dtype as one of their arrays is
     written into that array, which is returned as the result, so that
-    `params = step(params, ...)` updates the parameters in place."""
+    `params = step(params, ...)` updates the parameters in place.
+
+    dynamic_axes: {argument name: 0} for arguments whose leading axis may change size
+    between calls (a batch): their sizes share one compile where the function's graph
+    allows (dynamic_axes.py); `cache_info().dynamic` says how each size ran."""
     if fn is None:
         return functools.partial(function, static_argnames=static_argnames,
                                  static_argnums=static_argnums,
                                  donate_argnames=donate_argnames,
-                                 donate_argnums=donate_argnums)
-    return Function(fn, static_argnames, static_argnums, donate_argnames, donate_argnums)
+                                 donate_argnums=donate_argnums, dynamic_axes=dynamic_axes)
+    return Function(fn, static_argnames, static_argnums, donate_argnames, donate_argnums,
+                    dynamic_axes)
 
 
 @dataclass
@@ -55,6 +61,7 @@ class CacheInfo:
     traces: int = 0
     hits: int = 0
     reasons: list = field(default_factory=list)  # one line per trace after the first
+    dynamic: list = field(default_factory=list)  # per size of dynamic_axes: how it ran
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,7 @@ class Signature:
 
 class Function(WritingCalls):
     def __init__(self, fn, static_argnames=(), static_argnums=(), donate_argnames=(),
-                 donate_argnums=()):
+                 donate_argnums=(), dynamic_axes=None):
         functools.update_wrapper(self, fn)
         if not hasattr(self, "__qualname__"):  # a callable object
             self.__qualname__ = type(fn).__qualname__
@@ -93,6 +100,12 @@ class Function(WritingCalls):
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
         self._info = CacheInfo()
+        self.dynamic_axes = dict(dynamic_axes) if dynamic_axes else None
+        self._dynamic = DynamicAxes(self.__qualname__, dynamic_axes,
+                                    self.signature.parameters) if dynamic_axes else None
+        if self._dynamic is not None:
+            self._info.dynamic = self._dynamic.report
+        self._size_traces = 0  # traces of a new size of the dynamic axes
         _LIVE.add(self)
         self._warned = False
         self._named = None  # NamedArrays the traces read, when the code names any
@@ -250,17 +263,22 @@ class Function(WritingCalls):
     def _call_fast(self, args):
         """Arguments whose leaves are plain ndarrays of a signature compiled before: the
         leaves straight to its native code (DirectEntry), or to its Executable when it
-        reads Variables. When every argument is an array, that entry is tried first next
-        time (`_direct`: it checks the arrays itself). Returns _DECLINED when the
-        checked path must run."""
+        reads Variables or its code has no such entry. When every argument is an array,
+        that entry is tried first next time (`_direct`: it checks the arrays itself).
+        Returns _DECLINED when the checked path must run."""
         signature, executable, leaves, structure = self._fast_executable(args)
         if executable is not None and executable.state is not None and \
                 executable.state.slots:
             self._info.hits += 1
             return executable(leaves)  # it reads and writes the Variables it closes over
-        direct = executable.direct_entry() if executable is not None else None
-        if direct is None:
+        if executable is None:
             return _DECLINED
+        direct = executable.direct_entry()
+        if direct is None:
+            if variable_scope.current() is not None:
+                return _DECLINED  # a tape records the function's operations
+            self._info.hits += 1  # code without a Python entry (dynamic_axes.py's)
+            return executable(leaves)
         self._remember_direct(direct, signature, structure)
         result = direct.call(*leaves)
         if result.__class__ is int:
@@ -330,7 +348,8 @@ class Function(WritingCalls):
             executable.wait()
 
     def cache_info(self):
-        return CacheInfo(self._info.traces, self._info.hits, list(self._info.reasons))
+        return CacheInfo(self._info.traces, self._info.hits, list(self._info.reasons),
+                         list(self._info.dynamic))
 
     def __repr__(self):
         return f"<jitflow.function {self.__qualname__}>"
@@ -342,7 +361,7 @@ class Function(WritingCalls):
         if found_by_name(self):
             return self.__qualname__
         return Function, (self.fn, tuple(sorted(self.static)), (),
-                          tuple(sorted(self.donated)))
+                          tuple(sorted(self.donated)), (), self.dynamic_axes)
 
     # --- arguments --------------------------------------------------------------------
     def _bind(self, args, kwargs):
@@ -453,8 +472,11 @@ class Function(WritingCalls):
         traced = time.perf_counter()
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
         optimized = time.perf_counter()
+        native = self._dynamic.native(signature, graph) if (
+            self._dynamic is not None and config.backend == "native") else None
         executable = Executable(graph, out_structure, config.backend, self.__qualname__,
-                                background=config.background_compile, state=state)
+                                background=config.background_compile, state=state,
+                                native=native)
         executable.locations = locations
         for profiler in list(PROFILERS):  # (build_seconds: the native code's)
             profiler.record_compile(executable, started, traced - started,
@@ -484,11 +506,15 @@ class Function(WritingCalls):
         self._direct = self._direct_signature = None
 
     def _record_retrace(self, old, new):
+        if self._dynamic is not None and self._dynamic.only_size_changed(old, new):
+            self._size_traces += 1  # asked for: not a retrace to warn of
+            return
         reason = f"{'; '.join(_differences(old, new))} (call at {user_location()})"
         self._info.reasons.append(reason)
-        if self._info.traces + 1 >= config.retrace_warning_after and not self._warned:
+        traces = self._info.traces + 1 - self._size_traces
+        if traces >= config.retrace_warning_after and not self._warned:
             self._warned = True
-            _warn_retraces(self.__qualname__, self._info.traces + 1, self._info.reasons)
+            _warn_retraces(self.__qualname__, traces, self._info.reasons)
 
 
 _DECLINED = object()  # the fast path could not run: use the checked path

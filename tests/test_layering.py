@@ -40,7 +40,8 @@ LAYERS = [
     # arrays) and the eager GradientTape.
     ("function", ["jitflow.function", "jitflow.executable", "jitflow.inspection",
                   "jitflow.named_arrays", "jitflow.watched_arrays",
-                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays", "jitflow.donation", "jitflow.writing_calls",
+                  "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays",
+                  "jitflow.donation", "jitflow.writing_calls", "jitflow.dynamic_axes",
                   "jitflow.memory_extents",
                   "jitflow.recycled_variables",
                   "jitflow.variables",

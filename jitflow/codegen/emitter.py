@@ -13,10 +13,25 @@ from contextlib import contextmanager
 import numpy as np
 from llvmlite import ir
 
+from ..ir.sizes import Size
 from ..ir.types import bfloat16 as BFLOAT16, is_bfloat16
+from .sizes import runtime_size
+
+
+class _SizedInt(ir.IntType):
+    """i64 or i32, whose constants may be run-time sizes: I64(size) is the size's value
+    in the code being lowered (sizes.py), I32(size) the same in 32 bits (BLAS's ints;
+    a size is at most MAX_N, ir/sizes.py)."""
+    _instance_cache = {}  # (not IntType's: ir.IntType(64) stays the plain type)
+
+    def __call__(self, value):
+        if isinstance(value, Size):
+            return runtime_size(value, self.width)
+        return super().__call__(value)
+
 
 I1, I8, I16 = ir.IntType(1), ir.IntType(8), ir.IntType(16)
-I32, I64 = ir.IntType(32), ir.IntType(64)
+I32, I64 = _SizedInt(32), _SizedInt(64)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
 PTR = ir.PointerType()
 
@@ -139,6 +154,13 @@ class Emitter:
     # --- constants and casts ----------------------------------------------------------
     def const(self, value, dtype):
         dtype = np.dtype(dtype)
+        if isinstance(value, Size):  # a constant that is a run-time size (ir/sizes.py)
+            lanes, self.lanes = self.lanes, None  # converted once, as a scalar
+            try:
+                scalar = self.cast(I64(value), np.dtype(np.int64), dtype)
+            finally:
+                self.lanes = lanes
+            return self.splat(scalar)
         if is_bfloat16(dtype):
             value = bfloat16_bits(value)
         value = float(value) if dtype.kind == "f" else int(value)

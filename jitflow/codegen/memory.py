@@ -6,6 +6,7 @@ to a free list and later buffers of the same size or smaller reuse them (first f
 import numpy as np
 
 from ..ir.graph import Var
+from ..ir.sizes import Size, surely
 from .views import View
 
 ALIGNMENT = 64  # bytes: a full cache line, and the widest vector load
@@ -32,7 +33,7 @@ class MemoryPlan:
     def allocate(self, var, shape=None, dtype=None):
         shape = var.type.shape if shape is None else shape
         dtype = var.type.dtype if dtype is None else dtype
-        nbytes = _aligned(max(1, int(_count(shape)) * dtype.itemsize))
+        nbytes = _aligned(max(1, _count(shape) * dtype.itemsize))
         offset = self._take(nbytes)
         pointer = self.pointer_at(offset)
         until = self.last_use.get(var, -1) if var is not None else -1
@@ -47,7 +48,7 @@ class MemoryPlan:
             view = self.allocate(None, shape, dtype)
             self._live[id(view.base)][2] = until
             return view
-        copy_bytes = _aligned(max(1, int(_count(shape)) * dtype.itemsize))
+        copy_bytes = _aligned(max(1, _count(shape) * dtype.itemsize))
         offset = self._take(copy_bytes * self.copies)
         pointer = self.pointer_at(offset, copy_bytes)
         self._live[id(pointer)] = [offset, copy_bytes * self.copies, until]
@@ -78,8 +79,9 @@ class MemoryPlan:
 
     def _take(self, nbytes):
         for i, (offset, size) in enumerate(self._free):
-            if size >= nbytes:
-                if size > nbytes:
+            # (Sizes, ir/sizes.py: a slot is reused only where it fits at every size.)
+            if surely(lambda: size >= nbytes):
+                if not surely(lambda: size == nbytes):
                     self._free[i] = (offset + nbytes, size - nbytes)
                 else:
                     del self._free[i]
@@ -90,6 +92,8 @@ class MemoryPlan:
 
 
 def _aligned(nbytes):
+    if isinstance(nbytes, Size):  # each term rounded up: aligned, and enough, for every n
+        return Size.of(_aligned(nbytes.per), _aligned(nbytes.const))
     return (nbytes + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir.sizes import surely
 
 @dataclass(frozen=True)
 class View:
@@ -24,7 +25,10 @@ class View:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        count = 1  # (a Size where the shape holds one: ir/sizes.py)
+        for size in self.shape:
+            count *= size
+        return count
 
     def is_contiguous(self):
         return self.constant is None and all(
@@ -77,7 +81,7 @@ def collapse(shape, *stride_lists):
     new_strides = [[strides[i] for i in axes] for strides in stride_lists]
     k = len(new_shape) - 1
     while k > 0:
-        if all(s[k - 1] == s[k] * new_shape[k] for s in new_strides):
+        if all(surely(lambda: s[k - 1] == s[k] * new_shape[k]) for s in new_strides):
             new_shape[k - 1] *= new_shape[k]
             del new_shape[k]
             for s in new_strides:

@@ -48,6 +48,20 @@ class Lit:
         return f"Lit({self.value!r}:{self.type})"
 
 
+def uniform_element(array):
+    """The 0-d array of the one value every element of `array` holds, bit for bit (so
+    0.0 and -0.0 differ, and NaNs are alike only in the same bits), or None."""
+    if array.size == 0:
+        return None
+    if not any(array.strides):  # a broadcast of one element (folded constants often are)
+        return array.reshape(-1)[:1].copy().reshape(())
+    flat = np.ascontiguousarray(array).reshape(-1)
+    bits = flat.view(np.uint8).reshape(flat.size, -1)
+    if (bits[-1] != bits[0]).any() or (bits != bits[0]).any():
+        return None
+    return flat[:1].copy().reshape(())
+
+
 class Node:
     """One primitive application: prim(*inputs, **params) -> outputs.
 

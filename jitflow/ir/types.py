@@ -9,9 +9,12 @@ bfloat16 follows NumPy's rules with ml_dtypes' loops, which NumPy's own dtype re
 gives (bfloat16 + 1.0 is float32, bfloat16 + np.int32 is float64, bfloat16 and float16
 have no common dtype). Its dtype's kind is "V", so code asks `is_floating`, not the kind.
 """
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .sizes import Size
 
 try:
     import ml_dtypes
@@ -93,7 +96,8 @@ class TensorType:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        count = math.prod(self.shape)  # a Size where the shape holds one (sizes.py)
+        return count if isinstance(count, Size) else int(count)
 
     def with_shape(self, shape):
         shape = tuple(shape)

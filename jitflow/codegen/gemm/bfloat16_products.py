@@ -7,6 +7,7 @@ blocks of 32 rows.
 """
 import numpy as np
 
+from ...ir.sizes import product
 from ..emitter import F32, I64, PTR
 from . import amx, sgemm
 from .amx_ir import PACK_A, PACK_B, PRODUCT
@@ -40,7 +41,7 @@ def tile_products(lo, x, y, out):
     constant views)."""
     m, k, n = out.shape[-2], x.shape[-1], out.shape[-1]
     rows, depth, cols = (_round_up(size) for size in (m, k, n))
-    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
+    batch = product(out.shape[:-2])
     flops = 2.0 * m * n * k * batch
     parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
     packed = [lo.memory.scratch((size,), np.dtype(np.uint16), until=lo.node_index,

@@ -26,6 +26,7 @@ import os
 
 import numpy as np
 
+from ...ir.sizes import product
 from ..emitter import I32, I64
 from ..jit import target
 from ..jit.engine import host
@@ -54,7 +55,7 @@ def _product(lo, x, y, out):
     if not _fits_blas(x, out):
         _generated_kernel(lo, x, y, out)
     elif out.dtype == np.float32 and own_sgemm(out.shape[-1]):
-        if is_small_product(x, y, out, tile_for(host()[2])):
+        if is_small_product(x, y, out, tile_for(host()[2]), lo.typical):
             _small_products(lo, x, y, out)
         else:
             _own_sgemm_per_batch(lo, x, y, out)
@@ -88,7 +89,7 @@ def _rows_of_the_batch(x, y, out):
     products, each reading all of y)."""
     if len(y.shape) != 2 or len(x.shape) <= 2 or not x.is_contiguous():
         return x, out
-    rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+    rows = product(x.shape[:-1])
     return x.reshape((rows, x.shape[-1])), out.reshape((rows, out.shape[-1]))
 
 
@@ -157,8 +158,7 @@ def _own_sgemm_per_batch(lo, x, y, out):
     each too small to cut (attention's heads) is cut between the workers, each
     computing whole products; a large product is cut into a share per worker; anything
     else runs on one thread. Each product's bits are the same whoever computes it."""
-    product_flops = 2 * np.prod(out.shape[-2:], dtype=np.float64) * x.shape[-1]
-    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
+    product_flops, batch = _typical_work(lo, x, out)
     flops = product_flops * batch
     emit = _gemm_per_batch(lo, x, y, out)
     if lo.workers is None or flops < sgemm.MIN_PARALLEL_FLOPS or \
@@ -183,13 +183,20 @@ def _small_products(lo, x, y, out):
     it is worth it, each computing whole products."""
     if y.strides[-1] != 1 and y.shape[-1] > 1:
         y = _contiguous_copy(lo, y, y.dtype)
-    batch = int(np.prod(out.shape[:-2], dtype=np.int64))
-    flops = 2 * batch * np.prod(out.shape[-2:], dtype=np.float64) * x.shape[-1]
+    product_flops, batch = _typical_work(lo, x, out)
+    flops = product_flops * batch
     parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
     tile = tile_for(host()[2])
     lo.loop_nest(out.shape[:-2], [v.batch_axes() for v in (x, y, out)],
                  lambda offsets: emit_small_product(lo, x, y, out, offsets, tile),
                  owner=2 if parallel else None, work=int(flops) if parallel else None)
+
+
+def _typical_work(lo, x, out):
+    """(floating-point operations per product, products) of out = x @ y, at the
+    typical size where sizes are run-time ones: they only decide how to split it."""
+    rows, cols, depth = (lo.typical(size) for size in (*out.shape[-2:], x.shape[-1]))
+    return 2.0 * rows * cols * depth, lo.typical(product(out.shape[:-2]))
 
 
 def _readable_by_blas(lo, view, dtype):

@@ -17,6 +17,7 @@ computes them.
 import numpy as np
 from llvmlite import ir
 
+from ...ir.sizes import surely
 from ..emitter import I64, LaneOffset, entry_alloca, intrinsic_suffix
 from ..math.arithmetic import declare
 
@@ -33,20 +34,22 @@ NARROW_COLUMNS = 32
 NARROW_PRODUCT_FLOPS = 1 << 24
 
 
-def is_small_product(x, y, out, tile):
+def is_small_product(x, y, out, tile, typical=lambda size: size):
     """Whether out = x @ y (each a View of its last two axes) is computed here: float32
     operands in memory, k within one depth block of jitflow_sgemm's `tile`, and little
     work per product, or a narrow one. (y's rows must be contiguous: the caller copies
-    it if not.)"""
-    rows, cols = out.shape[-2:]
+    it if not.) Run-time sizes (ir/sizes.py) count as `typical` makes them for the
+    work, which only tunes speed; k must be within the block at every size, for the
+    two ways give the same bits only there."""
+    rows, cols = (typical(size) for size in out.shape[-2:])
     depth = x.shape[-1]
-    flops = 2 * rows * cols * depth
+    flops = 2 * rows * cols * typical(depth)
     float32 = np.dtype(np.float32)
     small = flops <= SMALL_PRODUCT_FLOPS or (cols <= NARROW_COLUMNS and
                                              flops <= NARROW_PRODUCT_FLOPS)
     return (out.dtype == x.dtype == y.dtype == float32 and
             x.constant is None and y.constant is None and out.strides[-1] == 1 and
-            0 < depth <= tile.depth and small)
+            surely(lambda: 0 < depth <= tile.depth) and small)
 
 
 def register_block(tile, cols):
@@ -69,6 +72,9 @@ def emit_small_product(lo, x, y, out, offsets, tile):
     vector_type = ir.VectorType(ir.FloatType(), tile.lanes)
     slots = [[entry_alloca(b, vector_type, 4 * tile.lanes) for _ in range(block_vectors)]
              for _ in range(block_rows)]
+    if not isinstance(out.shape[-2], int):  # a run-time number of rows (ir/sizes.py)
+        _rows_at_run_time(lo, (x, y, out), offsets, slots, tile.lanes)
+        return
     groups, rest = divmod(out.shape[-2], block_rows)
     if groups:
         with em.for_range(groups, name="small.rows") as group:
@@ -76,6 +82,19 @@ def emit_small_product(lo, x, y, out, offsets, tile):
                   tile.lanes)
     if rest:
         _rows(lo, (x, y, out), offsets, I64(groups * block_rows), slots[:rest], tile.lanes)
+
+
+def _rows_at_run_time(lo, views, offsets, slots, lanes):
+    """emit_small_product's blocks for a number of rows known at run time: whole blocks,
+    then the rows left one at a time (each element is the same sum either way)."""
+    em, b = lo.em, lo.builder
+    rows = I64(views[2].shape[-2])
+    groups = b.udiv(rows, I64(len(slots)))
+    with em.for_range(groups, name="small.rows") as group:
+        _rows(lo, views, offsets, b.mul(group, I64(len(slots))), slots, lanes)
+    done = b.mul(groups, I64(len(slots)))
+    with em.for_range(b.sub(rows, done), name="small.rest") as row:
+        _rows(lo, views, offsets, b.add(done, row), slots[:1], lanes)
 
 
 def _rows(lo, views, offsets, first, slots, lanes):

@@ -11,6 +11,7 @@ inner axis.
 import numpy as np
 from llvmlite import ir
 
+from ...ir.sizes import product
 from ...ir.passes.fuse import rowwise
 from ..emitter import I32, I64
 from ..math.scalar import compare_floats
@@ -35,7 +36,7 @@ def _rows(lo, op, x, out, axes):
     kept = [i for i in range(len(x.shape)) if i not in axes]
     kept_shape = tuple(x.shape[i] for i in kept)
     row_shape = tuple(x.shape[i] for i in axes)
-    count = int(np.prod(row_shape, dtype=np.int64))
+    count = product(row_shape)
     inner = tuple(x.strides[i] for i in axes)
     shape, (strides,) = collapse(row_shape, inner)
     in_place = x.base is not None and (not shape or (len(shape) == 1 and strides[0] == 1))
@@ -59,7 +60,7 @@ def _rows(lo, op, x, out, axes):
         lo.em.store(walk.result(pointer, count), out.base, out.dtype, offsets[1])
     # Each row owns its result (and each worker its row copy): the rows may be split
     # between threads.
-    lo.loop_nest(kept_shape, views, row, owner=1, work=count * int(np.prod(kept_shape)))
+    lo.loop_nest(kept_shape, views, row, owner=1, work=count * product(kept_shape))
 
 
 class ArgWalk(VectorWalk):

@@ -101,7 +101,9 @@ def _walk(lo, shape, views, first_slot, folds):
     def elements(offsets, steps, count):
         folds.store_slots(offsets, folds.fold(offsets, steps, count,
                                               folds.load_slots(offsets)))
-    if not along_split or loop_shape[-2] < 2 * UNROLL:
+    # (A run-time number of reduced indices, ir/sizes.py, is folded one at a time.)
+    if not along_split or not isinstance(loop_shape[-2], int) or \
+            loop_shape[-2] < 2 * UNROLL:
         # Vector lanes may share nothing: each output slot must be its lane's own.
         own_slots = bool(loop_shape) and all(s[-1] != 0 for s in slots)
         lo.loop_nest(shape, views, lambda offsets: elements(offsets, [0] * len(views), 1),
@@ -138,7 +140,8 @@ def _walk_holding_slots(lo, loop_shape, views, strides, first_slot, folds, work)
     training step's module holding its bias gradient (a 256x10 column sum)."""
     em = lo.em
     steps = [s[-2] for s in strides]
-    passes, rest = divmod(loop_shape[-2], UNROLL)
+    count = loop_shape[-2]
+    passes, rest = divmod(count, UNROLL) if isinstance(count, int) else (None, None)
     shape = loop_shape[:-2] + loop_shape[-1:]
     outer = [View(v.base, v.dtype, shape, s[:-2] + s[-1:], v.offset, v.constant)
              for v, s in zip(views, strides)]
@@ -154,6 +157,14 @@ def _walk_holding_slots(lo, loop_shape, views, strides, first_slot, folds, work)
             values = [em.b.load(slot, typ=value.type) for value, slot in zip(start, held)]
             for value, slot in zip(folds.fold(at, steps, count, values), held):
                 em.b.store(value, slot)
+        if passes is None:  # a run-time count (ir/sizes.py)
+            total = I64(count)
+            blocks = em.b.udiv(total, I64(UNROLL))
+            with em.for_range(blocks, name="fold") as index:
+                fold_from(em.mul(index, I64(UNROLL)), UNROLL)
+            done = em.mul(blocks, I64(UNROLL))
+            with em.for_range(em.b.sub(total, done), name="fold.rest") as index:
+                fold_from(em.b.add(done, index), 1)
         if passes:
             with em.for_range(passes, name="fold") as index:
                 fold_from(em.mul(index, I64(UNROLL)), UNROLL)

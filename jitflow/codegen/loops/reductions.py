@@ -40,10 +40,13 @@ def _by_rows(region, order):
     domain is walked in memory order folding each element into its output slot:
     vectorized over the kept contiguous axis, or, for short rows, at a cost per element
     rather than per row. A float product is always walked in memory order: it must
-    fold its elements one by one in NumPy's order (fuse.py)."""
+    fold its elements one by one in NumPy's order (fuse.py). So is a row whose length
+    is known at run time only (ir/sizes.py): row loops cut rows into chunks by length."""
     if len(region.phases) > 1 or region.phases[0].after:
         return True
     if any(in_memory_order(node) for node in region.body.nodes):
+        return False
+    if not all(isinstance(region.shape[axis], int) for axis in region.axes):
         return False
     long_axes = [axis for axis in order if region.shape[axis] != 1]
     if not long_axes or long_axes[-1] not in region.axes:

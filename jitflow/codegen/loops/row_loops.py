@@ -23,7 +23,8 @@ from llvmlite import ir
 from ...ir.passes.fuse import REDUCTIONS
 from ..emitter import I64, ltype, scalar_constant
 from ..views import View, collapse, contiguous_strides
-from .accumulate import CHUNK, VECTOR_BYTES, Accumulator, combine_tree, identity, widens
+from .accumulate import (CHUNK, VECTOR_BYTES, Accumulator, combine_tree, fold_in_order,
+                         identity, widens)
 
 
 def lower_rows(lo, region, operands, outputs, inline_checks):
@@ -200,24 +201,54 @@ class RowLoops:
         used_scalars = [v for v in scalars if v in needed]
 
         def element(offsets):
-            at = dict(zip(keys, offsets))
-            env = {value: self.em.splat(scalars[value]) for value in used_scalars}
-            for (kind, value), view in views.items():
-                if kind in ("in", "read"):
-                    env[value] = self.lo.read(view, at[(kind, value)])
-            for node in phase.evaluate:
-                values = [env[v] for v in node.inputs]
-                self._check_inline(node, values)
-                env[node.outputs[0]] = self.lo._scalar(node, values)
-            for (kind, value), view in views.items():
-                if kind == "store":
-                    self.em.store(env[value], view.base, view.dtype, at[(kind, value)])
+            env = self._element(phase, views, dict(zip(keys, offsets)), scalars,
+                                used_scalars)
             for (node, tile), offset in zip(tiles, offsets[len(keys):]):
                 operand = node.inputs[0]
                 value = self.em.cast(env[operand], operand.type.dtype, tile.dtype)
                 self.em.store(value, tile.base, tile.dtype, offset)
         self.lo.loop_nest(shape, all_views, element, rolled=True, vector=True,
                           stream=self._streamed_output(keys))
+
+    def _element(self, phase, views, at, scalars, used_scalars):
+        """The phase at one element (or vector of them) at offsets `at` of the views:
+        its values computed and those the phase stores stored; returns them."""
+        env = {value: self.em.splat(scalars[value]) for value in used_scalars}
+        for (kind, value), view in views.items():
+            if kind in ("in", "read"):
+                env[value] = self.lo.read(view, at[(kind, value)])
+        for node in phase.evaluate:
+            values = [env[v] for v in node.inputs]
+            self._check_inline(node, values)
+            env[node.outputs[0]] = self.lo._scalar(node, values)
+        for (kind, value), view in views.items():
+            if kind == "store":
+                self.em.store(env[value], view.base, view.dtype, at[(kind, value)])
+        return env
+
+    def _reduce_in_order(self, phase, views, scalars):
+        """A reducing phase over a row whose length is known at run time only
+        (ir/sizes.py), which chunk_plan cannot cut: each reduction folds the row's
+        elements one after the other, in C order (as NumPy's loop along an axis
+        does), in an accumulator kept on the stack."""
+        em, keys = self.em, list(views)
+        held = {}
+        for r in phase.reductions:
+            dtype = r.outputs[0].type.dtype
+            held[r] = self.lo.entry_alloca(ltype(dtype))
+            em.b.store(em.const(identity(r.op, dtype), dtype), held[r])
+
+        def element(offsets):
+            env = self._element(phase, views, dict(zip(keys, offsets)), scalars,
+                                list(scalars))
+            for r, slot in held.items():
+                dtype, operand = r.outputs[0].type.dtype, r.inputs[0]
+                value = em.cast(env[operand], operand.type.dtype, dtype)
+                em.b.store(fold_in_order(em, r.op, dtype, em.b.load(slot, typ=ltype(dtype)),
+                                         value), slot)
+        self.lo.loop_nest(self.row_shape, [views[k] for k in keys], element, rolled=True)
+        return {r.outputs[0]: em.b.load(slot, typ=ltype(r.outputs[0].type.dtype))
+                for r, slot in held.items()}
 
     def _streamed_output(self, keys):
         """The position among `keys` of an output the phase stores, if the region is
@@ -233,6 +264,8 @@ class RowLoops:
             return {r.outputs[0]: self.em.const(identity(r.op, r.outputs[0].type.dtype),
                                                 r.outputs[0].type.dtype)
                     for r in phase.reductions}
+        if not all(isinstance(size, int) for size in self.row_shape):
+            return self._reduce_in_order(phase, views, scalars)
         keys = list(views)
         shape, strides = collapse(self.row_shape, *[views[k].strides for k in keys])
         if not shape:

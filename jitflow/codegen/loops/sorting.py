@@ -20,6 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 from llvmlite import ir
 
+from ...ir.sizes import product
 from ..emitter import I1, I64, PTR, Emitter, define_function, entry_alloca, module_global
 from ..views import View, contiguous_strides
 from .reduced_views import index_view
@@ -68,7 +69,7 @@ def sort_along_axis(lo, node, inputs, outputs):
         result = buffers[-1]
         if result is not target:
             lo.copy(result, target)
-    rows = int(np.prod(kept_shape, dtype=np.int64))
+    rows = product(kept_shape)
     lo.loop_nest(kept_shape, views, row, owner=1,
                  work=rows * n * max(1, math.ceil(math.log2(max(n, 2)))))
     lo.leave_loops_to_llvm()  # the sort's loops want LLVM's loop passes

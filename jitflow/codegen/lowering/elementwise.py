@@ -9,6 +9,7 @@ builder, emitter, views and loop nests.
 import numpy as np
 from llvmlite import ir
 
+from ...ir.sizes import product
 from ...ir.graph import Lit
 from ...ir.passes.fuse import REDUCTIONS
 from ...ir.types import bfloat16, is_floating, ufunc_loop_dtypes
@@ -175,7 +176,7 @@ MATH_FUNCTION_WORK = 2
 def _work(shape, nodes):
     """The elements a nest computing `nodes` per element handles, in parallel.py's
     unit: one per element, and MATH_FUNCTION_WORK more for each math function."""
-    elements = int(np.prod(shape, dtype=np.int64))
+    elements = product(shape)
     calls = sum(_scalar_rule_name(n) in MATH_FUNCTION_RULES and
                 n.outputs[0].type.dtype.kind in "fc" for n in nodes)
     return elements * (1 + MATH_FUNCTION_WORK * calls)

@@ -81,6 +81,8 @@ class SharedKernels:
         saved = lo.enter_function(function, serial_pending=True)
         frame = _Frame(lo, function.args[0])
         pointers = {key: frame.next_pointer() for key in bases}
+        if lo.size_input is not None:  # n, for run-time sizes (ir/sizes.py)
+            lo._n_pointer = frame.next_pointer()
 
         def rebased(view):
             return view if view.base is None else replace(view, base=pointers[id(view.base)])
@@ -96,7 +98,8 @@ class SharedKernels:
 
     def _call(self, kernel, bases):
         lo, b = self.lo, self.lo.builder
-        pointers = list(bases.values()) + [
+        sizes = [lo.size_pointer()] if lo.size_input is not None else []
+        pointers = list(bases.values()) + sizes + [
             lo.memory.scratch(shape, dtype, until=lo.node_index, per_worker=per_worker).base
             for shape, dtype, per_worker in kernel.scratch]
         if lo.workers is not None:

@@ -14,6 +14,7 @@ from llvmlite import ir
 
 from ...ir.graph import Lit
 from ...ir.primitive import VIEW_OPS
+from ...ir.sizes import DynamicDecision, typical
 from ...ir.types import is_bfloat16, is_floating
 from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
 from ..errors import ErrorState
@@ -23,6 +24,7 @@ from ..jit.caches import streaming_bytes
 from ..loops.vector_loops import (store_fence, streaming_vector_loop, vector_lanes,
                                   vector_loop)
 from ..memory import MemoryPlan
+from ..sizes import sizes_from
 from ..views import View, collapse
 from .aliasing import AliasScopes
 from ..constants import global_for
@@ -36,6 +38,7 @@ from .structural import STRUCTURAL
 ENTRY = "jitflow_entry"
 # Instructions in a segment's function before a new segment starts (see _open_segment).
 SEGMENT_INSTRUCTIONS = 300
+INT64 = ir.IntType(64)  # (I64 of a Size would be that size's value)
 # A streamed nest's rows are at least this many vectors (Lowering._streamed).
 STREAMED_ROW_VECTORS = 4
 
@@ -46,7 +49,8 @@ class Lowering(ElementwiseLowering):
     each worker runs (parallel.py), and ENTRY starts them."""
 
     def __init__(self, graph, name="jitflow", on_segment=None, threads=None,
-                 compile_graph=None, backward_step=None, profile=False, nan_checks=()):
+                 compile_graph=None, backward_step=None, profile=False, nan_checks=(),
+                 size_input=None, typical_size=None):
         """on_segment(module, speed_level) is called with each segment's module as soon
         as it is complete, except the last: entry_module, which holds the entry points
         and may take more (the Python entry) before it is compiled.
@@ -60,7 +64,11 @@ class Lowering(ElementwiseLowering):
         lists the indices of the nodes timed. nan_checks: "NaN" and/or "inf": every
         elementwise operation's float results are checked for them where they are
         computed (inside fused loops too), and the float outputs at the end, flagging
-        NAN_MADE or INF_MADE (config.debug_nans, debug_infs; numerics.py)."""
+        NAN_MADE or INF_MADE (config.debug_nans, debug_infs; numerics.py).
+
+        size_input: for a graph whose shapes hold Sizes (ir/size_templates.py), the
+        position of the input holding n, from which the code computes them; decisions
+        that only tune speed take them at typical_size."""
         self.nan_checks = NumericsChecks(self, nan_checks) if nan_checks else None
         self.graph = graph
         self.name = name
@@ -88,7 +96,9 @@ class Lowering(ElementwiseLowering):
         self._segment_start = 0
         self._moved = {}
         self._used = None  # the values read, once is_used asks
-        self._lower()
+        self.size_input, self.typical_size = size_input, typical_size
+        with sizes_from(self._size_value):
+            self._lower()
 
     # --- segments ---------------------------------------------------------------------------
     # A large graph is lowered into several modules, compiled at the same time on
@@ -135,7 +145,7 @@ class Lowering(ElementwiseLowering):
     # Code goes into a segment's function, or into a shared kernel's (kernels.py) for
     # the time one node is lowered; these are the attributes that change between them.
     FUNCTION_STATE = ("_function", "_allocas", "_entry", "builder", "em", "aliases",
-                      "workers")
+                      "workers", "_size_values", "_n_pointer")
 
     def function_type(self):
         """A segment's or kernel's: (args) or, with threads, body_type (parallel.py)."""
@@ -149,6 +159,8 @@ class Lowering(ElementwiseLowering):
         self._function = function
         self._allocas = function.append_basic_block("allocas")  # see entry_alloca
         self._entry = function.append_basic_block("entry")
+        self._size_values = {}  # (per, const) -> the Size's value (_size_value)
+        self._n_pointer = None  # where n is, once size_pointer made it (or a kernel's)
         self.builder = ir.IRBuilder(self._allocas)
         self.em = Emitter(self.builder)
         self.aliases = AliasScopes(self.module, function)
@@ -252,12 +264,46 @@ class Lowering(ElementwiseLowering):
     def _workspace_pointer(self, byte_offset, copy_bytes=0):
         """The workspace at `byte_offset`; scratch kept per worker (copy_bytes: the size
         of one copy) is at worker * copy_bytes from there."""
+        # (Run-time sizes, _size_value, are added to the block first: a builder
+        # inserts where the block ended when it was made.)
+        offset, copy = I64(byte_offset), I64(copy_bytes)
         b = ir.IRBuilder(self._allocas)
-        offset = I64(byte_offset)
         if copy_bytes and self.workers is not None:
-            offset = b.add(offset, b.mul(self.workers.worker, I64(copy_bytes)))
+            offset = b.add(offset, b.mul(self.workers.worker, copy))
         pointer = self.aliases.register(b.gep(self._workspace, [offset], source_etype=I8))
         return self._remember(pointer, "workspace", byte_offset, copy_bytes)
+
+    def _size_value(self, size, bits=64):
+        """The value of a Size (ir/sizes.py) in the function being lowered, an integer
+        of `bits` bits, computed from n in its first block."""
+        made = self._size_values
+        if "n" not in made:
+            pointer = self.size_pointer()
+            made["n"] = ir.IRBuilder(self._allocas).load(pointer, typ=INT64)
+        if (size.per, size.const) not in made:
+            b = ir.IRBuilder(self._allocas)
+            made[size.per, size.const] = b.add(b.mul(made["n"], ir.Constant(INT64, size.per)),
+                                               ir.Constant(INT64, size.const))
+        if bits == 64:
+            return made[size.per, size.const]
+        if (size.per, size.const, bits) not in made:
+            made[size.per, size.const, bits] = ir.IRBuilder(self._allocas).trunc(
+                made[size.per, size.const], ir.IntType(bits))
+        return made[size.per, size.const, bits]
+
+    def size_pointer(self):
+        """Where n is, for the function being lowered: its input's buffer, or in a
+        shared kernel, the slot of its frame that the caller fills (kernels.py)."""
+        if self._n_pointer is None:
+            if self.size_input is None or self._args.parent is not self._function:
+                raise DynamicDecision("a run-time size is needed where n is not at hand")
+            self._n_pointer = self._slot(self.size_input)
+        return self._n_pointer
+
+    def typical(self, value):
+        """`value` (an int or Size) at the size this code is tuned for: for decisions
+        that only tune speed."""
+        return typical(value, self.typical_size)
 
     def entry_alloca(self, type, align=64):
         """Stack memory for a kernel's own use, allocated in the function's first block
@@ -448,7 +494,8 @@ class Lowering(ElementwiseLowering):
         nests_before = self._nests
         axis = None
         if owner is not None and self.workers is not None and self._nest_depth == 0:
-            axis = split_axis(loop_shape, stride_lists[owner], self.threads, work)
+            axis = split_axis([self.typical(size) for size in loop_shape],
+                              stride_lists[owner], self.threads, self.typical(work))
         if stream is None and owner is not None and self._nest_depth == 0 and \
                 self.touches_enough_to_stream(views):
             stream = owner
@@ -487,12 +534,13 @@ class Lowering(ElementwiseLowering):
         vectorizer, its promotion of memory to registers): it gets LLVM's pipeline."""
         self._loops_for_llvm += 1
 
-    @staticmethod
-    def touches_enough_to_stream(views):
+    def touches_enough_to_stream(self, views):
         """Whether a loop over `views` reads and writes at least streaming_bytes()
-        (jit/caches.py): its stores should then bypass the caches."""
+        (jit/caches.py): its stores should then bypass the caches. (At the typical
+        size: streamed or not, the results are the same.)"""
         threshold = streaming_bytes()
-        touched = sum(v.size * v.dtype.itemsize for v in views if v.constant is None)
+        touched = self.typical(sum(v.size * v.dtype.itemsize for v in views
+                                   if v.constant is None))
         return threshold > 0 and touched >= threshold
 
     @staticmethod
@@ -523,6 +571,8 @@ class Lowering(ElementwiseLowering):
             body(offsets)
             return
         count = shape[axis]
+        if not isinstance(count, int):  # a run-time size (ir/sizes.py)
+            count = I64(count)
         if chunk is not None and chunk[0] == axis:
             _, first, count = chunk
             offsets = self.em.all_moved(offsets, first, [s[axis] for s in stride_lists])

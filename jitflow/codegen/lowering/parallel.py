@@ -119,9 +119,12 @@ class Workers:
         """Where chunk `chunk` starts: chunk * size / count, on the innermost loop
         rounded to GRANULE; a function of the shapes only."""
         granule = GRANULE if innermost else 1
-        units = -(-size // granule)
         em = Emitter(self.b)
-        start = em.mul(self.b.udiv(em.mul(chunk, I64(units)), I64(self.count)), I64(granule))
+        if isinstance(size, int):
+            units = I64(-(-size // granule))
+        else:  # a run-time size (ir/sizes.py)
+            units = self.b.udiv(self.b.add(I64(size), I64(granule - 1)), I64(granule))
+        start = em.mul(self.b.udiv(em.mul(chunk, units), I64(self.count)), I64(granule))
         return self.b.select(self.b.icmp_unsigned("<", start, I64(size)), start, I64(size))
 
     def _wait(self):

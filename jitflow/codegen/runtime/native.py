@@ -226,6 +226,7 @@ class NativeGraph:
         `into` as run's."""
         inputs = [self._argument(value, t, i) for i, (value, t) in
                   enumerate(zip(args, self._in_types, strict=True))]
+        inputs += self.extra_arguments()
         outputs = [self.fresh_output(i) if target is None else self._target(target, t, i)
                    for i, (t, target) in enumerate(zip(
                        self._out_types, into or [None] * len(self._out_types),
@@ -240,6 +241,10 @@ class NativeGraph:
         if status != OK:
             raise_for(status, self.name)
         return outputs
+
+    def extra_arguments(self):
+        """Arrays the code takes after the arguments (dynamic_native.py)."""
+        return []
 
     def fresh_output(self, position):
         """A new array for output `position` (from the output pool when it is large)."""

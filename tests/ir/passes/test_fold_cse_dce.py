@@ -4,6 +4,7 @@ import numpy as np
 
 import jitflow
 import jitflow.numpy as jnp
+from jitflow.ir.graph import Lit
 from jitflow.ir.passes import constant_fold, cse, dce
 from jitflow.ir.passes.fold import FOLD_LIMIT
 from tests_support import golden, trace
@@ -23,9 +24,23 @@ def test_constant_folding_evaluates_small_constant_nodes():
 
 def test_constant_folding_leaves_large_constants_as_nodes():
     n = FOLD_LIMIT + 1
-    graph = trace(lambda x: x + jnp.zeros(n, np.float32), np.ones(n, np.float32))
+    graph = trace(lambda x: x + jnp.arange(n, dtype=np.float32) * 2,
+                  np.ones(n, np.float32))
     folded = constant_fold(graph)
-    assert [node.op for node in folded.nodes] == ["broadcast_to", "add"]
+    assert folded.nodes[-1].op == "add" and len(folded.nodes) > 1
+    assert not any(isinstance(v, Lit) and v.type.size == n
+                   for node in folded.nodes for v in node.inputs)
+
+
+def test_uniform_constants_fold_at_any_size_into_one_element_broadcast():
+    n = 4 * FOLD_LIMIT
+    graph = trace(lambda x: x + (jnp.zeros(n, np.float32) * -1.0) * 2,
+                  np.ones(n, np.float32))
+    folded = constant_fold(graph)
+    assert [node.op for node in folded.nodes] == ["add"]
+    constant = folded.nodes[0].inputs[1]
+    assert constant.value.shape == (n,) and constant.value.strides == (0,)
+    assert constant.value.dtype == np.float32 and np.signbit(constant.value).all()
 
 
 def test_constant_folding_leaves_runtime_errors_to_run_time():

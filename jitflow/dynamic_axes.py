@@ -1,0 +1,102 @@
+"""dynamic_axes: one compile of a function for every size of its arguments' leading
+axis (jitflow.function(fn, dynamic_axes={"x": 0})).
+
+The first size n1 is compiled as usual. At a second size n2 the two graphs, fused and
+scheduled, are made into a template (ir/size_templates.py) and that is compiled once,
+taking the size at run time (codegen/runtime/dynamic_native.py). Every later size is
+traced again (a trace costs little beside a compile) and runs the template's code only
+if its own template from n1 prints the same; otherwise, and wherever the template
+cannot be compiled (an operation whose code needs its sizes at compile time), it is
+compiled for that size, as without dynamic_axes. So each size runs code made for a
+graph equal to its own, and the way each size ran is listed in `report`.
+"""
+from .codegen.runtime.dynamic_native import DynamicNative
+from .ir.passes.fuse import fuse
+from .ir.passes.schedule import schedule
+from .ir.size_templates import NotGeneral, generalize
+from .ir.sizes import MAX_N, MIN_N, DynamicDecision
+
+
+class DynamicAxes:
+    def __init__(self, name, axes, parameters):
+        for argument, axis in axes.items():
+            if argument not in parameters:
+                raise ValueError(f"{name}: dynamic_axes names '{argument}', which is not "
+                                 f"a parameter")
+            if axis != 0:
+                raise ValueError(f"{name}: dynamic_axes['{argument}'] = {axis!r}; only "
+                                 f"the leading axis (0) can be dynamic")
+        self.name, self.arguments = name, frozenset(axes)
+        self._families = {}  # signature with the sizes left out -> _Family
+        self.report = []  # one line per size compiled: how it runs
+
+    def native(self, signature, graph):
+        """The code to run `graph` (optimized) for `signature` with: a SizedNative
+        when the template's code serves it, else None (compile it for this size)."""
+        found = self._size(signature)
+        if found is None:
+            return None
+        n, family_key = found
+        family = self._families.setdefault(family_key, _Family(self.name))
+        native, how = family.native(schedule(fuse(graph)), n)
+        self.report.append(f"n={n}: {how}")
+        return native
+
+    def only_size_changed(self, old, new):
+        """Whether signature `new` differs from `old` only in the dynamic axes' size."""
+        before, after = self._size(old), self._size(new)
+        return before is not None and after is not None and before[1] == after[1]
+
+    def _size(self, signature):
+        """(n, the signature without it), or None when the dynamic arguments' leading
+        axes do not all have one size, from MIN_N to MAX_N."""
+        sizes, types = set(), []
+        for path, type in zip(signature.paths, signature.types):
+            dynamic = path.split("[")[0] in self.arguments and getattr(type, "shape", ())
+            if dynamic:
+                sizes.add(type.shape[0])
+                type = type.with_shape((None,) + type.shape[1:])
+            types.append(type)
+        if len(sizes) != 1 or not MIN_N <= min(sizes) <= MAX_N:
+            return None
+        return sizes.pop(), (signature.structure, tuple(types), signature.statics,
+                             signature.matmul_precision)
+
+
+class _Family:
+    """The sizes of one signature: the first graph, then the template's code."""
+
+    def __init__(self, name):
+        self.name = name
+        self.first = None  # (fused graph, n) of the first size
+        self.code = None  # the DynamicNative, once made
+        self.failed = None  # why the template could not be compiled
+
+    def native(self, graph, n):
+        """(SizedNative or None, how this size runs, in words)."""
+        if self.first is None:
+            self.first = (graph, n)
+            return None, "compiled for this size (the first)"
+        if self.failed is not None:
+            return None, f"compiled for this size: {self.failed}"
+        try:
+            template, passed = generalize(*self.first, graph, n)
+        except NotGeneral as error:
+            return None, f"compiled for this size: its graph differs ({error})"
+        if self.code is None:
+            try:
+                # Tuned for the larger size: a split between threads that does not
+                # pay at the smaller costs little, one missing at the larger, half.
+                self.code = DynamicNative(template, self.name,
+                                          typical=max(self.first[1], n))
+            except DynamicDecision as error:
+                self.failed = f"the code for all sizes could not be made ({error})"
+                return None, f"compiled for this size: {self.failed}"
+            except Exception as error:  # code that does not take run-time sizes yet
+                self.failed = (f"the code for all sizes could not be made "
+                               f"({type(error).__name__}: {error})")
+                return None, f"compiled for this size: {self.failed}"
+            return self.code.at(n, passed), "runs the code for all sizes (compiled now)"
+        if template.text != self.code.template.text:
+            return None, "compiled for this size: its graph is not the template's"
+        return self.code.at(n, passed), "runs the code for all sizes"

@@ -1,0 +1,207 @@
+"""jitflow.function(fn, dynamic_axes=...): one compile serves every size of the leading
+axis where the function's graph allows (dynamic_axes.py), with NumPy's results at each
+size; elsewhere each size is compiled for itself, as without dynamic_axes."""
+import warnings
+
+import numpy as np
+import pytest
+
+import jitflow
+
+SIZES = (32, 17, 64, 5, 2, 300)
+
+
+@pytest.fixture(autouse=True)
+def quiet_retraces():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", jitflow.RetraceWarning)
+        yield
+
+
+def ran(fn):
+    """How each size ran after the first: 'all' (the code for all sizes) or 'own'."""
+    return ["all" if "runs the code for all sizes" in line else "own"
+            for line in fn.cache_info().dynamic[1:]]
+
+
+def loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = np.maximum(x @ w1 + b1, 0)
+    logits = h @ w2 + b2
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return -(log_p * y).sum(axis=1).mean()
+
+
+def reference_step(params, x, y):
+    """The step in float64 NumPy, for the tolerance's sake."""
+    w1, b1, w2, b2 = (p.astype(np.float64) for p in params)
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    pre = x @ w1 + b1
+    h = np.maximum(pre, 0)
+    logits = h @ w2 + b2
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    p = np.exp(shifted) / np.exp(shifted).sum(axis=1, keepdims=True)
+    d_logits = (p - y) / len(x)
+    d_h = d_logits @ w2.T * (pre > 0)
+    grads = [x.T @ d_h, d_h.sum(axis=0), h.T @ d_logits, d_logits.sum(axis=0)]
+    return [w - 0.1 * g for w, g in zip((w1, b1, w2, b2), grads)]
+
+
+def test_a_training_step_compiles_once_for_every_batch_size():
+    @jitflow.function(dynamic_axes={"x": 0, "y": 0})
+    def step(params, x, y):
+        value, grads = jitflow.value_and_grad(loss)(params, x, y)
+        return value, [p - 0.1 * g for p, g in zip(params, grads)]
+    rng = np.random.default_rng(0)
+    params = [rng.standard_normal(s).astype(np.float32) * 0.3
+              for s in [(20, 16), (16,), (16, 10), (10,)]]
+    for n in SIZES:
+        x = rng.standard_normal((n, 20)).astype(np.float32)
+        y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, n)]
+        value, updated = step(params, x, y)
+        assert value.dtype == np.float32 and value.shape == ()
+        np.testing.assert_allclose(value, loss(params, x, y), rtol=1e-5)
+        for got, want in zip(updated, reference_step(params, x, y)):
+            assert got.dtype == np.float32
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+    # The first size is compiled for itself; the others share one compile (a size
+    # whose graph the optimizer makes differently gets its own).
+    assert ran(step).count("all") >= 4
+
+
+def test_inference_at_any_batch_size():
+    def predict(w, x):
+        logits = np.tanh(x @ w)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), logits.argmax(axis=1)
+    compiled = jitflow.function(predict, dynamic_axes={"x": 0})
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((12, 7)).astype(np.float32)
+    for n in SIZES + (1000,):
+        x = rng.standard_normal((n, 12)).astype(np.float32)
+        (probabilities, labels), (want_p, want_labels) = compiled(w, x), predict(w, x)
+        np.testing.assert_allclose(probabilities, want_p, rtol=2e-6, atol=1e-7)
+        np.testing.assert_array_equal(labels, want_labels)
+        assert labels.dtype == want_labels.dtype
+    assert ran(compiled) == ["all"] * len(SIZES)
+    assert compiled.cache_info().dynamic[1] == "n=17: runs the code for all sizes " \
+                                               "(compiled now)"
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x[-1] + x[0],
+    lambda x: x[::-1] - x,
+    lambda x: np.concatenate([x, 2 * x], axis=0),
+    lambda x: np.cumsum(x, axis=0),
+    lambda x: x.T @ x,
+    lambda x: x.mean() + x.max(axis=0),
+    lambda x: x.reshape(-1) * x.shape[0],
+    lambda x: np.pad(x, ((1, 2), (0, 1))),
+    lambda x: np.sort(x, axis=1)[:, :2],
+], ids=["ends", "reversed", "concatenate", "cumsum", "gram", "reductions", "flat",
+        "pad", "sort"])
+def test_operations_along_the_dynamic_axis(fn):
+    compiled = jitflow.function(fn, dynamic_axes={"x": 0})
+    rng = np.random.default_rng(2)
+    for n in (6, 9, 2, 33, 4):
+        x = rng.standard_normal((n, 5))
+        got, want = compiled(x), fn(x)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert ran(compiled) == ["all"] * 4
+
+
+def test_sizes_0_and_1_and_graphs_that_differ_get_their_own_code():
+    def fn(x):
+        return np.exp(x) if x.shape[0] > 5 else np.sin(x)
+    compiled = jitflow.function(fn, dynamic_axes={"x": 0})
+    for n in (2, 3, 0, 1, 8, 4):
+        x = np.linspace(-1, 1, n * 3).reshape(n, 3)
+        np.testing.assert_allclose(compiled(x), fn(x), rtol=1e-15)
+    assert ran(compiled) == ["all", "own", "all"]  # 0 and 1 are not listed
+    assert "its graph differs (sin where the other size has exp)" in \
+        compiled.cache_info().dynamic[2]
+
+
+def test_an_index_past_the_end_raises_at_the_sizes_it_is_past():
+    compiled = jitflow.function(lambda x, i: x[i] * 2, dynamic_axes={"x": 0})
+    index = np.array([0, 3, 5])
+    for n in (6, 8, 9, 12):
+        x = np.arange(n * 2.0).reshape(n, 2)
+        np.testing.assert_array_equal(compiled(x, index), x[index] * 2)
+    with pytest.raises(IndexError, match="out of bounds"):
+        compiled(np.ones((4, 2)), index)
+    assert ran(compiled) == ["all"] * 4
+
+
+def test_state_out_and_donation():
+    rng = np.random.default_rng(3)
+    w = jitflow.Variable(np.ones((3, 2), np.float32))
+
+    @jitflow.function(dynamic_axes={"x": 0})
+    def train(x):
+        w.assign(w.value - 0.01 * (x.T @ (x @ w.value)) / x.shape[0])
+        return (x @ w.value).sum()
+    expected = np.ones((3, 2), np.float32)
+    for n in (4, 7, 9, 3):
+        x = rng.standard_normal((n, 3)).astype(np.float32)
+        train(x)
+        expected = expected - np.float32(0.01) * (x.T @ (x @ expected)) / n
+        np.testing.assert_allclose(np.asarray(w.value), expected, rtol=1e-5)
+    assert ran(train) == ["all"] * 3
+
+    plus_one = jitflow.function(lambda x: np.exp(x) + 1, dynamic_axes={"x": 0})
+    for n in (4, 7, 9):
+        x = rng.standard_normal((n, 5)).astype(np.float32)
+        out = np.empty_like(x)
+        assert plus_one(x, out=out) is out
+        np.testing.assert_allclose(out, np.exp(x) + 1, rtol=1e-6)
+
+    descend = jitflow.function(lambda p, x: p - 0.1 * x.sum(axis=0),
+                               dynamic_axes={"x": 0}, donate_argnames=("p",))
+    p = np.ones(5, np.float32)
+    for n in (4, 7, 9):
+        x = rng.standard_normal((n, 5)).astype(np.float32)
+        expected = p - np.float32(0.1) * x.sum(axis=0)
+        p = descend(p, x)
+        np.testing.assert_allclose(p, expected, rtol=1e-6)
+    assert ran(plus_one) == ran(descend) == ["all"] * 2
+
+
+def test_arguments_of_different_sizes_are_compiled_for_themselves():
+    compiled = jitflow.function(lambda x, y: x.sum(axis=0) + y.sum(axis=0),
+                                dynamic_axes={"x": 0, "y": 0})
+    for n, m in ((3, 4), (5, 6), (7, 7), (8, 8)):
+        x, y = np.ones((n, 2)), np.ones((m, 2))
+        np.testing.assert_array_equal(compiled(x, y), x.sum(axis=0) + y.sum(axis=0))
+    assert ran(compiled) == ["all"]  # only 7 and 8 share one size
+
+
+def test_bad_dynamic_axes_are_refused():
+    with pytest.raises(ValueError, match="names 'z', which is not a parameter"):
+        jitflow.function(lambda x: x, dynamic_axes={"z": 0})
+    with pytest.raises(ValueError, match=r"dynamic_axes\['x'\] = 1; only the leading"):
+        jitflow.function(lambda x: x, dynamic_axes={"x": 1})
+
+
+def scaled_rows(x):
+    return x * 2 + 1
+
+
+def test_copies_and_methods_keep_their_dynamic_axes():
+    import copy
+    compiled = copy.deepcopy(jitflow.function(scaled_rows, dynamic_axes={"x": 0}))
+    assert compiled.dynamic_axes == {"x": 0}
+
+    class Scaler:
+        factor = 3.0
+
+        @jitflow.function(dynamic_axes={"x": 0})
+        def scale(self, x):
+            return x * self.factor
+    scaler = Scaler()
+    for n in (3, 4, 6):
+        np.testing.assert_array_equal(compiled(np.ones((n, 2))), np.full((n, 2), 3.0))
+        np.testing.assert_array_equal(scaler.scale(np.ones((n, 2))), np.full((n, 2), 3.0))
+    assert ran(compiled) == ["all"] * 2
