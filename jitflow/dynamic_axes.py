@@ -85,18 +85,33 @@ class _Family:
             return None, f"compiled for this size: its graph differs ({error})"
         if self.code is None:
             try:
-                # Tuned for the larger size: a split between threads that does not
-                # pay at the smaller costs little, one missing at the larger, half.
-                self.code = DynamicNative(template, self.name,
-                                          typical=max(self.first[1], n))
-            except DynamicDecision as error:
-                self.failed = f"the code for all sizes could not be made ({error})"
-                return None, f"compiled for this size: {self.failed}"
-            except Exception as error:  # code that does not take run-time sizes yet
-                self.failed = (f"the code for all sizes could not be made "
-                               f"({type(error).__name__}: {error})")
+                self.code = self._compiled(template, n)
+            except Exception as error:  # (code that does not take run-time sizes yet)
+                kind = "" if isinstance(error, DynamicDecision) else \
+                    f"{type(error).__name__}: "
+                self.failed = f"the code for all sizes could not be made ({kind}{error})"
                 return None, f"compiled for this size: {self.failed}"
             return self.code.at(n, passed), "runs the code for all sizes (compiled now)"
         if template.text != self.code.template.text:
             return None, "compiled for this size: its graph is not the template's"
+        if n < self.code.smallest:
+            return None, (f"compiled for this size: the code for all sizes serves "
+                          f"n >= {self.code.smallest}")
         return self.code.at(n, passed), "runs the code for all sizes"
+
+    def _compiled(self, template, n):
+        """The template's DynamicNative for the sizes from the smallest its code can
+        serve (MIN_N, or more where a decision differs at the smallest sizes: `x[1:]`'s
+        n - 1 == 1 at n = 2), as long as that takes in n."""
+        smallest = MIN_N
+        for _ in range(4):
+            try:
+                # Tuned for the larger size: a split between threads that does not
+                # pay at the smaller costs little, one missing at the larger, half.
+                return DynamicNative(template, self.name, typical=max(self.first[1], n),
+                                     smallest=smallest)
+            except DynamicDecision as error:
+                if error.from_n is None or not smallest < error.from_n <= n:
+                    raise
+                smallest = error.from_n
+        raise DynamicDecision(f"no decision holds from n = {smallest} on")

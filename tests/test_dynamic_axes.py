@@ -124,6 +124,16 @@ def test_sizes_0_and_1_and_graphs_that_differ_get_their_own_code():
         compiled.cache_info().dynamic[2]
 
 
+def test_code_whose_decisions_differ_at_the_smallest_sizes_serves_the_others():
+    compiled = jitflow.function(lambda x: x[1:] - x[:-1], dynamic_axes={"x": 0})
+    for n in (5, 9, 2, 3, 40):
+        x = np.arange(n * 2.0).reshape(n, 2) ** 2
+        np.testing.assert_array_equal(compiled(x), x[1:] - x[:-1])
+    assert ran(compiled) == ["all", "own", "all", "all"]
+    assert compiled.cache_info().dynamic[2] == \
+        "n=2: compiled for this size: the code for all sizes serves n >= 3"
+
+
 def test_an_index_past_the_end_raises_at_the_sizes_it_is_past():
     compiled = jitflow.function(lambda x, i: x[i] * 2, dynamic_axes={"x": 0})
     index = np.array([0, 3, 5])

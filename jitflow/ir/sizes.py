@@ -6,19 +6,45 @@ ints. Code that reads shapes keeps working where it only adds, subtracts and mul
 them by ints. Any question whose answer depends on n (`size > 16`, `int(size)`,
 `range(size)`) raises DynamicDecision instead of being answered for one n: the compile
 then falls back to code for that one size. Questions answered alike for every n >= MIN_N
-are answered (`size == 1` is False); n runs from MIN_N to MAX_N.
+are answered (`size == 1` is False); n runs from MIN_N to MAX_N, or from a larger
+smallest size (`from_size`): code that answers `n - 1 == 1` one way for every n but 2
+serves the sizes from 3 on, and the error says so (DynamicDecision.from_n).
 
 Code generation turns a Size into a value of the generated code (codegen's I64), and
 decisions that only tune speed ask `typical` for the size the function was called with.
 """
 import operator
+import threading
+from contextlib import contextmanager
 
 MIN_N = 2  # n = 0 and n = 1 keep code of their own: a length-1 axis broadcasts
 MAX_N = 2**31 - 1  # and n beyond a BLAS int (no array that long fits in memory anyway)
 
+_domain = threading.local()  # .smallest: the smallest n of the code being made
+
 
 class DynamicDecision(Exception):
-    """A question about a dynamic size whose answer depends on the size."""
+    """A question about a dynamic size whose answer depends on the size. from_n: the
+    smallest n from which it has one answer (None where there is none)."""
+
+    def __init__(self, message, from_n=None):
+        super().__init__(message)
+        self.from_n = from_n
+
+
+def smallest_n():
+    return getattr(_domain, "smallest", MIN_N)
+
+
+@contextmanager
+def from_size(smallest):
+    """Within the block (on this thread), sizes run from `smallest` to MAX_N."""
+    saved = smallest_n()
+    _domain.smallest = smallest
+    try:
+        yield
+    finally:
+        _domain.smallest = saved
 
 
 class Size:
@@ -129,27 +155,36 @@ def _parts(value, operation):
 
 
 def _zero_for_every_n(difference, operation):
-    """Whether `difference` (a Size or int) is 0 for every n >= MIN_N (True) or for
-    none (False); raises when that depends on n."""
+    """Whether `difference` (a Size or int) is 0 for every n from smallest_n() to MAX_N
+    (True) or for none (False); raises when that depends on n."""
     if not isinstance(difference, Size):
         return difference == 0
     root, remainder = divmod(-difference.const, difference.per)
-    if remainder or not MIN_N <= root <= MAX_N:
+    if remainder or not smallest_n() <= root <= MAX_N:
         return False  # no n makes it 0
-    raise DynamicDecision(f"{operation}: {difference!r} is 0 for n = {root} only")
+    raise DynamicDecision(f"{operation}: {difference!r} is 0 for n = {root} only",
+                          from_n=root + 1)
 
 
 def _for_every_n(difference, compare, operation):
-    """Whether compare(difference, 0) holds for every n from MIN_N to MAX_N (True) or
-    for none (False); raises when that depends on n. The comparisons are monotone in
-    the value, which for a linear form runs between its values at MIN_N and MAX_N:
-    where both ends agree, every value between does."""
+    """Whether compare(difference, 0) holds for every n from smallest_n() to MAX_N
+    (True) or for none (False); raises when that depends on n. The comparisons are
+    monotone in the value, which for a linear form runs between its values at the two
+    ends: where both ends agree, every value between does."""
     if not isinstance(difference, Size):
         return compare(difference, 0)
-    first, last = compare(difference.at(MIN_N), 0), compare(difference.at(MAX_N), 0)
-    if first == last:
-        return first
-    raise DynamicDecision(f"{operation}: {difference!r} against 0 depends on the size")
+    low, high = smallest_n(), MAX_N
+    last = compare(difference.at(high), 0)
+    if compare(difference.at(low), 0) == last:
+        return last
+    while high - low > 1:  # the first n from which the answer is the last one's
+        middle = (low + high) // 2
+        if compare(difference.at(middle), 0) == last:
+            high = middle
+        else:
+            low = middle
+    raise DynamicDecision(f"{operation}: {difference!r} against 0 depends on the size",
+                          from_n=high)
 
 
 def product(values):

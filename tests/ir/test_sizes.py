@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jitflow.ir.sizes import (MAX_N, MIN_N, DynamicDecision, Size, evaluate, product,
-                              surely, typical)
+from jitflow.ir.sizes import (MAX_N, MIN_N, DynamicDecision, Size, evaluate, from_size,
+                              product, surely, typical)
 
 COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
                operator.ge]
@@ -95,3 +95,30 @@ def test_products_evaluations_and_safe_questions():
     assert evaluate(((n, 5), [2 * n]), 7) == ((7, 5), [14])
     assert surely(lambda: n > 1) and not surely(lambda: n > 5)
     assert typical(3 * n, 10) == 30 and typical(4, 10) == 4
+
+
+@given(per=st.integers(-3, 3).filter(bool), const=st.integers(-40, 40),
+       compare=st.sampled_from(COMPARISONS))
+def test_a_refused_question_says_from_which_size_it_has_one_answer(per, const, compare):
+    size = Size(per, const)
+    try:
+        compare(size, 0)
+    except DynamicDecision as error:
+        assert MIN_N < error.from_n <= MAX_N
+        answers = {compare(size.at(n), 0) for n in (error.from_n, error.from_n + 1,
+                                                    MAX_N)}
+        assert len(answers) == 1 and compare(size.at(error.from_n - 1), 0) not in answers
+        with from_size(error.from_n):
+            assert compare(size, 0) in answers  # answered from there on
+        return
+
+
+def test_sizes_from_a_larger_smallest_size():
+    n = Size(1)
+    with pytest.raises(DynamicDecision) as refused:
+        bool(n - 1 == 1)
+    assert refused.value.from_n == 3
+    with from_size(3):
+        assert n - 1 != 1 and n > 2
+    with pytest.raises(DynamicDecision):
+        n > 2  # noqa: B015 (the smallest size is 2 again)

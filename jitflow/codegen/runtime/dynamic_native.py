@@ -8,7 +8,7 @@ go through the checked path: the Python entry's table of shapes is one size's.
 """
 import numpy as np
 
-from ...ir.sizes import evaluate
+from ...ir.sizes import MIN_N, evaluate, from_size
 from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
 from .native import _ENTRY_TYPE, NativeGraph
@@ -17,12 +17,13 @@ from .output_pool import POOLED_BYTES
 
 class DynamicNative:
     """template: a Template whose graph is fused and scheduled already (as
-    NativeGraph's own graph is); typical: the size that decisions tuning speed take."""
+    NativeGraph's own graph is); typical: the size that decisions tuning speed take;
+    smallest: the smallest n the code serves (ir/sizes.py)."""
 
-    def __init__(self, template, name, typical):
-        self.template, self.name = template, name
+    def __init__(self, template, name, typical, smallest=MIN_N):
+        self.template, self.name, self.smallest = template, name, smallest
         graph = template.graph
-        with quick_thread_switches():
+        with quick_thread_switches(), from_size(smallest):
             compiled, lowering, self.llvm_irs = self._compile(graph, name, typical)
         self.compiled = compiled
         self.workspace_size = lowering.memory.size
@@ -46,8 +47,10 @@ class DynamicNative:
             compilation.sources()
 
     def at(self, n, passed):
-        """What runs the graph at size n; `passed`: the values of the constants the
-        template takes as inputs, at that size."""
+        """What runs the graph at size n (at least `smallest`); `passed`: the values of
+        the constants the template takes as inputs, at that size."""
+        if n < self.smallest:
+            raise ValueError(f"{self.name}: the code serves n >= {self.smallest}, not {n}")
         return SizedNative(self, n, passed)
 
 
