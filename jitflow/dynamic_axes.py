@@ -1,5 +1,6 @@
-"""dynamic_axes: one compile of a function for every size of its arguments' leading
-axis (jitflow.function(fn, dynamic_axes={"x": 0})).
+"""dynamic_axes: one compile of a function for every size of one axis of its
+arguments (jitflow.function(fn, dynamic_axes={"x": 0}): the batch; {"tokens": 1}: the
+length of sequences laid out (batch, time, ...)). The axes named share one size.
 
 The first size n1 is compiled as usual. At a second size n2 the two graphs, fused and
 scheduled, are made into a template (ir/size_templates.py) and that is compiled once,
@@ -23,10 +24,10 @@ class DynamicAxes:
             if argument not in parameters:
                 raise ValueError(f"{name}: dynamic_axes names '{argument}', which is not "
                                  f"a parameter")
-            if axis != 0:
-                raise ValueError(f"{name}: dynamic_axes['{argument}'] = {axis!r}; only "
-                                 f"the leading axis (0) can be dynamic")
-        self.name, self.arguments = name, frozenset(axes)
+            if not isinstance(axis, int) or isinstance(axis, bool) or axis < 0:
+                raise ValueError(f"{name}: dynamic_axes['{argument}'] = {axis!r}; give "
+                                 f"the position of one axis, counted from 0")
+        self.name, self.axes = name, dict(axes)
         self._families = {}  # signature with the sizes left out -> _Family
         self.report = []  # one line per size compiled: how it runs
 
@@ -48,14 +49,15 @@ class DynamicAxes:
         return before is not None and after is not None and before[1] == after[1]
 
     def _size(self, signature):
-        """(n, the signature without it), or None when the dynamic arguments' leading
-        axes do not all have one size, from MIN_N to MAX_N."""
+        """(n, the signature without it), or None when the dynamic axes of the arrays
+        given do not all have one size, from MIN_N to MAX_N."""
         sizes, types = set(), []
         for path, type in zip(signature.paths, signature.types):
-            dynamic = path.split("[")[0] in self.arguments and getattr(type, "shape", ())
-            if dynamic:
-                sizes.add(type.shape[0])
-                type = type.with_shape((None,) + type.shape[1:])
+            axis = self.axes.get(path.split("[")[0])
+            shape = getattr(type, "shape", ())
+            if axis is not None and axis < len(shape):
+                sizes.add(shape[axis])
+                type = type.with_shape(shape[:axis] + (None,) + shape[axis + 1:])
             types.append(type)
         if len(sizes) != 1 or not MIN_N <= min(sizes) <= MAX_N:
             return None
@@ -94,24 +96,31 @@ class _Family:
             return self.code.at(n, passed), "runs the code for all sizes (compiled now)"
         if template.text != self.code.template.text:
             return None, "compiled for this size: its graph is not the template's"
-        if n < self.code.smallest:
+        smallest, largest = self.code.sizes
+        if not smallest <= n <= largest:
             return None, (f"compiled for this size: the code for all sizes serves "
-                          f"n >= {self.code.smallest}")
+                          f"n from {smallest} to {largest}")
         return self.code.at(n, passed), "runs the code for all sizes"
 
     def _compiled(self, template, n):
-        """The template's DynamicNative for the sizes from the smallest its code can
-        serve (MIN_N, or more where a decision differs at the smallest sizes: `x[1:]`'s
-        n - 1 == 1 at n = 2), as long as that takes in n."""
-        smallest = MIN_N
+        """The template's DynamicNative for the sizes its code can serve: MIN_N to
+        MAX_N, or a narrower range holding n where a decision differs at the ends
+        (`x[1:]`'s n - 1 == 1 at n = 2; a 32-bit product of 3 * n rows)."""
+        smallest, largest = MIN_N, MAX_N
         for _ in range(4):
             try:
                 # Tuned for the larger size: a split between threads that does not
                 # pay at the smaller costs little, one missing at the larger, half.
                 return DynamicNative(template, self.name, typical=max(self.first[1], n),
-                                     smallest=smallest)
+                                     sizes=(smallest, largest))
             except DynamicDecision as error:
-                if error.from_n is None or not smallest < error.from_n <= n:
+                if error.sides is None:
                     raise
-                smallest = error.from_n
-        raise DynamicDecision(f"no decision holds from n = {smallest} on")
+                below, above = error.sides
+                if n >= above > smallest:
+                    smallest = above
+                elif n <= below < largest:
+                    largest = below
+                else:
+                    raise
+        raise DynamicDecision(f"no decision holds from n = {smallest} to {largest}")

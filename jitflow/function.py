@@ -44,9 +44,10 @@ def function(fn=None, *, static_argnames=(), static_argnums=(), donate_argnames=
     written into that array, which is returned as the result, so that
     `params = step(params, ...)` updates the parameters in place.
 
-    dynamic_axes: {argument name: 0} for arguments whose leading axis may change size
-    between calls (a batch): their sizes share one compile where the function's graph
-    allows (dynamic_axes.py); `cache_info().dynamic` says how each size ran."""
+    dynamic_axes: {argument name: axis} for arguments whose axis may change size
+    between calls (0: a batch; the axes named share one size): their sizes share one
+    compile where the function's graph allows (dynamic_axes.py); `cache_info().dynamic`
+    says how each size ran."""
     if fn is None:
         return functools.partial(function, static_argnames=static_argnames,
                                  static_argnums=static_argnums,

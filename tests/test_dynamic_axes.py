@@ -131,7 +131,7 @@ def test_code_whose_decisions_differ_at_the_smallest_sizes_serves_the_others():
         np.testing.assert_array_equal(compiled(x), x[1:] - x[:-1])
     assert ran(compiled) == ["all", "own", "all", "all"]
     assert compiled.cache_info().dynamic[2] == \
-        "n=2: compiled for this size: the code for all sizes serves n >= 3"
+        "n=2: compiled for this size: the code for all sizes serves n from 3 to 2147483647"
 
 
 def test_an_index_past_the_end_raises_at_the_sizes_it_is_past():
@@ -191,8 +191,27 @@ def test_arguments_of_different_sizes_are_compiled_for_themselves():
 def test_bad_dynamic_axes_are_refused():
     with pytest.raises(ValueError, match="names 'z', which is not a parameter"):
         jitflow.function(lambda x: x, dynamic_axes={"z": 0})
-    with pytest.raises(ValueError, match=r"dynamic_axes\['x'\] = 1; only the leading"):
-        jitflow.function(lambda x: x, dynamic_axes={"x": 1})
+    for axis in (-1, "0", True):
+        with pytest.raises(ValueError, match=rf"dynamic_axes\['x'\] = {axis!r}; give "):
+            jitflow.function(lambda x: x, dynamic_axes={"x": axis})
+
+
+def test_an_inner_axis_a_sequence_length():
+    w = np.linspace(-1, 1, 16).reshape(4, 4)
+
+    def attend(x):  # x: (batch, time, features); a score per step, softmax over time
+        h = np.tanh(x @ w)
+        scores = h.sum(axis=2)
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        weights /= weights.sum(axis=1, keepdims=True)
+        return (weights[:, :, None] * h).sum(axis=1), np.cumsum(h, axis=1)[:, ::-1]
+    compiled = jitflow.function(attend, dynamic_axes={"x": 1})
+    rng = np.random.default_rng(4)
+    for t in (5, 9, 2, 13, 3):
+        x = rng.standard_normal((3, t, 4))
+        for got, want in zip(compiled(x), attend(x)):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert ran(compiled) == ["all"] * 4
 
 
 def scaled_rows(x):

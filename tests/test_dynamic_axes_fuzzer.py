@@ -1,9 +1,10 @@
 """The program fuzzer's programs (test_program_fuzzer.py) compiled with dynamic_axes on
-their inputs' leading axis, then called at several sizes of it: each call must give
-NumPy's values, dtypes and shapes at that size, or raise where NumPy raises.
+one axis of their inputs (the first, second or third), then called at several sizes
+of it: each call must give NumPy's values, dtypes and shapes at that size, or raise
+where NumPy raises.
 
-The inputs that take the new size are those whose leading axis is the broadcast
-result's leading axis, of length 2 or more; the others keep theirs. The first size is
+The inputs that take the new size are those of the greatest rank whose axis is the
+broadcast result's along it, of length 2 or more; the others keep theirs. The first size is
 compiled for itself, the second makes the code for all sizes, and later ones run that
 code where their graph is the template's (dynamic_axes.py); hypothesis' statistics
 (`--hypothesis-show-statistics`) count how each size ran.
@@ -27,14 +28,16 @@ SIZES = (2, 3, 4, 5, 7, 19, 33)
 @FUZZ
 @given(program=programs(), data=st.data())
 def test_each_size_matches_numpy(program, data):
-    resized = _resized_inputs(program)
+    axis = data.draw(st.integers(0, 2))
+    resized = _resized_inputs(program, axis)
     assume(resized)
     sizes = data.draw(st.lists(st.sampled_from(SIZES), min_size=3, max_size=3,
                                unique=True))
-    note(f"program:\n{program}\nresized inputs: {resized}, sizes {sizes}")
-    fn = _compiled(program, resized)
-    for n in [program.inputs[resized[0]].shape[0]] + sizes:
-        inputs = _at_size(program, resized, n, data)
+    note(f"program:\n{program}\nresized inputs: {resized} along axis {axis}, "
+         f"sizes {sizes}")
+    fn = _compiled(program, resized, axis)
+    for n in [program.inputs[resized[0]].shape[axis]] + sizes:
+        inputs = _at_size(program, resized, axis, n, data)
         note(f"n={n}: {inputs}")
         expected, got = run_numpy(program, inputs), call(fn, "native", inputs)
         if expected[1] is not None:
@@ -48,38 +51,38 @@ def test_each_size_matches_numpy(program, data):
         event(line.split(": ", 1)[1].split(" (")[0])
 
 
-def _resized_inputs(program):
-    """The positions of the inputs whose leading axis is the programs' batch axis."""
+def _resized_inputs(program, axis):
+    """The positions of the inputs of the greatest rank whose `axis` is the broadcast
+    result's along it, of length 2 or more (none if there is no such axis)."""
     arrays = [x for x in program.inputs if isinstance(x, np.ndarray)]
-    if not arrays:
+    ndim = max((x.ndim for x in arrays), default=0)
+    if axis >= ndim:
         return []
-    ndim = max(x.ndim for x in arrays)
-    if ndim == 0:
-        return []
-    lead = max(x.shape[0] for x in arrays if x.ndim == ndim)
-    if lead < 2:
+    length = max(x.shape[axis] for x in arrays if x.ndim == ndim)
+    if length < 2:
         return []
     return [i for i, x in enumerate(program.inputs)
-            if isinstance(x, np.ndarray) and x.ndim == ndim and x.shape[0] == lead]
+            if isinstance(x, np.ndarray) and x.ndim == ndim and x.shape[axis] == length]
 
 
-def _at_size(program, resized, n, data):
-    """The program's inputs with those `resized` drawn anew at leading size n, in the
+def _at_size(program, resized, axis, n, data):
+    """The program's inputs with those `resized` drawn anew with n along `axis`, in the
     dtype and memory layout they had."""
     inputs = list(program.inputs)
     for i in resized:
         x = inputs[i]
-        if x.shape[0] != n:
-            values = data.draw(input_values(x.dtype, (n,) + x.shape[1:]))
-            inputs[i] = laid_out(values, program.layouts[i])
+        if x.shape[axis] != n:
+            shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
+            inputs[i] = laid_out(data.draw(input_values(x.dtype, shape)),
+                                 program.layouts[i])
     return inputs
 
 
-def _compiled(program, resized):
+def _compiled(program, resized, axis):
     def fn(*inputs):
         values = evaluate(program, jnp, inputs, OPS)
         return tuple(values[i] for i in program.outputs)
     fn.__signature__ = inspect.Signature([
         inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
         for i in range(len(program.inputs))])
-    return jitflow.function(fn, dynamic_axes={f"x{i}": 0 for i in resized})
+    return jitflow.function(fn, dynamic_axes={f"x{i}": axis for i in resized})

@@ -6,9 +6,11 @@ ints. Code that reads shapes keeps working where it only adds, subtracts and mul
 them by ints. Any question whose answer depends on n (`size > 16`, `int(size)`,
 `range(size)`) raises DynamicDecision instead of being answered for one n: the compile
 then falls back to code for that one size. Questions answered alike for every n >= MIN_N
-are answered (`size == 1` is False); n runs from MIN_N to MAX_N, or from a larger
-smallest size (`from_size`): code that answers `n - 1 == 1` one way for every n but 2
-serves the sizes from 3 on, and the error says so (DynamicDecision.from_n).
+are answered (`size == 1` is False). n runs from MIN_N to MAX_N, or over a narrower
+range (`sizes_within`): code that answers `n - 1 == 1` one way for every n but 2
+serves the sizes from 3 on, and code that needs `3 * n` to fit a 32-bit int serves
+the sizes up to 715827882; the error says where its answer is one
+(DynamicDecision.sides).
 
 Code generation turns a Size into a value of the generated code (codegen's I64), and
 decisions that only tune speed ask `typical` for the size the function was called with.
@@ -20,31 +22,33 @@ from contextlib import contextmanager
 MIN_N = 2  # n = 0 and n = 1 keep code of their own: a length-1 axis broadcasts
 MAX_N = 2**31 - 1  # and n beyond a BLAS int (no array that long fits in memory anyway)
 
-_domain = threading.local()  # .smallest: the smallest n of the code being made
+_domain = threading.local()  # .range: (smallest, largest) n of the code being made
 
 
 class DynamicDecision(Exception):
-    """A question about a dynamic size whose answer depends on the size. from_n: the
-    smallest n from which it has one answer (None where there is none)."""
+    """A question about a dynamic size whose answer depends on the size. sides: (a, b)
+    where it has one answer for every n up to a and one for every n from b on (None
+    where that is not known)."""
 
-    def __init__(self, message, from_n=None):
+    def __init__(self, message, sides=None):
         super().__init__(message)
-        self.from_n = from_n
+        self.sides = sides
 
 
-def smallest_n():
-    return getattr(_domain, "smallest", MIN_N)
+def size_range():
+    """(smallest, largest): the sizes the code being made serves."""
+    return getattr(_domain, "range", (MIN_N, MAX_N))
 
 
 @contextmanager
-def from_size(smallest):
-    """Within the block (on this thread), sizes run from `smallest` to MAX_N."""
-    saved = smallest_n()
-    _domain.smallest = smallest
+def sizes_within(smallest, largest):
+    """Within the block (on this thread), sizes run from `smallest` to `largest`."""
+    saved = size_range()
+    _domain.range = (smallest, largest)
     try:
         yield
     finally:
-        _domain.smallest = saved
+        _domain.range = saved
 
 
 class Size:
@@ -121,6 +125,9 @@ class Size:
     def __bool__(self):
         return not _zero_for_every_n(self, "bool")
 
+    def __abs__(self):
+        return self if self >= 0 else -self
+
     def __hash__(self):
         return hash(("Size", self.per, self.const))
 
@@ -155,25 +162,26 @@ def _parts(value, operation):
 
 
 def _zero_for_every_n(difference, operation):
-    """Whether `difference` (a Size or int) is 0 for every n from smallest_n() to MAX_N
-    (True) or for none (False); raises when that depends on n."""
+    """Whether `difference` (a Size or int) is 0 for every n of size_range() (True) or
+    for none (False); raises when that depends on n."""
     if not isinstance(difference, Size):
         return difference == 0
     root, remainder = divmod(-difference.const, difference.per)
-    if remainder or not smallest_n() <= root <= MAX_N:
+    smallest, largest = size_range()
+    if remainder or not smallest <= root <= largest:
         return False  # no n makes it 0
     raise DynamicDecision(f"{operation}: {difference!r} is 0 for n = {root} only",
-                          from_n=root + 1)
+                          sides=(root - 1, root + 1))
 
 
 def _for_every_n(difference, compare, operation):
-    """Whether compare(difference, 0) holds for every n from smallest_n() to MAX_N
-    (True) or for none (False); raises when that depends on n. The comparisons are
-    monotone in the value, which for a linear form runs between its values at the two
-    ends: where both ends agree, every value between does."""
+    """Whether compare(difference, 0) holds for every n of size_range() (True) or for
+    none (False); raises when that depends on n. The comparisons are monotone in the
+    value, which for a linear form runs between its values at the two ends: where
+    both ends agree, every value between does."""
     if not isinstance(difference, Size):
         return compare(difference, 0)
-    low, high = smallest_n(), MAX_N
+    low, high = size_range()
     last = compare(difference.at(high), 0)
     if compare(difference.at(low), 0) == last:
         return last
@@ -184,7 +192,7 @@ def _for_every_n(difference, compare, operation):
         else:
             low = middle
     raise DynamicDecision(f"{operation}: {difference!r} against 0 depends on the size",
-                          from_n=high)
+                          sides=(low, high))
 
 
 def product(values):

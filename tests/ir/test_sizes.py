@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jitflow.ir.sizes import (MAX_N, MIN_N, DynamicDecision, Size, evaluate, from_size,
-                              product, surely, typical)
+from jitflow.ir.sizes import (MAX_N, MIN_N, DynamicDecision, Size, evaluate, product,
+                              sizes_within, surely, typical)
 
 COMPARISONS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
                operator.ge]
@@ -99,26 +99,37 @@ def test_products_evaluations_and_safe_questions():
 
 @given(per=st.integers(-3, 3).filter(bool), const=st.integers(-40, 40),
        compare=st.sampled_from(COMPARISONS))
-def test_a_refused_question_says_from_which_size_it_has_one_answer(per, const, compare):
+def test_a_refused_question_says_where_it_has_one_answer(per, const, compare):
     size = Size(per, const)
     try:
         compare(size, 0)
     except DynamicDecision as error:
-        assert MIN_N < error.from_n <= MAX_N
-        answers = {compare(size.at(n), 0) for n in (error.from_n, error.from_n + 1,
-                                                    MAX_N)}
-        assert len(answers) == 1 and compare(size.at(error.from_n - 1), 0) not in answers
-        with from_size(error.from_n):
-            assert compare(size, 0) in answers  # answered from there on
+        below, above = error.sides
+        assert MIN_N <= below < above <= MAX_N
+        lower = {compare(size.at(n), 0) for n in (MIN_N, below)}
+        upper = {compare(size.at(n), 0) for n in (above, above + 1, MAX_N)}
+        assert len(lower) == len(upper) == 1
+        with sizes_within(MIN_N, below):
+            assert {compare(size, 0)} == lower  # answered below the change
+        with sizes_within(above, MAX_N):
+            assert {compare(size, 0)} == upper  # and above it
         return
 
 
-def test_sizes_from_a_larger_smallest_size():
+def test_sizes_within_a_narrower_range():
     n = Size(1)
     with pytest.raises(DynamicDecision) as refused:
         bool(n - 1 == 1)
-    assert refused.value.from_n == 3
-    with from_size(3):
+    assert refused.value.sides == (1, 3)
+    with sizes_within(3, MAX_N):
         assert n - 1 != 1 and n > 2
+    with pytest.raises(DynamicDecision) as refused:
+        3 * n <= 2**31 - 1  # noqa: B015
+    assert refused.value.sides == (715827882, 715827883)
+    with sizes_within(MIN_N, 715827882):
+        assert 3 * n <= 2**31 - 1
     with pytest.raises(DynamicDecision):
-        n > 2  # noqa: B015 (the smallest size is 2 again)
+        n > 2  # noqa: B015 (the range is MIN_N to MAX_N again)
+    assert abs(-n) == n and abs(n - 1) == n - 1
+    with pytest.raises(DynamicDecision):
+        abs(n - 10)

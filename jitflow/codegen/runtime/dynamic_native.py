@@ -8,7 +8,7 @@ go through the checked path: the Python entry's table of shapes is one size's.
 """
 import numpy as np
 
-from ...ir.sizes import MIN_N, evaluate, from_size
+from ...ir.sizes import MAX_N, MIN_N, evaluate, sizes_within
 from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
 from .native import _ENTRY_TYPE, NativeGraph
@@ -18,12 +18,12 @@ from .output_pool import POOLED_BYTES
 class DynamicNative:
     """template: a Template whose graph is fused and scheduled already (as
     NativeGraph's own graph is); typical: the size that decisions tuning speed take;
-    smallest: the smallest n the code serves (ir/sizes.py)."""
+    sizes: (smallest, largest), the n the code serves (ir/sizes.py)."""
 
-    def __init__(self, template, name, typical, smallest=MIN_N):
-        self.template, self.name, self.smallest = template, name, smallest
+    def __init__(self, template, name, typical, sizes=(MIN_N, MAX_N)):
+        self.template, self.name, self.sizes = template, name, sizes
         graph = template.graph
-        with quick_thread_switches(), from_size(smallest):
+        with quick_thread_switches(), sizes_within(*sizes):
             compiled, lowering, self.llvm_irs = self._compile(graph, name, typical)
         self.compiled = compiled
         self.workspace_size = lowering.memory.size
@@ -47,10 +47,11 @@ class DynamicNative:
             compilation.sources()
 
     def at(self, n, passed):
-        """What runs the graph at size n (at least `smallest`); `passed`: the values of
-        the constants the template takes as inputs, at that size."""
-        if n < self.smallest:
-            raise ValueError(f"{self.name}: the code serves n >= {self.smallest}, not {n}")
+        """What runs the graph at size n (within `sizes`); `passed`: the values of the
+        constants the template takes as inputs, at that size."""
+        if not self.sizes[0] <= n <= self.sizes[1]:
+            raise ValueError(f"{self.name}: the code serves n from {self.sizes[0]} to "
+                             f"{self.sizes[1]}, not {n}")
         return SizedNative(self, n, passed)
 
 
