@@ -9,18 +9,13 @@ compiled for itself, the second makes the code for all sizes, and later ones run
 code where their graph is the template's (dynamic_axes.py); hypothesis' statistics
 (`--hypothesis-show-statistics`) count how each size ran.
 """
-import inspect
-
 import numpy as np
 from hypothesis import assume, event, given, note
 from hypothesis import strategies as st
 
-import jitflow
-import jitflow.numpy as jnp
 from fuzzer_inputs import input_values, laid_out
-from fuzzer_ops import OPS
-from test_compositions import evaluate
-from test_program_fuzzer import FUZZ, call, check, numpy_values, programs, run_numpy
+from test_program_fuzzer import (FUZZ, call, check, numpy_values, programs, run_numpy,
+                                 traced)
 
 SIZES = (2, 3, 4, 5, 7, 19, 33)
 
@@ -35,7 +30,7 @@ def test_each_size_matches_numpy(program, data):
                                unique=True))
     note(f"program:\n{program}\nresized inputs: {resized} along axis {axis}, "
          f"sizes {sizes}")
-    fn = _compiled(program, resized, axis)
+    fn = traced(program, "native", dynamic_axes={f"x{i}": axis for i in resized})
     for n in [program.inputs[resized[0]].shape[axis]] + sizes:
         inputs = _at_size(program, resized, axis, n, data)
         note(f"n={n}: {inputs}")
@@ -77,12 +72,3 @@ def _at_size(program, resized, axis, n, data):
                                  program.layouts[i])
     return inputs
 
-
-def _compiled(program, resized, axis):
-    def fn(*inputs):
-        values = evaluate(program, jnp, inputs, OPS)
-        return tuple(values[i] for i in program.outputs)
-    fn.__signature__ = inspect.Signature([
-        inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        for i in range(len(program.inputs))])
-    return jitflow.function(fn, dynamic_axes={f"x{i}": axis for i in resized})

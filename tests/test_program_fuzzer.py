@@ -202,21 +202,22 @@ def test_program_matches_numpy_on_every_path(program, background):
             check(label, got, expected, program, values)
 
 
-def traced(program, backend):
-    """The program as a jitflow.function (compiled for `backend` when first called)."""
+def traced(program, backend, **options):
+    """The program as a jitflow.function (compiled for `backend` when first called;
+    `options` are jitflow.function's), its inputs named x0, x1, ..."""
     def fn(*inputs):
         values = evaluate(program, jnp, inputs, OPS)
         return tuple(values[i] for i in program.outputs)
-    return compiled(fn, len(program.inputs))
+    return compiled(fn, len(program.inputs), **options)
 
 
-def compiled(fn, count):
-    """jitflow.function(fn) for `fn(*inputs)` taking `count` inputs, named as
-    parameters: calls of a function with *args never take the fast entry."""
+def compiled(fn, count, **options):
+    """jitflow.function(fn, **options) for `fn(*inputs)` taking `count` inputs, named
+    as parameters: calls of a function with *args never take the fast entry."""
     fn.__signature__ = inspect.Signature([
         inspect.Parameter(f"x{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
         for i in range(count)])
-    return jitflow.function(fn)
+    return jitflow.function(fn, **options)
 
 
 @contextlib.contextmanager
