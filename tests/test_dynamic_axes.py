@@ -234,3 +234,19 @@ def test_copies_and_methods_keep_their_dynamic_axes():
         np.testing.assert_array_equal(compiled(np.ones((n, 2))), np.full((n, 2), 3.0))
         np.testing.assert_array_equal(scaler.scale(np.ones((n, 2))), np.full((n, 2), 3.0))
     assert ran(compiled) == ["all"] * 2
+
+
+def test_a_size_called_again_goes_straight_to_its_native_code():
+    compiled = jitflow.function(lambda x: x * 2 + 1, dynamic_axes={"x": 0})
+    for n in (3, 4, 5, 5, 5):
+        x = np.arange(n * 2, dtype=np.float32).reshape(n, 2)
+        np.testing.assert_array_equal(compiled(x), x * 2 + 1)
+    # From the size's second call, the entry Python calls directly (made for it).
+    assert compiled._direct is not None
+    np.testing.assert_array_equal(compiled._direct.call(x), x * 2 + 1)
+    out = np.empty_like(x)
+    assert compiled(x, out=out) is out
+    np.testing.assert_array_equal(out, x * 2 + 1)
+    transposed = np.arange(10, dtype=np.float32).reshape(2, 5).T  # declined: checked
+    np.testing.assert_array_equal(compiled(transposed), transposed * 2 + 1)
+    assert ran(compiled) == ["all"] * 2

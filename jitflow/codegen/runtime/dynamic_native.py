@@ -3,16 +3,32 @@ graph at every size n of the dynamic axis. `at(n, passed)` gives what runs one s
 a NativeGraph in all but its compile, whose shapes are the template's taken at n.
 
 The code takes n as its last input (a 0-d int64 array) and computes every size from it
-(lowering/lower.py, _size_value); the workspace is the memory plan's size at n. Calls
-go through the checked path: the Python entry's table of shapes is one size's.
+(lowering/lower.py, _size_value); the workspace is the memory plan's size at n.
+
+Python calls each size's code directly (python_entry.py) through a small module of its
+own, made at the size's first call: its table holds that size's shapes, and its entry
+adds the constants passed in and n to the arguments before it calls the code for all
+sizes. That module's text is the same in every process (the code's address and the
+added arrays' are written into its globals once it is compiled), so the disk cache
+keeps it.
 """
+import ctypes
+import threading
+import weakref
+
 import numpy as np
+from llvmlite import ir
 
 from ...ir.sizes import MAX_N, MIN_N, evaluate, sizes_within
-from ..jit.engine import CompiledModule, Compilation, quick_thread_switches
+from ..emitter import I32, I64, PTR
+from ..jit.engine import SHORT_PIPELINE, CompiledModule, Compilation, quick_thread_switches
 from ..lowering.lower import ENTRY, Lowering
 from .native import _ENTRY_TYPE, NativeGraph
 from .output_pool import POOLED_BYTES
+from .python_call import ENTRY_POINTER
+from .python_entry import (PYTHON_ENTRY, PYTHON_ENTRY_INTO, SPARE_WORKSPACE,
+                           add_python_entry, free_spare_workspace, make_callable,
+                           python_entry_abi)
 
 
 class DynamicNative:
@@ -27,7 +43,8 @@ class DynamicNative:
             compiled, lowering, self.llvm_irs = self._compile(graph, name, typical)
         self.compiled = compiled
         self.workspace_size = lowering.memory.size
-        self._entry = _ENTRY_TYPE(compiled.address(ENTRY))
+        self.entry_address = compiled.address(ENTRY)
+        self._entry = _ENTRY_TYPE(self.entry_address)
 
     @staticmethod
     def _compile(graph, name, typical):
@@ -76,12 +93,90 @@ class SizedNative(NativeGraph):
         self._slots = len(graph.inputs) + len(self._out_types) + 1
         self._pooled = [t.size * t.dtype.itemsize >= POOLED_BYTES for t in self._out_types]
         self.workspace_size = evaluate(dynamic.workspace_size, n)
-        self.python_entry = self.python_entry_into = None
         self.timed_nodes, self._node_counters, self.callees = [], [], []
         self._spare_workspaces = []
+        self._entries = None  # (python_entry, python_entry_into), once made
+        self._checked_calls = 0
+        self._direct = python_entry_abi() and not any(
+            t.weak for t in self._in_types + self._out_types)
 
     def extra_arguments(self):
         return self._extra
+
+    def __call__(self, args, into=None):
+        self._checked_calls += 1
+        return super().__call__(args, into)
+
+    @property
+    def python_entry(self):
+        return self._python_entries()[0]
+
+    @property
+    def python_entry_into(self):
+        return self._python_entries()[1]
+
+    def _python_entries(self):
+        """(python_entry, python_entry_into): made once the size was called (a size
+        called once never pays for them), else None."""
+        if self._entries is None:
+            if not (self._direct and self._checked_calls):
+                return None, None
+            with _MAKING:  # (one module: the entries made keep only it alive)
+                if self._entries is None:
+                    self._entries = self._add_python_entries()
+        return self._entries
+
+    def _add_python_entries(self):
+        """python_entry and python_entry_into for this size (see the module's doc)."""
+        count = len(self._in_types)
+        module = _sized_entry_module(count, len(self._extra), len(self._out_types))
+        add_python_entry(module, module.get_global(SIZED_ENTRY), self._in_types,
+                         self._out_types, self.workspace_size)
+        compilation = Compilation(speed_level=SHORT_PIPELINE)
+        compilation.add(str(module), in_background=False)
+        self.entry_code = entry_code = CompiledModule.from_compilation(compilation)
+        _write_pointers(entry_code.global_address(CODE), [self.dynamic.entry_address])
+        _write_pointers(entry_code.global_address(ADDED),
+                        [array.ctypes.data for array in self._extra])
+        weakref.finalize(self, free_spare_workspace, entry_code,
+                         entry_code.global_address(SPARE_WORKSPACE))
+        into = make_callable(entry_code.address(PYTHON_ENTRY_INTO), self, self.name)
+        if any(self._pooled):  # (pooled outputs are the checked path's to allocate)
+            return None, into
+        return make_callable(entry_code.address(PYTHON_ENTRY), self, self.name), into
+
+
+_MAKING = threading.Lock()
+SIZED_ENTRY = "jitflow_sized_entry"
+CODE = "jitflow_code_for_all_sizes"  # the address of its entry (written once compiled)
+ADDED = "jitflow_added_arrays"  # the arrays added after the arguments (the same)
+
+
+def _sized_entry_module(inputs, added, outputs):
+    """i32 SIZED_ENTRY(ptr slots): the code for all sizes run on the slots (inputs,
+    outputs, workspace) with the pointers in ADDED put after the inputs."""
+    module = ir.Module("sized entry")
+    code = ir.GlobalVariable(module, PTR, CODE)
+    code.initializer = ir.Constant(PTR, None)
+    table = ir.GlobalVariable(module, ir.ArrayType(PTR, added), ADDED)
+    table.initializer = ir.Constant(table.value_type, None)
+    function = ir.Function(module, ir.FunctionType(I32, [PTR]), SIZED_ENTRY)
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    (slots,) = function.args
+    total = inputs + added + outputs + 1
+    moved = b.alloca(ir.ArrayType(PTR, total))
+    sources = [(slots, i) for i in range(inputs)] + [(table, i) for i in range(added)] + \
+        [(slots, inputs + i) for i in range(outputs + 1)]
+    for position, (source, index) in enumerate(sources):
+        pointer = b.load(b.gep(source, [I64(index)], source_etype=PTR), typ=PTR)
+        b.store(pointer, b.gep(moved, [I64(0), I64(position)]))
+    b.ret(b.call(b.load(code, typ=ENTRY_POINTER), [moved]))
+    return module
+
+
+def _write_pointers(address, values):
+    for index, value in enumerate(values):
+        ctypes.c_void_p.from_address(address + 8 * index).value = value
 
 
 def _at(type, n):
