@@ -20,7 +20,7 @@ def lower_region(lo, body, inputs, outputs):
                      if isinstance(lit, Lit)})
     inline_checks = lo._check_fused_python_ints(body, operands)
     order = _memory_order(region, operands)
-    if _by_rows(region, order):
+    if _by_rows(region, order, lo.typical):
         lower_rows(lo, region, operands, outputs, inline_checks)
     else:
         lower_columns(lo, region, operands, outputs, inline_checks, order)
@@ -33,25 +33,23 @@ def reduce(lo, node, inputs, outputs):
     lower_region(lo, body, inputs, outputs)
 
 
-def _by_rows(region, order):
+def _by_rows(region, order, typical):
     """Rows, when the region reads its own reductions (it must: only rows finish them
     early), or when the axis its operand walks contiguously is reduced and the rows are
     not short: then vector accumulators take whole vectors of a row. Otherwise the
     domain is walked in memory order folding each element into its output slot:
     vectorized over the kept contiguous axis, or, for short rows, at a cost per element
     rather than per row. A float product is always walked in memory order: it must
-    fold its elements one by one in NumPy's order (fuse.py). So is a row whose length
-    is known at run time only (ir/sizes.py): row loops cut rows into chunks by length."""
+    fold its elements one by one in NumPy's order (fuse.py). A row's length that is a
+    run-time size (ir/sizes.py) counts at its `typical` value: either way is right."""
     if len(region.phases) > 1 or region.phases[0].after:
         return True
     if any(in_memory_order(node) for node in region.body.nodes):
         return False
-    if not all(isinstance(region.shape[axis], int) for axis in region.axes):
-        return False
     long_axes = [axis for axis in order if region.shape[axis] != 1]
     if not long_axes or long_axes[-1] not in region.axes:
         return not long_axes
-    row = math.prod(region.shape[axis] for axis in region.axes)
+    row = typical(math.prod(region.shape[axis] for axis in region.axes))
     dtypes = [n.outputs[0].type.dtype for n in region.body.nodes if n.op in REDUCTIONS]
     return row >= min(lanes(dtype) for dtype in dtypes) // 2
 

@@ -25,6 +25,7 @@ from ..emitter import I64, ltype, scalar_constant
 from ..views import View, collapse, contiguous_strides
 from .accumulate import (CHUNK, VECTOR_BYTES, Accumulator, combine_tree, fold_in_order,
                          identity, widens)
+from .cascade import CascadeSum, wants_cascade
 
 
 def lower_rows(lo, region, operands, outputs, inline_checks):
@@ -228,27 +229,20 @@ class RowLoops:
 
     def _reduce_in_order(self, phase, views, scalars):
         """A reducing phase over a row whose length is known at run time only
-        (ir/sizes.py), which chunk_plan cannot cut: each reduction folds the row's
-        elements one after the other, in C order (as NumPy's loop along an axis
-        does), in an accumulator kept on the stack."""
+        (ir/sizes.py), which chunk_plan cannot cut: the row's elements are folded one
+        after the other, in C order, a float sum's through a cascade of blocks as
+        accurate as NumPy's pairwise sum (cascade.py), the others in an accumulator
+        kept on the stack (max and min as NumPy's loop along an axis folds them)."""
         em, keys = self.em, list(views)
-        held = {}
-        for r in phase.reductions:
-            dtype = r.outputs[0].type.dtype
-            held[r] = self.lo.entry_alloca(ltype(dtype))
-            em.b.store(em.const(identity(r.op, dtype), dtype), held[r])
+        folds = {r: _InOrder(self.lo, r) for r in phase.reductions}
 
         def element(offsets):
             env = self._element(phase, views, dict(zip(keys, offsets)), scalars,
                                 list(scalars))
-            for r, slot in held.items():
-                dtype, operand = r.outputs[0].type.dtype, r.inputs[0]
-                value = em.cast(env[operand], operand.type.dtype, dtype)
-                em.b.store(fold_in_order(em, r.op, dtype, em.b.load(slot, typ=ltype(dtype)),
-                                         value), slot)
+            for r, fold in folds.items():
+                fold.add(em.cast(env[r.inputs[0]], r.inputs[0].type.dtype, fold.dtype))
         self.lo.loop_nest(self.row_shape, [views[k] for k in keys], element, rolled=True)
-        return {r.outputs[0]: em.b.load(slot, typ=ltype(r.outputs[0].type.dtype))
-                for r, slot in held.items()}
+        return {r.outputs[0]: fold.result() for r, fold in folds.items()}
 
     def _streamed_output(self, keys):
         """The position among `keys` of an output the phase stores, if the region is
@@ -359,6 +353,33 @@ class RowLoops:
             element = ltype(reduction.outputs[0].type.dtype)
             self.tiles[id(reduction)] = self.lo.entry_alloca(ir.ArrayType(element, CHUNK))
         return self.tiles[id(reduction)]
+
+
+class _InOrder:
+    """One reduction folding a row's elements in order (RowLoops._reduce_in_order)."""
+
+    def __init__(self, lo, reduction):
+        self.em, self.op = lo.em, reduction.op
+        self.dtype = reduction.outputs[0].type.dtype
+        if wants_cascade(self.op, self.dtype):
+            self.cascade = CascadeSum(lo, self.dtype)
+            self.cascade.start()
+        else:
+            self.cascade, self.slot = None, lo.entry_alloca(ltype(self.dtype))
+            self.em.b.store(self.em.const(identity(self.op, self.dtype), self.dtype),
+                            self.slot)
+
+    def add(self, value):
+        if self.cascade is not None:
+            self.cascade.add(value)
+            return
+        acc = self.em.b.load(self.slot, typ=ltype(self.dtype))
+        self.em.b.store(fold_in_order(self.em, self.op, self.dtype, acc, value), self.slot)
+
+    def result(self):
+        if self.cascade is not None:
+            return self.cascade.result()
+        return self.em.b.load(self.slot, typ=ltype(self.dtype))
 
 
 def _restrided(view, shape, strides):
