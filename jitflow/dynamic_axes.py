@@ -18,8 +18,37 @@ from .ir.size_templates import NotGeneral, generalize
 from .ir.sizes import MAX_N, MIN_N, DynamicDecision
 
 
+def inferred_axes(old, new):
+    """{argument: axis} when signature `new` differs from `old` only in the size of
+    one axis of some arrays (the same axis, from one size to one other), else None."""
+    if (old.structure, old.statics, old.matmul_precision, old.paths) != \
+            (new.structure, new.statics, new.matmul_precision, new.paths):
+        return None
+    axes, sizes = {}, set()
+    for path, before, after in zip(new.paths, old.types, new.types):
+        if before == after:
+            continue
+        axis = _changed_axis(before, after)
+        if axis is None or axes.setdefault(path.split("[")[0], axis) != axis:
+            return None
+        sizes.add((before.shape[axis], after.shape[axis]))
+    return axes if len(sizes) == 1 and len(set(axes.values())) == 1 else None
+
+
+def _changed_axis(before, after):
+    """The one axis whose size differs between two array types alike otherwise."""
+    shapes = getattr(before, "shape", None), getattr(after, "shape", None)
+    if None in shapes or before.with_shape(after.shape) != after or \
+            len(shapes[0]) != len(shapes[1]):
+        return None
+    changed = [axis for axis, (a, b) in enumerate(zip(*shapes)) if a != b]
+    return changed[0] if len(changed) == 1 else None
+
+
 class DynamicAxes:
-    def __init__(self, name, axes, parameters):
+    def __init__(self, name, axes, parameters, inferred=False):
+        """inferred: the axes were found by inferred_axes, not asked for (retraces of
+        a new size still warn then)."""
         for argument, axis in axes.items():
             if argument not in parameters:
                 raise ValueError(f"{name}: dynamic_axes names '{argument}', which is not "
@@ -27,7 +56,7 @@ class DynamicAxes:
             if not isinstance(axis, int) or isinstance(axis, bool) or axis < 0:
                 raise ValueError(f"{name}: dynamic_axes['{argument}'] = {axis!r}; give "
                                  f"the position of one axis, counted from 0")
-        self.name, self.axes = name, dict(axes)
+        self.name, self.axes, self.inferred = name, dict(axes), inferred
         self._families = {}  # signature with the sizes left out -> _Family
         self.report = []  # one line per size compiled: how it runs
 
@@ -42,6 +71,15 @@ class DynamicAxes:
         native, how = family.native(schedule(fuse(graph)), n)
         self.report.append(f"n={n}: {how}")
         return native
+
+    def seed(self, signature, graph):
+        """Take `graph` (optimized), compiled for `signature` before the axes were
+        known, as its family's first size."""
+        found = self._size(signature)
+        if found is not None:
+            family = self._families.setdefault(found[1], _Family(self.name))
+            family.first = (schedule(fuse(graph)), found[0])
+            self.report.append(f"n={found[0]}: compiled for this size (the first)")
 
     def only_size_changed(self, old, new):
         """Whether signature `new` differs from `old` only in the dynamic axes' size."""

@@ -27,7 +27,7 @@ from .pickling import found_by_name
 from .ir.passes import optimize as optimize_graph
 from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .bound_methods import bound_method
-from .dynamic_axes import DynamicAxes
+from .dynamic_axes import DynamicAxes, inferred_axes
 from .named_arrays import NamedArrays
 from .writing_calls import WritingCalls
 from .trace import Stateful, Tracer, is_tracing
@@ -461,6 +461,8 @@ class Function(WritingCalls):
     def _compile(self, bound, signature, leaves):
         if self._last is not None:
             self._record_retrace(self._last, signature)
+            if self._dynamic is None and config.auto_dynamic_axes:
+                self._infer_dynamic_axes(self._last, signature)
         self._info.traces += 1
         started = time.perf_counter()
         locations = {} if PROFILERS else None  # the profiler names kernels' lines
@@ -487,6 +489,20 @@ class Function(WritingCalls):
         self._keep_cache_bounded()
         return executable
 
+    def _infer_dynamic_axes(self, old, new):
+        """Where `new` differs from the last signature `old` only in one axis's size,
+        that axis becomes dynamic (config.auto_dynamic_axes), the last size's graph
+        the first of its sizes."""
+        axes = inferred_axes(old, new)
+        if axes is None:
+            return
+        self._dynamic = DynamicAxes(self.__qualname__, axes, self.signature.parameters,
+                                    inferred=True)
+        self._info.dynamic = self._dynamic.report
+        previous = self._cache.get(old)
+        if previous is not None and previous.backend == "native":
+            self._dynamic.seed(old, previous.graph)
+
     def _keep_cache_bounded(self):
         """Forget the least recently used signatures beyond config.cache_size (a long
         run over ever new shapes keeps a bounded number of compiled ones)."""
@@ -507,7 +523,8 @@ class Function(WritingCalls):
         self._direct = self._direct_signature = None
 
     def _record_retrace(self, old, new):
-        if self._dynamic is not None and self._dynamic.only_size_changed(old, new):
+        if self._dynamic is not None and not self._dynamic.inferred and \
+                self._dynamic.only_size_changed(old, new):
             self._size_traces += 1  # asked for: not a retrace to warn of
             return
         reason = f"{'; '.join(_differences(old, new))} (call at {user_location()})"

@@ -263,3 +263,47 @@ def test_a_long_float_sum_along_the_dynamic_axis_is_as_accurate_as_numpys():
         assert abs(total / exact - 1) < 1e-6 and abs(mean * n / exact - 1) < 1e-6
         assert abs(x.sum() / exact - 1) < 1e-6  # (NumPy's, for scale)
     assert ran(compiled) == ["all"] * 3
+
+
+@pytest.fixture
+def auto_dynamic_axes():
+    def set_to(value):
+        jitflow.config.auto_dynamic_axes = value
+    before = jitflow.config.auto_dynamic_axes
+    yield set_to
+    jitflow.config.auto_dynamic_axes = before
+
+
+def test_a_retrace_that_differs_in_one_axis_only_makes_it_dynamic(auto_dynamic_axes):
+    auto_dynamic_axes(True)
+    fn = jitflow.function(lambda x, w: np.tanh(x @ w).sum(axis=1))
+    w = np.linspace(-1, 1, 6).reshape(3, 2)
+    for n in (4, 5, 9, 2, 30):
+        x = np.arange(n * 3.0).reshape(n, 3) / 10
+        np.testing.assert_allclose(fn(x, w), np.tanh(x @ w).sum(axis=1), atol=1e-14)
+    assert fn.cache_info().dynamic[0] == "n=4: compiled for this size (the first)"
+    assert ran(fn) == ["all"] * 4
+    assert fn.dynamic_axes is None  # (inferred, not asked for)
+
+
+def test_retraces_that_differ_otherwise_keep_code_per_signature(auto_dynamic_axes):
+    auto_dynamic_axes(True)
+    both = jitflow.function(lambda x, y: x.sum() + y.sum())
+    both(np.ones((2, 3)), np.ones((4, 5)))
+    both(np.ones((3, 3)), np.ones((4, 6)))  # two axes changed
+    both(np.ones((3, 3), np.float32), np.ones((4, 6)))  # a dtype changed
+    assert both.cache_info().dynamic == []
+    auto_dynamic_axes(False)
+    off = jitflow.function(lambda x: x * 2)
+    for n in (2, 3, 4):
+        off(np.ones(n))
+    assert off.cache_info().dynamic == []
+
+
+def test_inferred_axes_still_warn_of_many_retraces(auto_dynamic_axes):
+    auto_dynamic_axes(True)
+    fn = jitflow.function(lambda x: x + 1)
+    with pytest.warns(jitflow.RetraceWarning):
+        for n in range(2, 3 + jitflow.config.retrace_warning_after):
+            fn(np.ones(n))
+    assert ran(fn).count("all") == jitflow.config.retrace_warning_after
