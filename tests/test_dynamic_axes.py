@@ -307,3 +307,13 @@ def test_inferred_axes_still_warn_of_many_retraces(auto_dynamic_axes):
         for n in range(2, 3 + jitflow.config.retrace_warning_after):
             fn(np.ones(n))
     assert ran(fn).count("all") == jitflow.config.retrace_warning_after
+
+
+def test_a_sum_of_computed_values_counts_only_the_row_s_elements():
+    # (x * 2 + 1) is 1 where a partial vector's missing lanes read 0: they must not count
+    compiled = jitflow.function(lambda x: (x * 2 + 1).sum(), dynamic_axes={"x": 0})
+    for n in (100, 101, 7, 1025, 33):
+        x = np.linspace(-1, 1, n * 3).reshape(n, 3).astype(np.float32)
+        want = (x.astype(np.float64) * 2 + 1).sum()
+        assert abs(compiled(x) - want) <= 1e-5 * max(1.0, abs(want))
+    assert ran(compiled) == ["all"] * 4

@@ -25,7 +25,8 @@ from ..emitter import I64, ltype, scalar_constant
 from ..views import View, collapse, contiguous_strides
 from .accumulate import (CHUNK, VECTOR_BYTES, Accumulator, combine_tree, fold_in_order,
                          identity, widens)
-from .cascade import CascadeSum, wants_cascade
+from .cascade import CascadeSum, VectorCascadeSum, vector_cascade_dtype, wants_cascade
+from .vector_loops import vector_lanes
 
 
 def lower_rows(lo, region, operands, outputs, inline_checks):
@@ -234,15 +235,27 @@ class RowLoops:
         accurate as NumPy's pairwise sum (cascade.py), the others in an accumulator
         kept on the stack (max and min as NumPy's loop along an axis folds them)."""
         em, keys = self.em, list(views)
-        folds = {r: _InOrder(self.lo, r) for r in phase.reductions}
+        lanes = self._vector_cascade_lanes(phase, [views[k] for k in keys])
+        folds = {r: _InOrder(self.lo, r, lanes) for r in phase.reductions}
 
         def element(offsets):
             env = self._element(phase, views, dict(zip(keys, offsets)), scalars,
                                 list(scalars))
             for r, fold in folds.items():
                 fold.add(em.cast(env[r.inputs[0]], r.inputs[0].type.dtype, fold.dtype))
-        self.lo.loop_nest(self.row_shape, [views[k] for k in keys], element, rolled=True)
+        self.lo.loop_nest(self.row_shape, [views[k] for k in keys], element, rolled=True,
+                          vector=lanes is not None)
         return {r.outputs[0]: fold.result() for r, fold in folds.items()}
+
+    def _vector_cascade_lanes(self, phase, views):
+        """The lanes of the vector loop over the row (as loop_nest will find them) when
+        every reduction of the phase is a float32 or float64 sum, else None."""
+        if not all(wants_cascade(r.op, r.outputs[0].type.dtype) and
+                   vector_cascade_dtype(r.outputs[0].type.dtype) for r in phase.reductions):
+            return None
+        shape, strides = collapse(self.row_shape,
+                                  *[v.broadcast_to(self.row_shape).strides for v in views])
+        return vector_lanes(shape, views, strides)
 
     def _streamed_output(self, keys):
         """The position among `keys` of an output the phase stores, if the region is
@@ -358,10 +371,14 @@ class RowLoops:
 class _InOrder:
     """One reduction folding a row's elements in order (RowLoops._reduce_in_order)."""
 
-    def __init__(self, lo, reduction):
+    def __init__(self, lo, reduction, lanes=None):
+        """lanes: the row's loop is vector code of that many lanes (a float sum's)."""
         self.em, self.op = lo.em, reduction.op
         self.dtype = reduction.outputs[0].type.dtype
-        if wants_cascade(self.op, self.dtype):
+        if lanes is not None:
+            self.cascade = VectorCascadeSum(lo, self.dtype, lanes)
+            self.cascade.start()
+        elif wants_cascade(self.op, self.dtype):
             self.cascade = CascadeSum(lo, self.dtype)
             self.cascade.start()
         else:
