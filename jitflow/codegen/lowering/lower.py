@@ -14,7 +14,6 @@ from llvmlite import ir
 
 from ...ir.graph import Lit
 from ...ir.primitive import VIEW_OPS
-from ...ir.sizes import DynamicDecision, typical
 from ...ir.types import is_bfloat16, is_floating
 from ..emitter import I8, I32, I64, PTR, Emitter, declared_in, ltype
 from ..errors import ErrorState
@@ -33,17 +32,17 @@ from .kernels import SharedKernels
 from .node_clock import NodeClock
 from .numerics import NumericsChecks
 from .parallel import BODY, Workers, body_type, define_entry, split_axis
+from .runtime_sizes import RuntimeSizes
 from .structural import STRUCTURAL
 
 ENTRY = "jitflow_entry"
 # Instructions in a segment's function before a new segment starts (see _open_segment).
 SEGMENT_INSTRUCTIONS = 300
-INT64 = ir.IntType(64)  # (I64 of a Size would be that size's value)
 # A streamed nest's rows are at least this many vectors (Lowering._streamed).
 STREAMED_ROW_VECTORS = 4
 
 
-class Lowering(ElementwiseLowering):
+class Lowering(ElementwiseLowering, RuntimeSizes):
     """Lowers one graph into `modules` (see SEGMENT_INSTRUCTIONS); `memory.size` is the
     workspace it needs. With several threads the graph goes into body functions that
     each worker runs (parallel.py), and ENTRY starts them."""
@@ -272,38 +271,6 @@ class Lowering(ElementwiseLowering):
             offset = b.add(offset, b.mul(self.workers.worker, copy))
         pointer = self.aliases.register(b.gep(self._workspace, [offset], source_etype=I8))
         return self._remember(pointer, "workspace", byte_offset, copy_bytes)
-
-    def _size_value(self, size, bits=64):
-        """The value of a Size (ir/sizes.py) in the function being lowered, an integer
-        of `bits` bits, computed from n in its first block."""
-        made = self._size_values
-        if "n" not in made:
-            pointer = self.size_pointer()
-            made["n"] = ir.IRBuilder(self._allocas).load(pointer, typ=INT64)
-        if (size.per, size.const) not in made:
-            b = ir.IRBuilder(self._allocas)
-            made[size.per, size.const] = b.add(b.mul(made["n"], ir.Constant(INT64, size.per)),
-                                               ir.Constant(INT64, size.const))
-        if bits == 64:
-            return made[size.per, size.const]
-        if (size.per, size.const, bits) not in made:
-            made[size.per, size.const, bits] = ir.IRBuilder(self._allocas).trunc(
-                made[size.per, size.const], ir.IntType(bits))
-        return made[size.per, size.const, bits]
-
-    def size_pointer(self):
-        """Where n is, for the function being lowered: its input's buffer, or in a
-        shared kernel, the slot of its frame that the caller fills (kernels.py)."""
-        if self._n_pointer is None:
-            if self.size_input is None or self._args.parent is not self._function:
-                raise DynamicDecision("a run-time size is needed where n is not at hand")
-            self._n_pointer = self._slot(self.size_input)
-        return self._n_pointer
-
-    def typical(self, value):
-        """`value` (an int or Size) at the size this code is tuned for: for decisions
-        that only tune speed."""
-        return typical(value, self.typical_size)
 
     def entry_alloca(self, type, align=64):
         """Stack memory for a kernel's own use, allocated in the function's first block
