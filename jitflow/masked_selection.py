@@ -64,6 +64,8 @@ class MaskedSelection:
 
 def select(x, mask):
     """x[mask] for the traced boolean `mask`."""
+    if writes.selects_nothing(x, mask):
+        return ops.zeros((0,) + tuple(x.shape[mask.ndim:]), x.dtype)
     if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
         raise IndexError(at_user_line(
             f"boolean index of shape {mask.shape} does not match the indexed array of "

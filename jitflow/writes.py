@@ -73,11 +73,27 @@ def updated(x, index, value):
     return _indexed_update(x, index, value)
 
 
+def selects_nothing(x, mask):
+    """Whether `mask` has no element and no more axes than x: NumPy then selects
+    nothing, whatever the lengths of x's axes (it takes an empty boolean index as
+    empty integer indices, so x[np.array([], bool)] of an x of shape (1,) is empty)."""
+    return 0 in mask.shape and mask.ndim <= x.ndim
+
+
 def _masked_update(x, mask, value):
     """x[mask] = value for a traced mask: where(mask, value, x). Its leading axes are
     the mask's; the value must be one element, since how many the mask selects is
     known only at run time, or a selection that knows where its elements go
     (`x[mask] = y[mask]`, `x[mask] += v`: masked_selection.py)."""
+    if selects_nothing(x, mask):
+        selected = (0,) + tuple(x.shape[mask.ndim:])
+        try:
+            broadcast_shapes(constant_type(value).shape, selected)
+        except ShapeError:
+            raise ValueError(at_user_line(
+                f"shape mismatch: a value of shape {constant_type(value).shape} cannot be "
+                f"assigned to an empty boolean selection of shape {selected}")) from None
+        return x
     if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
         raise IndexError(at_user_line(
             f"boolean index of shape {mask.shape} does not match the indexed array of "

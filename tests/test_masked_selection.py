@@ -134,3 +134,24 @@ def test_an_array_value_that_must_match_the_count_raises(backend):
         return x
     with pytest.raises(ValueError, match="known only at run time"):
         f(np.arange(3.0))
+
+
+@pytest.mark.parametrize("shape,mask_shape", [((1,), (0,)), ((5,), (0,)), ((2, 3), (0,)),
+                                              ((2, 3), (0, 3)), ((2, 3), (0, 0))])
+def test_an_empty_boolean_index_selects_nothing_whatever_the_lengths(backend, shape,
+                                                                     mask_shape):
+    # NumPy takes an empty boolean index as empty integer indices: no shape check (a
+    # slice's length-1 row at one batch size met a length-0 mask: found by the
+    # dynamic-axes fuzzer)
+    x, mask = np.arange(np.prod(shape), dtype=np.float32).reshape(shape), \
+        np.zeros(mask_shape, bool)
+
+    def assign(x, mask, value):
+        x = x.copy()
+        x[mask] = value
+        return x
+    for fn, arguments in ((lambda x, mask: x[mask] * 2, (x, mask)),
+                          (assign, (x, mask, 7.0))):
+        assert_same(jitflow.function(fn)(*arguments), fn(*arguments))
+    with pytest.raises(ValueError, match="shape mismatch"):
+        jitflow.function(assign)(x, mask, np.ones(2, np.float32))
