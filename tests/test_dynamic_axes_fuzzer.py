@@ -1,7 +1,7 @@
 """The program fuzzer's programs (test_program_fuzzer.py) compiled with dynamic_axes on
 one axis of their inputs (the first, second or third), then called at several sizes
-of it: each call must give NumPy's values, dtypes and shapes at that size, or raise
-where NumPy raises.
+of it: each call must give NumPy's values, dtypes and shapes at that size where NumPy
+gives them (where NumPy raises at a new size, see the comment in the test).
 
 The inputs that take the new size are those of the greatest rank whose axis is the
 broadcast result's along it, of length 2 or more; the others keep theirs. The first
@@ -39,14 +39,16 @@ def test_each_size_matches_numpy(program, data):
         values = None if expected[1] is not None else numpy_values(program, inputs)
         for run in ("first", "second"):  # the checked path, then the size's own entry
             got = call(fn, "native", inputs)
-            if expected[1] is not None:
-                # At a new size several steps may fail: NumPy meets the first at run
-                # time, a trace the first whose shapes do not fit (the kinds may
-                # differ).
-                assert got[1] is not None, \
-                    f"n={n}: NumPy raises {expected[1]!r}, jitflow returns {got[0]}"
-            else:
+            if expected[1] is None:
                 check(f"n={n}, {run} call", got, expected, program, values)
+            elif got[1] is None:
+                # At a new size a step in the middle may fail, whose value no result
+                # depends on once the graph is simplified (where(c, v, v) is v): jitflow
+                # never computes it, so it does not raise (README: "A value that no
+                # result depends on is never computed"). Where jitflow raises, NumPy
+                # may meet another step first (a trace meets the first whose shapes do
+                # not fit), so the kinds may differ.
+                event("NumPy raises at this size, jitflow computes the results")
     for line in fn.cache_info().dynamic[1:]:
         event(line.split(": ", 1)[1].split(" (")[0])
 
