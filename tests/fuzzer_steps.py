@@ -33,8 +33,9 @@ def refused(step, value, values):
 def _isin_sorting_as_float64(step, values):
     """isin of int64 and uint64 where NumPy sorts them together as float64 and can find
     integers beyond 2**53 that are not there: jitflow refuses it (found by the fuzzer:
-    NumPy found -2**63 among [0, 532, ...])."""
-    if step.op != "isin":
+    NumPy found -2**63 among [0, 532, ...]). setdiff1d asks isin of its arguments, and
+    is refused alike (found by the fuzzer: 18 uint64 elements against 18 int64)."""
+    if step.op not in ("isin", "setdiff1d_sized"):
         return False
     element, tests = (np.asarray(values[a] if isinstance(a, int) else a[1])
                       for a in step.args)
