@@ -236,13 +236,13 @@ def _contiguous_copy(lo, view, dtype, rounding=None):
     copy = lo.memory.scratch(shape, np.dtype(dtype), until=lo.node_index)
     if rounding is None:
         lo.copy(source, copy)
-        return copy
+        return copy.broadcast_to(view.shape)
 
     def body(offsets):
         value = lo.em.cast(lo.read(source, offsets[0]), source.dtype, copy.dtype)
         lo.em.store(rounding(lo.builder, value), copy.base, copy.dtype, offsets[1])
     lo.loop_nest(shape, [source, copy], body, owner=1, vector=True)
-    return copy
+    return copy.broadcast_to(view.shape)
 
 
 # --- the generated kernel -----------------------------------------------------------------

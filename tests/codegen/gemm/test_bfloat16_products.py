@@ -119,3 +119,20 @@ def test_the_rounding_is_to_nearest_even_and_flushes_subnormals():
     for route in routes():
         out, _ = native(product, (x, y), route)
         assert out[:, 0].tolist() == [1.0, 1 + 2.0 ** -7, 0.0]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("constant_shape, other_shape", [((3, 4, 5), (5, 6)),
+                                                         ((5, 6), (3, 4, 5)),
+                                                         ((2, 1, 1), (1, 1))])
+def test_a_uniform_constant_broadcast_along_the_batch(route, constant_shape, other_shape):
+    """A uniform constant has no memory: its copy holds one matrix, which every batch
+    index reads (each index read its own, past the copy's end; found by the fuzzer)."""
+    if route not in routes():
+        pytest.skip("no tile unit here")
+    constant = np.full(constant_shape, 1.5, np.float32)
+    other = np.random.default_rng(1).standard_normal(other_shape).astype(np.float32)
+    x_first = len(constant_shape) == 3
+    fn = (lambda v: constant @ v) if x_first else (lambda v: v @ constant)
+    out, _ = native(fn, (other,), route)
+    check_against_rounded(out, *((constant, other) if x_first else (other, constant)))
