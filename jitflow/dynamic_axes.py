@@ -4,13 +4,17 @@ length of sequences laid out (batch, time, ...)). The axes named share one size.
 
 The first size n1 is compiled as usual. At a second size n2 the two graphs, fused and
 scheduled, are made into a template (ir/size_templates.py) and that is compiled once,
-taking the size at run time (codegen/runtime/dynamic_native.py). Every later size is
+taking the size at run time (codegen/runtime/dynamic_native.py), on the thread that
+builds n2's native code (executable.py: in the background, while n2's first call is
+interpreted, as for any new signature). Every later size is
 traced again (a trace costs little beside a compile) and runs the template's code only
 if its own template from n1 prints the same; otherwise, and wherever the template
 cannot be compiled (an operation whose code needs its sizes at compile time), it is
 compiled for that size, as without dynamic_axes. So each size runs code made for a
 graph equal to its own, and the way each size ran is listed in `report`.
 """
+import threading
+
 from .codegen.runtime.dynamic_native import DynamicNative
 from .ir.passes.fuse import fuse
 from .ir.passes.schedule import schedule
@@ -61,16 +65,17 @@ class DynamicAxes:
         self.report = []  # one line per size compiled: how it runs
 
     def native(self, signature, graph):
-        """The code to run `graph` (optimized) for `signature` with: a SizedNative
-        when the template's code serves it, else None (compile it for this size)."""
+        """What runs `graph` (optimized) for `signature`: a SizedNative where the
+        template's code serves it; None where it is compiled for this size; or, where
+        the template's code is still to be compiled, a function that compiles it and
+        returns a SizedNative or None (slow: Executable may call it on a thread of its
+        own, as it builds any native code)."""
         found = self._size(signature)
         if found is None:
             return None
         n, family_key = found
         family = self._families.setdefault(family_key, _Family(self.name))
-        native, how = family.native(schedule(fuse(graph)), n)
-        self.report.append(f"n={n}: {how}")
-        return native
+        return family.native(schedule(fuse(graph)), n, self.report.append)
 
     def seed(self, signature, graph):
         """Take `graph` (optimized), compiled for `signature` before the axes were
@@ -111,34 +116,57 @@ class _Family:
         self.first = None  # (fused graph, n) of the first size
         self.code = None  # the DynamicNative, once made
         self.failed = None  # why the template could not be compiled
+        self._compiling = threading.Lock()  # held while the template's code compiles
 
-    def native(self, graph, n):
-        """(SizedNative or None, how this size runs, in words)."""
+    def native(self, graph, n, report):
+        """DynamicAxes.native's answer for size n, whose fused graph is `graph`;
+        report(line) tells how the size runs."""
         if self.first is None:
             self.first = (graph, n)
-            return None, "compiled for this size (the first)"
-        if self.failed is not None:
-            return None, f"compiled for this size: {self.failed}"
+            report(f"n={n}: compiled for this size (the first)")
+            return None
         try:
             template, passed = generalize(*self.first, graph, n)
         except NotGeneral as error:
-            return None, f"compiled for this size: its graph differs ({error})"
-        if self.code is None:
-            try:
-                self.code = self._compiled(template, n)
-            except Exception as error:  # (code that does not take run-time sizes yet)
-                kind = "" if isinstance(error, DynamicDecision) else \
-                    f"{type(error).__name__}: "
-                self.failed = f"the code for all sizes could not be made ({kind}{error})"
-                return None, f"compiled for this size: {self.failed}"
-            return self.code.at(n, passed), "runs the code for all sizes (compiled now)"
+            report(f"n={n}: compiled for this size: its graph differs ({error})")
+            return None
+        if self.code is None and self.failed is None:
+            return lambda: self._compiled_now(template, passed, n, report)
+        return self._served(template, passed, n, report)
+
+    def _compiled_now(self, template, passed, n, report):
+        """Compile the template's code, then serve size n with it. A size that comes
+        while the code compiles (on another thread) waits for it here."""
+        with self._compiling:
+            if self.code is None and self.failed is None:
+                try:
+                    self.code = self._compiled(template, n)
+                except Exception as error:  # (code that does not take run-time sizes)
+                    kind = "" if isinstance(error, DynamicDecision) else \
+                        f"{type(error).__name__}: "
+                    self.failed = f"the code for all sizes could not be made " \
+                                  f"({kind}{error})"
+                else:
+                    report(f"n={n}: runs the code for all sizes (compiled now)")
+                    return self.code.at(n, passed)
+        return self._served(template, passed, n, report)
+
+    def _served(self, template, passed, n, report):
+        """A SizedNative for size n from the template's code, or None where that code
+        cannot serve it."""
+        if self.failed is not None:
+            report(f"n={n}: compiled for this size: {self.failed}")
+            return None
         if template.text != self.code.template.text:
-            return None, "compiled for this size: its graph is not the template's"
+            report(f"n={n}: compiled for this size: its graph is not the template's")
+            return None
         smallest, largest = self.code.sizes
         if not smallest <= n <= largest:
-            return None, (f"compiled for this size: the code for all sizes serves "
-                          f"n from {smallest} to {largest}")
-        return self.code.at(n, passed), "runs the code for all sizes"
+            report(f"n={n}: compiled for this size: the code for all sizes serves n "
+                   f"from {smallest} to {largest}")
+            return None
+        report(f"n={n}: runs the code for all sizes")
+        return self.code.at(n, passed)
 
     def _compiled(self, template, n):
         """The template's DynamicNative for the sizes its code can serve: MIN_N to

@@ -90,7 +90,8 @@ def _rebuilder(structure):
 class Executable:
     def __init__(self, graph, out_structure, backend="native", name="function",
                  background=False, state=None, native=None):
-        """native: the native code to run, made already (dynamic_axes.py)."""
+        """native: the native code to run, made already, or a function making it that
+        returns None where the graph is to be compiled for itself (dynamic_axes.py)."""
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")
         self.graph = graph
@@ -108,16 +109,17 @@ class Executable:
         self.build_seconds = None  # how long building the native code took
         self.locations = None  # Var -> the user's (file, line), when traced to profile
         self._kept_outputs = {}  # output index -> arrays kept to compute it into
-        if native is not None:
+        if isinstance(native, codegen.NativeGraph):
             self.native, self.build_seconds = native, 0.0
         elif backend == "native":
+            make = _maker(graph, name, native)
             try:
-                self._build = _NativeBuild(graph, name, self) if background else None
+                self._build = _NativeBuild(make, name, self) if background else None
             except RuntimeError:  # no thread to be had: build it now
                 background = False
             if not background:
                 started = time.perf_counter()
-                self.native = _native_graph(graph, name)
+                self.native = make()
                 self.build_seconds = time.perf_counter() - started
 
     def wait(self):
@@ -351,20 +353,30 @@ class _NativeBuild:
     """A NativeGraph being built on a thread of its own: `native` when it is done, or
     the `error` that stopped it."""
 
-    def __init__(self, graph, name, executable):
+    def __init__(self, make, name, executable):
+        """make(): the NativeGraph."""
         self.native = self.error = None
         self.first_call_taken = self.warned = False
-        self.thread = threading.Thread(target=self._run, args=(graph, name, executable),
+        self.thread = threading.Thread(target=self._run, args=(make, executable),
                                        name=f"jitflow compile {name}")
         self.thread.start()
 
-    def _run(self, graph, name, executable):
+    def _run(self, make, executable):
         started = time.perf_counter()
         try:
-            self.native = _native_graph(graph, name)
+            self.native = make()
         except Exception as error:  # reported to the caller by Executable
             self.error = error
         executable.build_seconds = time.perf_counter() - started
+
+
+def _maker(graph, name, make_first=None):
+    """A function building the native code of `graph`: make_first's, where it gives
+    one, else a NativeGraph of its own."""
+    def make():
+        native = make_first() if make_first is not None else None
+        return native if native is not None else _native_graph(graph, name)
+    return make
 
 
 def _native_graph(graph, name):

@@ -1,6 +1,7 @@
 """jitflow.function(fn, dynamic_axes=...): one compile serves every size of the leading
 axis where the function's graph allows (dynamic_axes.py), with NumPy's results at each
 size; elsewhere each size is compiled for itself, as without dynamic_axes."""
+import threading
 import warnings
 
 import numpy as np
@@ -317,3 +318,33 @@ def test_a_sum_of_computed_values_counts_only_the_row_s_elements():
         want = (x.astype(np.float64) * 2 + 1).sum()
         assert abs(compiled(x) - want) <= 1e-5 * max(1.0, abs(want))
     assert ran(compiled) == ["all"] * 4
+
+
+def test_with_background_compile_new_sizes_run_on_the_interpreter_meanwhile(monkeypatch):
+    """The template's code compiles on a thread of its own: the second size's first
+    call, and a third size's that comes meanwhile (which waits for the same code), run
+    on the interpreter; their second calls run the code for all sizes."""
+    from jitflow import dynamic_axes
+    compile_may_end = threading.Event()
+
+    class HeldDynamicNative(dynamic_axes.DynamicNative):
+        def __init__(self, *args, **kwargs):
+            assert compile_may_end.wait(60)
+            super().__init__(*args, **kwargs)
+    monkeypatch.setattr(dynamic_axes, "DynamicNative", HeldDynamicNative)
+    monkeypatch.setattr(jitflow.config, "background_compile", True)
+
+    def fn(x):
+        return np.tanh(x).sum(axis=0) + x.shape[0] * x[0]
+    compiled = jitflow.function(fn, dynamic_axes={"x": 0})
+    rng = np.random.default_rng(3)
+    inputs = {n: rng.standard_normal((n, 6)).astype(np.float32) for n in (8, 11, 20)}
+    for n, x in inputs.items():  # (each first call on the interpreter)
+        np.testing.assert_allclose(compiled(x), fn(x), rtol=1e-5, atol=1e-6)
+    assert compiled.cache_info().dynamic == ["n=8: compiled for this size (the first)"]
+    compile_may_end.set()
+    for n, x in inputs.items():
+        np.testing.assert_allclose(compiled(x), fn(x), rtol=1e-5, atol=1e-6)
+    assert compiled.cache_info().dynamic[1:] == [
+        "n=11: runs the code for all sizes (compiled now)",
+        "n=20: runs the code for all sizes"]
