@@ -169,24 +169,7 @@ class _Family:
         return self.code.at(n, passed)
 
     def _compiled(self, template, n):
-        """The template's DynamicNative for the sizes its code can serve: MIN_N to
-        MAX_N, or a narrower range holding n where a decision differs at the ends
-        (`x[1:]`'s n - 1 == 1 at n = 2; a 32-bit product of 3 * n rows)."""
-        smallest, largest = MIN_N, MAX_N
-        for _ in range(4):
-            try:
-                # Tuned for the larger size: a split between threads that does not
-                # pay at the smaller costs little, one missing at the larger, half.
-                return DynamicNative(template, self.name, typical=max(self.first[1], n),
-                                     sizes=(smallest, largest))
-            except DynamicDecision as error:
-                if error.sides is None:
-                    raise
-                below, above = error.sides
-                if n >= above > smallest:
-                    smallest = above
-                elif n <= below < largest:
-                    largest = below
-                else:
-                    raise
-        raise DynamicDecision(f"no decision holds from n = {smallest} to {largest}")
+        """The template's DynamicNative for the sizes around n its code can serve,
+        tuned for the larger of the two sizes that made it: a split between threads
+        that does not pay at the smaller costs little, one missing at the larger, half."""
+        return DynamicNative(template, self.name, typical=max(self.first[1], n), n=n)

@@ -19,10 +19,12 @@ import weakref
 import numpy as np
 from llvmlite import ir
 
-from ...ir.sizes import MAX_N, MIN_N, evaluate, sizes_within
+from ...ir.sizes import MAX_N, MIN_N, DynamicDecision, evaluate, sizes_within
 from ..emitter import I32, I64, PTR
 from ..jit.engine import SHORT_PIPELINE, CompiledModule, Compilation, quick_thread_switches
+from ..jit.threads import thread_count
 from ..lowering.lower import ENTRY, Lowering
+from . import graph_cache
 from .native import _ENTRY_TYPE, NativeGraph
 from .output_pool import POOLED_BYTES
 from .python_call import ENTRY_POINTER
@@ -34,25 +36,61 @@ from .python_entry import (PYTHON_ENTRY, PYTHON_ENTRY_INTO, SPARE_WORKSPACE,
 class DynamicNative:
     """template: a Template whose graph is fused and scheduled already (as
     NativeGraph's own graph is); typical: the size that decisions tuning speed take;
-    sizes: (smallest, largest), the n the code serves (ir/sizes.py)."""
+    n: a size the code must serve. `sizes`: (smallest, largest), the n it serves:
+    MIN_N to MAX_N, or a narrower range holding n where a decision differs at the ends
+    (`x[1:]`'s n - 1 == 1 at n = 2; a 32-bit product of 3 * n rows): ir/sizes.py."""
 
-    def __init__(self, template, name, typical, sizes=(MIN_N, MAX_N)):
-        self.template, self.name, self.sizes = template, name, sizes
-        graph = template.graph
-        with quick_thread_switches(), sizes_within(*sizes):
-            compiled, lowering, self.llvm_irs = self._compile(graph, name, typical)
-        self.compiled = compiled
-        self.workspace_size = lowering.memory.size
-        self.entry_address = compiled.address(ENTRY)
+    def __init__(self, template, name, typical, n):
+        self.template, self.name = template, name
+        self._typical, self._llvm_irs = typical, None
+        with quick_thread_switches():
+            self.compiled = self._compile(n)
+        self.entry_address = self.compiled.address(ENTRY)
         self._entry = _ENTRY_TYPE(self.entry_address)
 
-    @staticmethod
-    def _compile(graph, name, typical):
+    def _compile(self, n):
+        """The code: from the graph cache (graph_cache.py), where the code kept there
+        serves n, or lowered and compiled."""
+        key = graph_cache.key(self.template.graph, {
+            "name": self.name, "threads": thread_count(), "typical": self._typical})
+        cached = graph_cache.load(key)
+        if cached is not None and cached.extra["sizes"][0] <= n <= cached.extra["sizes"][1]:
+            self.sizes, self.workspace_size = tuple(cached.extra["sizes"]), \
+                cached.workspace_size
+            return CompiledModule.from_object_code(cached.objects, lambda: self.llvm_irs,
+                                                   cached.speed_levels)
+        compiled, compilation, lowering = self._compile_around(n)
+        graph_cache.store(key, compilation.objects, lowering.modules,
+                          compilation.speed_levels, self.workspace_size, (),
+                          extra={"sizes": list(self.sizes)})
+        return compiled
+
+    def _compile_around(self, n):
+        """(CompiledModule, Compilation, Lowering) of the code for the widest range of
+        sizes holding n whose decisions are the same throughout (a few tries)."""
+        smallest, largest = MIN_N, MAX_N
+        for _ in range(4):
+            try:
+                with sizes_within(smallest, largest):
+                    self.sizes = (smallest, largest)
+                    return self._compile_for_sizes()
+            except DynamicDecision as error:
+                if error.sides is None:
+                    raise
+                below, above = error.sides
+                if n >= above > smallest:
+                    smallest = above
+                elif n <= below < largest:
+                    largest = below
+                else:
+                    raise
+        raise DynamicDecision(f"no decision holds from n = {smallest} to {largest}")
+
+    def _compile_for_sizes(self):
         compilation = Compilation(speed_level=3)
         try:
-            lowering = Lowering(graph, name, on_segment=lambda module, level:
-                                compilation.add(str(module), speed_level=level),
-                                size_input=len(graph.inputs) - 1, typical_size=typical)
+            lowering = self._lower(lambda module, level: compilation.add(
+                str(module), speed_level=level))
             compilation.add(str(lowering.entry_module), in_background=False,
                             speed_level=lowering.speed_levels[-1])
         except BaseException:
@@ -60,8 +98,27 @@ class DynamicNative:
             raise
         if lowering.callees:  # (a control-flow body compiled apart: one size's)
             raise NotImplementedError("control flow in a graph of dynamic sizes")
-        return CompiledModule.from_compilation(compilation), lowering, \
-            compilation.sources()
+        compiled = CompiledModule.from_compilation(compilation)
+        self._llvm_irs = compilation.sources()
+        return compiled, compilation, lowering
+
+    def _lower(self, on_segment):
+        graph = self.template.graph
+        lowering = Lowering(graph, self.name, on_segment=on_segment,
+                            size_input=len(graph.inputs) - 1, typical_size=self._typical)
+        self.workspace_size = lowering.memory.size
+        return lowering
+
+    @property
+    def llvm_irs(self):
+        """Each module's LLVM IR, as NativeGraph.llvm_irs (lowered again, without a
+        compile, for code from the graph cache)."""
+        if self._llvm_irs is None:
+            texts = []
+            with sizes_within(*self.sizes):
+                lowering = self._lower(lambda module, level: texts.append(str(module)))
+            self._llvm_irs = texts + [str(lowering.entry_module)]
+        return self._llvm_irs
 
     def at(self, n, passed):
         """What runs the graph at size n (within `sizes`); `passed`: the values of the
@@ -87,7 +144,6 @@ class SizedNative(NativeGraph):
         self.in_place = {}  # (donation and out= copy their results: in_place.py)
         self._in_types = [_at(v.type, n) for v in graph.inputs[:count]]
         self._out_types = [_at(v.type, n) for v in graph.outputs]
-        self._llvm_irs = dynamic.llvm_irs
         self._extra = [np.ascontiguousarray(value) for value in passed] + \
             [np.array(n, np.int64)]
         self._slots = len(graph.inputs) + len(self._out_types) + 1
@@ -99,6 +155,10 @@ class SizedNative(NativeGraph):
         self._checked_calls = 0
         self._direct = python_entry_abi() and not any(
             t.weak for t in self._in_types + self._out_types)
+
+    @property
+    def llvm_irs(self):
+        return self.dynamic.llvm_irs
 
     def extra_arguments(self):
         return self._extra

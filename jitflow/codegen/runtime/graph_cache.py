@@ -7,7 +7,8 @@ This cache is keyed by what the lowering reads instead:
 
 - the fused graph, exactly: every node's primitive, parameters, operand and result
   types, and every constant's bytes (a graph holding anything else, a Python function
-  say, gets no key and is lowered as before);
+  say, gets no key and is lowered as before); the template of code for all sizes
+  (dynamic_native.py) holds Sizes among them, written as such;
 - how it is compiled (name, threads, Python entry, profiling, NaN checks);
 - the host and jitflow's version (disk_cache.key), the source of every jitflow module
   (lowering rules live beside the primitives), the JITFLOW_* environment variables
@@ -28,12 +29,15 @@ import hashlib
 import json
 import os
 import struct
+from typing import NamedTuple
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
 from ...ir.graph import Lit
+from ...ir.size_templates import SizeLit
+from ...ir.sizes import Size
 from ..gemm import blas
 from ..jit import disk_cache
 from ..jit.caches import streaming_bytes
@@ -41,7 +45,7 @@ from ..jit.engine import host_fingerprint
 from ..lowering.structural import STRUCTURAL
 from . import libraries
 
-FORMAT = "jitflow graph 1"
+FORMAT = "jitflow graph 2"
 SWITCH = "JITFLOW_GRAPH_CACHE"  # 0: look modules up by their text alone, as before
 _PLAIN = (bool, int, str, type(None))
 BLAS_SYMBOLS = {name for name, _ in blas.GEMM.values()}
@@ -74,9 +78,17 @@ def enabled():
     return disk_cache.enabled() and setting not in ("0", "false", "no")
 
 
+class Entry(NamedTuple):
+    objects: list  # each module's object code
+    workspace_size: object  # an int, or a Size for code for all sizes
+    timed_nodes: list
+    speed_levels: list
+    extra: dict  # what the code's maker stored beside it (plain values)
+
+
 def load(entry_key):
-    """(objects, workspace size, timed nodes, speed levels) of the entry, or None:
-    missing, or needing a symbol this process has not registered."""
+    """The Entry under the key, or None: missing, or needing a symbol this process has
+    not registered."""
     if entry_key is None:
         return None
     payload = disk_cache.load(entry_key)
@@ -90,7 +102,8 @@ def load(entry_key):
     for size in header["sizes"]:
         objects.append(payload[start:start + size])
         start += size
-    return objects, header["workspace"], header["timed_nodes"], header["levels"]
+    return Entry(objects, _size(header["workspace"]), header["timed_nodes"],
+                 header["levels"], header["extra"])
 
 
 def _symbols_known(names):
@@ -108,13 +121,25 @@ def _unknown(names):
     return {name for name in names if not llvm.address_of_symbol(name)}
 
 
-def store(entry_key, objects, modules, speed_levels, workspace_size, timed_nodes):
+def store(entry_key, objects, modules, speed_levels, workspace_size, timed_nodes,
+          extra=None):
     if entry_key is None:
         return
-    header = json.dumps({"sizes": [len(o) for o in objects], "workspace": workspace_size,
+    header = json.dumps({"sizes": [len(o) for o in objects],
+                         "workspace": _size_parts(workspace_size),
                          "timed_nodes": list(timed_nodes), "levels": list(speed_levels),
-                         "externals": sorted(external_symbols(modules))}).encode()
+                         "externals": sorted(external_symbols(modules)),
+                         "extra": extra or {}}).encode()
     disk_cache.store(entry_key, struct.pack("<Q", len(header)) + header + b"".join(objects))
+
+
+def _size_parts(size):
+    """An int, or a Size (the workspace of code for all sizes) as [per, const]."""
+    return [size.per, size.const] if isinstance(size, Size) else size
+
+
+def _size(parts):
+    return Size.of(*parts) if isinstance(parts, list) else parts
 
 
 def external_symbols(modules):
@@ -163,6 +188,8 @@ def _type(type):
 
 
 def _operand(value, names):
+    if isinstance(value, SizeLit):  # (a run-time size: its Size says all it is)
+        return f"size:{_type(value.type)}:{value.value.item()!r}"
     if isinstance(value, Lit):
         data = np.ascontiguousarray(value.value)
         if data.dtype.hasobject:
@@ -178,6 +205,8 @@ def _param(value):
     """Parameters whose repr says all they are; anything else is Unkeyable."""
     if isinstance(value, _PLAIN):
         return repr(value)
+    if isinstance(value, Size):
+        return f"size({value.per},{value.const})"
     if isinstance(value, float):
         return value.hex()  # exact, and tells -0.0 from 0.0
     if isinstance(value, np.dtype):

@@ -94,7 +94,7 @@ class NativeGraph:
             "nan_checks": sorted(self._nan_checks)})
         cached = graph_cache.load(key)
         if cached is not None:
-            return self._from_graph_cache(*cached)
+            return self._from_graph_cache(cached)
         with quick_thread_switches():
             compiled, compilation, lowering = self._lower_and_compile(direct)
         if not self.callees:  # their code is this process's: see graph_cache.py
@@ -134,12 +134,12 @@ class NativeGraph:
                              self.in_place)
         return lowering
 
-    def _from_graph_cache(self, objects, workspace_size, timed_nodes, speed_levels):
-        self.workspace_size, self.timed_nodes = workspace_size, timed_nodes
+    def _from_graph_cache(self, entry):
+        self.workspace_size, self.timed_nodes = entry.workspace_size, entry.timed_nodes
         self.callees, self.callee_nodes = [], []
         self._llvm_irs = None  # lowered again if asked for
-        return CompiledModule.from_object_code(objects, lambda: self.llvm_irs,
-                                               speed_levels)
+        return CompiledModule.from_object_code(entry.objects, lambda: self.llvm_irs,
+                                               entry.speed_levels)
 
     @property
     def llvm_irs(self):

@@ -102,3 +102,48 @@ def test_code_calling_other_compiled_code_is_not_kept(cache_dir, monkeypatch):
     assert len(compiled.callees) == 2 and len(stored) == 2
     NativeGraph(optimized(lambda v: v + 1, np.ones(8, np.float32)), "plain")
     assert len(stored) == 3
+
+
+def test_code_for_all_sizes_is_kept_with_its_sizes(cache_dir, monkeypatch):
+    """dynamic_axes' code for all sizes (dynamic_native.py): a second process's
+    compile of the same template links it without lowering, with the sizes it serves
+    (the first try, n from 2, is not lowered again); its key holds the template's
+    Sizes and the typical size."""
+    from jitflow import dynamic_axes
+    from jitflow.codegen.runtime import dynamic_native
+    made = []
+
+    class Kept(dynamic_axes.DynamicNative):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+    monkeypatch.setattr(dynamic_axes, "DynamicNative", Kept)
+
+    def fn(x):
+        return np.tanh(x[1:] - x[:-1]).sum(axis=0) / x.shape[0]
+    rng = np.random.default_rng(2)
+    inputs = [rng.standard_normal((n, 5)).astype(np.float32) for n in (6, 9, 31)]
+
+    def run():
+        compiled = jitflow.function(fn, dynamic_axes={"x": 0})
+        for x in inputs:
+            np.testing.assert_allclose(compiled(x), fn(x), rtol=1e-5, atol=1e-6)
+        assert "runs the code for all sizes" in compiled.cache_info().dynamic[-1]
+    run()
+    assert not made[0].compiled.from_cache
+    with monkeypatch.context() as patched:
+        def refuse(*args, **kwargs):
+            raise AssertionError("lowered again")
+        patched.setattr(dynamic_native, "Lowering", refuse)
+        run()
+    assert made[1].compiled.from_cache
+    assert made[1].workspace_size == made[0].workspace_size
+    assert made[1].llvm_irs == made[0].llvm_irs  # lowered again when asked for
+
+    assert made[1].sizes == made[0].sizes == (3, 2 ** 31 - 1)  # (x[1:] at n = 2)
+
+    template = made[0].template
+    keys = {graph_cache.key(template.graph, {"typical": typical}) for typical in (9, 10)}
+    assert len(keys) == 2
+    text = graph_cache._graph_text(template.graph)
+    assert "n-1" in text and "size(" in text  # (x[1:]'s shape; a slice bound)
