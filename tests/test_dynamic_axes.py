@@ -348,3 +348,28 @@ def test_with_background_compile_new_sizes_run_on_the_interpreter_meanwhile(monk
     assert compiled.cache_info().dynamic[1:] == [
         "n=11: runs the code for all sizes (compiled now)",
         "n=20: runs the code for all sizes"]
+
+
+def test_a_donated_step_is_written_in_place_at_every_size(monkeypatch):
+    """From a size's second call, the update `p - 0.1 * g` goes through the size's
+    entry straight over the donated array (the checked path, which would copy it, is
+    taken away), as for code compiled for one size; a donated argument with the
+    dynamic axis too."""
+    def descend(p, x):
+        return p - 0.1 * (x * x).sum(axis=0), x * 0.5
+    compiled = jitflow.function(descend, dynamic_axes={"x": 0},
+                                donate_argnames=("p", "x"))
+    rng = np.random.default_rng(5)
+    p = np.ones(5, np.float32)
+    for n in (4, 7, 9, 12):
+        for call in range(2):
+            x = rng.standard_normal((n, 5)).astype(np.float32)
+            want_p, want_x = descend(p.copy(), x.copy())
+            with monkeypatch.context() as patched:
+                if call:
+                    patched.setattr(jitflow.executable.Executable, "__call__", None)
+                new_p, new_x = compiled(p, x)
+            assert new_p is p and new_x is x
+            np.testing.assert_allclose(p, want_p, rtol=1e-5)
+            np.testing.assert_array_equal(x, want_x)
+    assert ran(compiled) == ["all"] * 3

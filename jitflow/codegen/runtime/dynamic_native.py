@@ -25,6 +25,7 @@ from ..jit.engine import SHORT_PIPELINE, CompiledModule, Compilation, quick_thre
 from ..jit.threads import thread_count
 from ..lowering.lower import ENTRY, Lowering
 from . import graph_cache
+from .in_place import in_place_outputs
 from .native import _ENTRY_TYPE, NativeGraph
 from .output_pool import POOLED_BYTES
 from .python_call import ENTRY_POINTER
@@ -47,6 +48,8 @@ class DynamicNative:
             self.compiled = self._compile(n)
         self.entry_address = self.compiled.address(ENTRY)
         self._entry = _ENTRY_TYPE(self.entry_address)
+        with sizes_within(*self.sizes):
+            self.in_place = _arguments_in_place(template)
 
     def _compile(self, n):
         """The code: from the graph cache (graph_cache.py), where the code kept there
@@ -141,7 +144,7 @@ class SizedNative(NativeGraph):
         self.dynamic = dynamic  # (kept alive: its code is this one's)
         self.compiled, self._entry = dynamic.compiled, dynamic._entry
         self.graph = graph
-        self.in_place = {}  # (donation and out= copy their results: in_place.py)
+        self.in_place = dynamic.in_place
         self._in_types = [_at(v.type, n) for v in graph.inputs[:count]]
         self._out_types = [_at(v.type, n) for v in graph.outputs]
         self._extra = [np.ascontiguousarray(value) for value in passed] + \
@@ -191,7 +194,7 @@ class SizedNative(NativeGraph):
         count = len(self._in_types)
         module = _sized_entry_module(count, len(self._extra), len(self._out_types))
         add_python_entry(module, module.get_global(SIZED_ENTRY), self._in_types,
-                         self._out_types, self.workspace_size)
+                         self._out_types, self.workspace_size, self.in_place)
         compilation = Compilation(speed_level=SHORT_PIPELINE)
         compilation.add(str(module), in_background=False)
         self.entry_code = entry_code = CompiledModule.from_compilation(compilation)
@@ -232,6 +235,20 @@ def _sized_entry_module(inputs, added, outputs):
         b.store(pointer, b.gep(moved, [I64(0), I64(position)]))
     b.ret(b.call(b.load(code, typ=ENTRY_POINTER), [moved]))
     return module
+
+
+def _arguments_in_place(template):
+    """{output: argument indices} the code may write over (in_place.py), among the
+    function's own arguments only: the constants passed in and n are the code's.
+    None where a question about the sizes has no one answer over the sizes served:
+    the results are then computed apart and copied."""
+    arguments = len(template.graph.inputs) - 1 - template.passed
+    try:
+        pairs = {output: frozenset(i for i in inputs if i < arguments)
+                 for output, inputs in in_place_outputs(template.graph).items()}
+    except DynamicDecision:
+        return {}
+    return {output: inputs for output, inputs in pairs.items() if inputs}
 
 
 def _write_pointers(address, values):
