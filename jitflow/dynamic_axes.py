@@ -116,6 +116,7 @@ class _Family:
         self.first = None  # (fused graph, n) of the first size
         self.code = None  # the DynamicNative, once made
         self.failed = None  # why the template could not be compiled
+        self.chosen = None  # (template, n): the one whose code is compiled
         self._compiling = threading.Lock()  # held while the template's code compiles
 
     def native(self, graph, n, report):
@@ -131,25 +132,32 @@ class _Family:
             report(f"n={n}: compiled for this size: its graph differs ({error})")
             return None
         if self.code is None and self.failed is None:
+            if self.chosen is None:  # (here, in call order: which size's template
+                self.chosen = (template, n)  # is compiled never depends on threads)
             return lambda: self._compiled_now(template, passed, n, report)
         return self._served(template, passed, n, report)
 
     def _compiled_now(self, template, passed, n, report):
-        """Compile the template's code, then serve size n with it. A size that comes
-        while the code compiles (on another thread) waits for it here."""
+        """Compile the chosen template's code (unless done), then serve size n with
+        it. A size that comes while the code compiles (on another thread) waits for
+        it here."""
         with self._compiling:
             if self.code is None and self.failed is None:
-                try:
-                    self.code = self._compiled(template, n)
-                except Exception as error:  # (code that does not take run-time sizes)
-                    kind = "" if isinstance(error, DynamicDecision) else \
-                        f"{type(error).__name__}: "
-                    self.failed = f"the code for all sizes could not be made " \
-                                  f"({kind}{error})"
-                else:
-                    report(f"n={n}: runs the code for all sizes (compiled now)")
-                    return self.code.at(n, passed)
+                self._compile_chosen()
         return self._served(template, passed, n, report)
+
+    def _compile_chosen(self):
+        """The DynamicNative of the chosen template, for the sizes around its n that its
+        code can serve, tuned for the larger of the two sizes that made it: a split
+        between threads that does not pay at the smaller costs little, one missing at
+        the larger, half."""
+        template, n = self.chosen
+        try:
+            self.code = DynamicNative(template, self.name, typical=max(self.first[1], n),
+                                      n=n)
+        except Exception as error:  # (code that does not take run-time sizes yet)
+            kind = "" if isinstance(error, DynamicDecision) else f"{type(error).__name__}: "
+            self.failed = f"the code for all sizes could not be made ({kind}{error})"
 
     def _served(self, template, passed, n, report):
         """A SizedNative for size n from the template's code, or None where that code
@@ -165,11 +173,6 @@ class _Family:
             report(f"n={n}: compiled for this size: the code for all sizes serves n "
                    f"from {smallest} to {largest}")
             return None
-        report(f"n={n}: runs the code for all sizes")
+        compiled_now = " (compiled now)" if template is self.chosen[0] else ""
+        report(f"n={n}: runs the code for all sizes{compiled_now}")
         return self.code.at(n, passed)
-
-    def _compiled(self, template, n):
-        """The template's DynamicNative for the sizes around n its code can serve,
-        tuned for the larger of the two sizes that made it: a split between threads
-        that does not pay at the smaller costs little, one missing at the larger, half."""
-        return DynamicNative(template, self.name, typical=max(self.first[1], n), n=n)

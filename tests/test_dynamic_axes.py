@@ -323,13 +323,15 @@ def test_a_sum_of_computed_values_counts_only_the_row_s_elements():
 def test_with_background_compile_new_sizes_run_on_the_interpreter_meanwhile(monkeypatch):
     """The template's code compiles on a thread of its own: the second size's first
     call, and a third size's that comes meanwhile (which waits for the same code), run
-    on the interpreter; their second calls run the code for all sizes."""
+    on the interpreter; their second calls run the code for all sizes. The code is the
+    second size's template's, whichever thread compiles it."""
     from jitflow import dynamic_axes
-    compile_may_end = threading.Event()
+    compile_may_end, compiled_for = threading.Event(), []
 
     class HeldDynamicNative(dynamic_axes.DynamicNative):
         def __init__(self, *args, **kwargs):
             assert compile_may_end.wait(60)
+            compiled_for.append((kwargs["n"], kwargs["typical"]))
             super().__init__(*args, **kwargs)
     monkeypatch.setattr(dynamic_axes, "DynamicNative", HeldDynamicNative)
     monkeypatch.setattr(jitflow.config, "background_compile", True)
@@ -345,9 +347,10 @@ def test_with_background_compile_new_sizes_run_on_the_interpreter_meanwhile(monk
     compile_may_end.set()
     for n, x in inputs.items():
         np.testing.assert_allclose(compiled(x), fn(x), rtol=1e-5, atol=1e-6)
-    assert compiled.cache_info().dynamic[1:] == [
+    assert sorted(compiled.cache_info().dynamic[1:]) == [
         "n=11: runs the code for all sizes (compiled now)",
         "n=20: runs the code for all sizes"]
+    assert compiled_for == [(11, 11)]
 
 
 def test_a_donated_step_is_written_in_place_at_every_size(monkeypatch):
