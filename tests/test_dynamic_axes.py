@@ -255,7 +255,8 @@ def test_a_size_called_again_goes_straight_to_its_native_code():
 
 def test_a_long_float_sum_along_the_dynamic_axis_is_as_accurate_as_numpys():
     # 0.1 two million times: summed in order in float32 the total would be off by
-    # about 1%, pairwise (NumPy, and jitflow's cascade of blocks) by about 1e-7.
+    # about 1%, pairwise (NumPy, and jitflow's chunks of 1024 combined pairwise) by
+    # about 1e-7.
     compiled = jitflow.function(lambda x: (x.sum(), x.mean()), dynamic_axes={"x": 0})
     for n in (1000, 1001, 129, 2_000_001):
         x = np.full(n, 0.1, np.float32)
@@ -376,3 +377,38 @@ def test_a_donated_step_is_written_in_place_at_every_size(monkeypatch):
             np.testing.assert_allclose(p, want_p, rtol=1e-5)
             np.testing.assert_array_equal(x, want_x)
     assert ran(compiled) == ["all"] * 3
+
+
+REDUCTIONS = {
+    "sum": lambda x: x.sum(),
+    "mean of exp": lambda x: np.exp(x * 0.1).mean(),
+    "sum along the axis": lambda x: x.sum(axis=0) if x.ndim > 1 else x.sum(),
+    "max and min": lambda x: (x.max(), np.minimum(x, 0.5).min()),
+    "prod": lambda x: (1 + x * 1e-3).prod(),
+    "int sum": lambda x: (x > 0).astype(np.int32).sum(),
+    "sum of squares": lambda x: (x * x).sum(),
+    "two reductions": lambda x: (x.sum(), (x - x.mean()).sum()),
+}
+
+
+@pytest.mark.parametrize("columns", [(), (3,), (16,), (2000,)])
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reductions_give_the_bits_of_code_compiled_for_the_size(name, columns):
+    """A reduction along a run-time size is cut into the chunks code compiled for that
+    size cuts (row_loops._reduce_at_run_time), and gets its bits exactly: around the
+    chunk's 1024 elements, a row of 16 columns 64 rows to a chunk, a row of 2000
+    columns a chunk per half row; float32 with -0.0 and a NaN among the values."""
+    fn = REDUCTIONS[name]
+    dynamic = jitflow.function(fn, dynamic_axes={"x": 0})
+    rng = np.random.default_rng(4)
+    sizes = (5, 9, 63, 64, 65, 1023, 1024, 1025, 2049, 3000)
+    for n in sizes:
+        x = rng.standard_normal((n,) + columns).astype(np.float32)
+        x.flat[n // 2] = -0.0
+        if name == "max and min" and n == 1025:
+            x.flat[1000] = np.nan
+        got, want = dynamic(x), jitflow.function(fn)(x)
+        for g, w in zip(*(np.atleast_1d(v) if not isinstance(v, tuple) else v
+                          for v in (got, want))):
+            assert np.asarray(g).tobytes() == np.asarray(w).tobytes(), (n, g, w)
+    assert ran(dynamic) == ["all"] * (len(sizes) - 1)

@@ -140,27 +140,65 @@ class VectorWalk:
         if tail:
             self._fold_tail(pointer, vectors * self.width, tail, extra, align)
 
+    def fold_memory_at_run_time(self, pointer, count, align, source=None):
+        """fold_memory of `count` elements, an i64 known at run time only: each element
+        goes to the lane and accumulator fold_memory gives it, and every accumulator
+        and lane is combined at the end. Those the walk did not reach hold their
+        starting value, which changes nothing (see the class docstring): the same bits
+        as fold_memory of that count."""
+        if self.started:
+            raise RuntimeError("VectorWalk.fold_memory_at_run_time: once per start()")
+        em, b = self.em, self.em.b
+        self.source = np.dtype(source or self.dtype)
+        self.used = self.started = ACCUMULATORS
+        self.lanes_used = self.width
+        self.initialize(ACCUMULATORS)
+        block = ACCUMULATORS * self.width
+        blocks = b.udiv(count, I64(block))
+        with em.for_range(blocks, name="block") as index:
+            self._fold_block(pointer, em.mul(index, I64(block)), ACCUMULATORS, align)
+        done = em.mul(blocks, I64(block))
+        left = b.sub(count, done)
+        vectors, tail = b.udiv(left, I64(self.width)), b.urem(left, I64(self.width))
+        for u in range(ACCUMULATORS - 1):  # the last vectors, one accumulator each
+            with em.if_then(b.icmp_unsigned(">", vectors, I64(u))):
+                self._fold_at(pointer, b.add(done, I64(u * self.width)), u, align)
+        tail_start = b.add(done, b.mul(vectors, I64(self.width)))
+        with em.if_then(b.icmp_unsigned("!=", tail, I64(0))):
+            for u in range(ACCUMULATORS):  # the tail goes to the next accumulator
+                with em.if_then(b.icmp_unsigned("==", vectors, I64(u))):
+                    self._fold_tail(pointer, tail_start, tail, u, align)
+
     def _fold_block(self, pointer, start, count, align):
-        b = self.em.b
-        loaded = ir.VectorType(ltype(self.source), self.width)
         for u in range(count):
-            at = self.em.add(start, I64(u * self.width))
-            value = b.load(self.em.element_pointer(pointer, self.source, at), typ=loaded,
-                           align=align)
-            self._fold_vector(u, self._widened(value), at)
+            self._fold_at(pointer, self.em.add(start, I64(u * self.width)), u, align)
+
+    def _fold_at(self, pointer, at, slot, align):
+        """The vector of elements from `at` into accumulator `slot`."""
+        loaded = ir.VectorType(ltype(self.source), self.width)
+        value = self.em.b.load(self.em.element_pointer(pointer, self.source, at),
+                               typ=loaded, align=align)
+        self._fold_vector(slot, self._widened(value), at)
 
     def _fold_tail(self, pointer, start, count, slot, align):
-        """The last count < width elements, by a masked load (reading past the row could
-        leave the array) that fills the other lanes with the padding value."""
+        """The last count < width elements (count an int or an i64), by a masked load
+        (reading past the row could leave the array) that fills the other lanes with
+        the padding value."""
         b = self.em.b
         loaded = ir.VectorType(ltype(self.source), self.width)
-        at = self.em.element_pointer(pointer, self.source, I64(start))
-        mask = ir.Constant(ir.VectorType(ir.IntType(1), self.width),
-                           [1] * count + [0] * (self.width - count))
+        start = start if isinstance(start, ir.Value) else I64(start)
+        at = self.em.element_pointer(pointer, self.source, start)
+        if isinstance(count, int):
+            mask = ir.Constant(ir.VectorType(ir.IntType(1), self.width),
+                               [1] * count + [0] * (self.width - count))
+        else:
+            lanes = ir.VectorType(I64, self.width)
+            mask = b.icmp_unsigned("<", ir.Constant(lanes, list(range(self.width))),
+                                   _splat_value(b, count, lanes))
         padding = self.em.const(self.padding(), self.source).constant
         value = b.call(masked_memory(self.lo.module, "load", loaded),
                        [at, I32(align), mask, self.splat(padding, loaded)])
-        self._fold_vector(slot, self._widened(value), I64(start))
+        self._fold_vector(slot, self._widened(value), start)
 
     def _widened(self, value):
         """A loaded vector converted to the walk's dtype (see `widens`)."""
@@ -273,6 +311,13 @@ def widens(source, target):
         source.kind == target.kind and source.itemsize < target.itemsize))
 
 
+def _splat_value(b, value, vector):
+    """The run-time scalar `value` in every lane of `vector`."""
+    single = b.insert_element(ir.Constant(vector, ir.Undefined), value, I32(0))
+    return b.shuffle_vector(single, ir.Constant(vector, ir.Undefined),
+                            ir.Constant(ir.VectorType(I32, vector.count), [0] * vector.count))
+
+
 def _power_of_two(count):
     return 1 << (count - 1).bit_length()
 
@@ -280,6 +325,74 @@ def _power_of_two(count):
 def _indices(values):
     values = list(values)
     return ir.Constant(ir.VectorType(I32, len(values)), values)
+
+
+class PairwiseTree:
+    """combine_tree's tree over partial results that come one at a time, as many as
+    known at run time only: start(), push(value) per partial result, total(). A binary
+    counter of the results pushed keeps at level k the fold of 2**k of them (a push
+    folds in the levels below its count's lowest set bit, older on the left); total()
+    folds the levels left, newest first, which is combine_tree's fold of that count.
+    The state lives in stack slots of the function being lowered."""
+
+    def __init__(self, lo, op, dtype):
+        self.em, self.op, self.dtype = lo.em, op, np.dtype(dtype)
+        element = ltype(self.dtype)
+        self.levels_type = ir.ArrayType(element, TREE_LEVELS)
+        self.levels = lo.entry_alloca(self.levels_type)
+        self.pushed, self.level, self.bits = (lo.entry_alloca(I64) for _ in range(3))
+        self.carried = lo.entry_alloca(element)
+        self.found = lo.entry_alloca(ir.IntType(1))
+
+    def start(self):
+        self.em.b.store(I64(0), self.pushed)
+
+    def push(self, value):
+        b = self.em.b
+        count = b.add(b.load(self.pushed, typ=I64), I64(1))
+        b.store(count, self.pushed)
+        b.store(value, self.carried)
+        b.store(I64(0), self.level)
+        b.store(count, self.bits)
+        test, fold, done = (b.append_basic_block(f"tree.{name}")
+                            for name in ("carry", "fold", "push"))
+        b.branch(test)
+        b.position_at_end(test)
+        bits = b.load(self.bits, typ=I64)
+        b.cbranch(b.icmp_unsigned("!=", b.and_(bits, I64(1)), I64(0)), done, fold)
+        b.position_at_end(fold)
+        level = b.load(self.level, typ=I64)
+        b.store(self._combine(b.load(self._at(level), typ=value.type),
+                              b.load(self.carried, typ=value.type)), self.carried)
+        b.store(b.add(level, I64(1)), self.level)
+        b.store(b.lshr(bits, I64(1)), self.bits)
+        b.branch(test)
+        b.position_at_end(done)
+        b.store(b.load(self.carried, typ=value.type), self._at(b.load(self.level, typ=I64)))
+
+    def total(self):
+        """The fold of everything pushed (at least one value)."""
+        b, element = self.em.b, ltype(self.dtype)
+        pushed = b.load(self.pushed, typ=I64)
+        b.store(ir.Constant(ir.IntType(1), 0), self.found)
+        with self.em.for_range(TREE_LEVELS, name="tree.level") as level:
+            with self.em.if_then(b.icmp_unsigned("!=", b.and_(b.lshr(pushed, level), I64(1)),
+                                            I64(0))):
+                held = b.load(self._at(level), typ=element)
+                found = b.load(self.found, typ=ir.IntType(1))
+                newer = b.load(self.carried, typ=element)
+                b.store(b.select(found, self._combine(held, newer), held), self.carried)
+                b.store(ir.Constant(ir.IntType(1), 1), self.found)
+        return b.load(self.carried, typ=element)
+
+    def _combine(self, older, newer):
+        return combine(self.em, self.op, self.dtype, older, newer)
+
+    def _at(self, level):
+        return self.em.b.gep(self.levels, [I64(0), level], source_etype=self.levels_type)
+
+
+TREE_LEVELS = 64  # enough for any i64 count of partial results
 
 
 def combine_tree(lo, op, partials, count):

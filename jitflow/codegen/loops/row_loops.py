@@ -14,6 +14,12 @@ region of one row (a reduction over everything) and one phase splits its chunks 
 each chunk owns its partial result, in memory all workers share, and worker 0 combines
 the partials in the same tree whoever computed them (4M float32: a sum in 0.08-0.12 ms on
 two threads against 0.17 on one, a sum of squares in 0.11 against 0.27-0.34).
+
+A row whose length is a run-time size (ir/sizes.py) is cut into the same chunks at run
+time, so code for all sizes gets the bits of code compiled for each size: whole chunks
+through the same chunk code, then the last, shorter one (its elements computed as the
+last whole block's, only its own folded), the chunk results combined in the same tree
+as they come (accumulate.PairwiseTree), on one thread.
 """
 import math
 
@@ -21,12 +27,11 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.passes.fuse import REDUCTIONS
+from ...ir.sizes import DynamicDecision
 from ..emitter import I64, ltype, scalar_constant
 from ..views import View, collapse, contiguous_strides
-from .accumulate import (CHUNK, VECTOR_BYTES, Accumulator, combine_tree, fold_in_order,
+from .accumulate import (CHUNK, VECTOR_BYTES, Accumulator, PairwiseTree, combine_tree,
                          identity, widens)
-from .cascade import CascadeSum, VectorCascadeSum, vector_cascade_dtype, wants_cascade
-from .vector_loops import vector_lanes
 
 
 def lower_rows(lo, region, operands, outputs, inline_checks):
@@ -40,13 +45,20 @@ def chunk_plan(shape, capacity=CHUNK):
     `capacity` elements, each a C-order run of the row: blocks of `block` indices along
     `axis`, the axes after it whole. Returns (axis, block, full, rest): per index of the
     axes before `axis`, `full` blocks and then one of `rest` indices (0: none)."""
-    for axis in range(len(shape)):
-        inner = math.prod(shape[axis + 1:])
-        if inner <= capacity:
-            break
+    axis = chunk_axis(shape, capacity)
+    inner = math.prod(shape[axis + 1:])
     block = max(1, min(shape[axis], capacity // inner))
     full, rest = divmod(shape[axis], block)
     return axis, block, full, rest
+
+
+def chunk_axis(shape, capacity=CHUNK):
+    """The axis along which chunk_plan cuts a row of `shape`: the first whose later
+    axes hold at most `capacity` elements."""
+    for axis in range(len(shape)):
+        if math.prod(shape[axis + 1:]) <= capacity:
+            return axis
+    return len(shape) - 1
 
 
 def _is_contiguous(view):
@@ -228,35 +240,6 @@ class RowLoops:
                 self.em.store(env[value], view.base, view.dtype, at[(kind, value)])
         return env
 
-    def _reduce_in_order(self, phase, views, scalars):
-        """A reducing phase over a row whose length is known at run time only
-        (ir/sizes.py), which chunk_plan cannot cut: the row's elements are folded one
-        after the other, in C order, a float sum's through a cascade of blocks as
-        accurate as NumPy's pairwise sum (cascade.py), the others in an accumulator
-        kept on the stack (max and min as NumPy's loop along an axis folds them)."""
-        em, keys = self.em, list(views)
-        lanes = self._vector_cascade_lanes(phase, [views[k] for k in keys])
-        folds = {r: _InOrder(self.lo, r, lanes) for r in phase.reductions}
-
-        def element(offsets):
-            env = self._element(phase, views, dict(zip(keys, offsets)), scalars,
-                                list(scalars))
-            for r, fold in folds.items():
-                fold.add(em.cast(env[r.inputs[0]], r.inputs[0].type.dtype, fold.dtype))
-        self.lo.loop_nest(self.row_shape, [views[k] for k in keys], element, rolled=True,
-                          vector=lanes is not None)
-        return {r.outputs[0]: fold.result() for r, fold in folds.items()}
-
-    def _vector_cascade_lanes(self, phase, views):
-        """The lanes of the vector loop over the row (as loop_nest will find them) when
-        every reduction of the phase is a float32 or float64 sum, else None."""
-        if not all(wants_cascade(r.op, r.outputs[0].type.dtype) and
-                   vector_cascade_dtype(r.outputs[0].type.dtype) for r in phase.reductions):
-            return None
-        shape, strides = collapse(self.row_shape,
-                                  *[v.broadcast_to(self.row_shape).strides for v in views])
-        return vector_lanes(shape, views, strides)
-
     def _streamed_output(self, keys):
         """The position among `keys` of an output the phase stores, if the region is
         large enough for its stores to stream past the caches."""
@@ -272,7 +255,7 @@ class RowLoops:
                                                 r.outputs[0].type.dtype)
                     for r in phase.reductions}
         if not all(isinstance(size, int) for size in self.row_shape):
-            return self._reduce_in_order(phase, views, scalars)
+            return self._reduce_at_run_time(phase, views, scalars)
         keys = list(views)
         shape, strides = collapse(self.row_shape, *[views[k].strides for k in keys])
         if not shape:
@@ -324,14 +307,100 @@ class RowLoops:
             results[r.outputs[0]] = combine_tree(self.lo, r.op, partials[r], count)
         return results
 
+    # --- reducing phases over a run-time size (ir/sizes.py) -----------------------------
+    def _reduce_at_run_time(self, phase, views, scalars):
+        """_reduce of a row whose shape holds a run-time size: the chunks chunk_plan
+        cuts at that size, each folded as _reduce folds it, combined in combine_tree's
+        order as they come (PairwiseTree): the same bits as code compiled for the size,
+        on one thread. A chunk's own shape must be known (else DynamicDecision)."""
+        keys = list(views)
+        shape, strides = collapse(self.row_shape, *[views[k].strides for k in keys])
+        axis = chunk_axis(shape)
+        if not all(isinstance(size, int) for size in shape[axis + 1:]):
+            raise DynamicDecision("a reduction's chunk would hold a run-time size")
+        trees = {r: PairwiseTree(self.lo, r.op, r.outputs[0].type.dtype)
+                 for r in phase.reductions}
+        for tree in trees.values():
+            tree.start()
+        layout = [(views[k], s) for k, s in zip(keys, strides)]
+        outer = [View(v.base, v.dtype, shape[:axis], s[:axis], v.offset, v.constant)
+                 for v, s in layout]
+
+        def push(results):
+            for r, value in results.items():
+                trees[r].push(value)
+
+        def slice_of_row(offsets):
+            along = {k: View(self._moved(v, offset), v.dtype, shape[axis:], s[axis:], 0,
+                             v.constant)
+                     for k, (v, s), offset in zip(keys, layout, offsets)}
+            self._slice_chunks(phase, along, scalars, push)
+        self.lo.loop_nest(shape[:axis], outer, slice_of_row)
+        return {r.outputs[0]: tree.total() for r, tree in trees.items()}
+
+    def _slice_chunks(self, phase, along, scalars, push):
+        """The chunks of one slice of the row (`along`: views over the chunk axis and
+        the axes after it), in order, each chunk's results handed to push({reduction:
+        value}) where they are computed."""
+        first = next(iter(along.values()))
+        length, inner = first.shape[0], first.shape[1:]
+        block = max(1, CHUNK // math.prod(inner))
+        if isinstance(length, int):
+            block = min(length, block)
+            full, rest = divmod(length, block)
+            self._whole_chunks(phase, along, block, I64(full), scalars, push)
+            if rest:
+                push(self._chunk_at(phase, along, full * block, (rest,) + inner, scalars))
+            return
+        em, b = self.em, self.em.b
+        size = I64(length)
+        full, rest = b.udiv(size, I64(block)), b.urem(size, I64(block))
+        with b.if_else(b.icmp_unsigned("==", full, I64(0))) as (short, long):
+            with short:  # the slice is one chunk, shorter than a block
+                push(self._chunk(phase, along, first.shape, scalars,
+                                 fold=(I64(0), I64(math.prod(first.shape)))))
+            with long:
+                self._whole_chunks(phase, along, block, full, scalars, push)
+                with em.if_then(b.icmp_unsigned("!=", rest, I64(0))):
+                    push(self._last_chunk(phase, along, block, rest, scalars))
+
+    def _whole_chunks(self, phase, along, block, count, scalars, push):
+        shape = (block,) + next(iter(along.values())).shape[1:]
+        with self.em.for_range(count, name="chunk") as index:
+            push(self._chunk_at(phase, along, self.em.mul(index, I64(block)), shape,
+                                scalars))
+
+    def _last_chunk(self, phase, along, block, rest, scalars):
+        """The chunk of the last `rest` (< block, at run time) indices of the slice:
+        the last whole block's elements are computed, as a whole chunk's (the same
+        bits: they are elementwise), and only its last `rest` folded."""
+        b = self.em.b
+        first = next(iter(along.values()))
+        shape = (block,) + first.shape[1:]
+        start = b.sub(I64(first.shape[0]), I64(block))
+        per_index = math.prod(shape[1:])
+        skipped = b.mul(b.sub(I64(block), rest), I64(per_index))
+        return self._chunk_at(phase, along, start, shape, scalars,
+                              fold=(skipped, b.mul(rest, I64(per_index))))
+
+    def _chunk_at(self, phase, along, start, shape, scalars, fold=None):
+        """The chunk of `shape` from index `start` of the chunk axis."""
+        start = start if isinstance(start, ir.Value) else I64(start)
+        chunk = {k: View(self._moved(v, self.em.mul(start, I64(v.strides[0]))),
+                         v.dtype, shape, v.strides, 0, v.constant)
+                 for k, v in along.items()}
+        return self._chunk(phase, chunk, shape, scalars, fold)
+
     def _chunks_may_split(self):
         """Whether a reduction's chunks may run on several workers: in the only row
         (a reduction over everything), of a region with one phase, whose values no
         later phase reads from a worker's row buffer."""
         return not self.kept_shape and len(self.region.phases) == 1
 
-    def _chunk(self, phase, chunk, shape, scalars):
-        """One chunk: compute its elements, then fold them; {reduction: chunk result}."""
+    def _chunk(self, phase, chunk, shape, scalars, fold=None):
+        """One chunk: compute its elements, then fold them; {reduction: chunk result}.
+        fold: (skipped, count), i64s: fold only `count` elements after the first
+        `skipped` (fold_memory_at_run_time), rather than all."""
         sources, tiles = {}, []
         for r in phase.reductions:
             source = self._in_place(r, chunk)
@@ -348,7 +417,13 @@ class RowLoops:
             accumulator = self.accumulators[id(r)]
             accumulator.start()
             pointer, align, dtype = sources[r]
-            accumulator.fold_memory(pointer, math.prod(shape), align, dtype)
+            if fold is None:
+                accumulator.fold_memory(pointer, math.prod(shape), align, dtype)
+            else:
+                skipped, count = fold
+                accumulator.fold_memory_at_run_time(
+                    self.em.element_pointer(pointer, dtype, skipped), count,
+                    dtype.itemsize, dtype)
             results[r] = accumulator.result()
         return results
 
@@ -366,37 +441,6 @@ class RowLoops:
             element = ltype(reduction.outputs[0].type.dtype)
             self.tiles[id(reduction)] = self.lo.entry_alloca(ir.ArrayType(element, CHUNK))
         return self.tiles[id(reduction)]
-
-
-class _InOrder:
-    """One reduction folding a row's elements in order (RowLoops._reduce_in_order)."""
-
-    def __init__(self, lo, reduction, lanes=None):
-        """lanes: the row's loop is vector code of that many lanes (a float sum's)."""
-        self.em, self.op = lo.em, reduction.op
-        self.dtype = reduction.outputs[0].type.dtype
-        if lanes is not None:
-            self.cascade = VectorCascadeSum(lo, self.dtype, lanes)
-            self.cascade.start()
-        elif wants_cascade(self.op, self.dtype):
-            self.cascade = CascadeSum(lo, self.dtype)
-            self.cascade.start()
-        else:
-            self.cascade, self.slot = None, lo.entry_alloca(ltype(self.dtype))
-            self.em.b.store(self.em.const(identity(self.op, self.dtype), self.dtype),
-                            self.slot)
-
-    def add(self, value):
-        if self.cascade is not None:
-            self.cascade.add(value)
-            return
-        acc = self.em.b.load(self.slot, typ=ltype(self.dtype))
-        self.em.b.store(fold_in_order(self.em, self.op, self.dtype, acc, value), self.slot)
-
-    def result(self):
-        if self.cascade is not None:
-            return self.cascade.result()
-        return self.em.b.load(self.slot, typ=ltype(self.dtype))
 
 
 def _restrided(view, shape, strides):
