@@ -7,8 +7,9 @@ The inputs that take the new size are those of the greatest rank whose axis is t
 broadcast result's along it, of length 2 or more; the others keep theirs. The first
 size is compiled for itself, the second makes the code for all sizes, and later ones
 run that code where their graph is the template's (dynamic_axes.py). Each size is
-called twice: the checked path, then the entry made for the size. Hypothesis'
-statistics (`--hypothesis-show-statistics`) count how each size ran.
+called twice: the checked path, then the entry made for the size. Where the last size
+ran the code for all sizes, its results must be the bits of code compiled for that size
+alone. Hypothesis' statistics (`--hypothesis-show-statistics`) count how each size ran.
 """
 import numpy as np
 from hypothesis import assume, event, given, note
@@ -49,8 +50,24 @@ def test_each_size_matches_numpy(program, data):
                 # may meet another step first (a trace meets the first whose shapes do
                 # not fit), so the kinds may differ.
                 event("NumPy raises at this size, jitflow computes the results")
-    for line in fn.cache_info().dynamic[1:]:
+    lines = fn.cache_info().dynamic
+    for line in lines[1:]:
         event(line.split(": ", 1)[1].split(" (")[0])
+    if lines and lines[-1].startswith(f"n={n}: runs the code for all sizes"):
+        _check_bits_of_code_for_the_size(program, got, inputs)
+
+
+def _check_bits_of_code_for_the_size(program, got, inputs):
+    """The last size ran the code for all sizes: its results are the bits of code
+    compiled for that size alone (the same chunks, the same order)."""
+    static = call(traced(program, "native"), "native", inputs)
+    if got[1] is not None or static[1] is not None:
+        return
+    for index, (dynamic_value, static_value) in enumerate(zip(got[0], static[0])):
+        a, b = np.asarray(dynamic_value), np.asarray(static_value)
+        assert a.dtype == b.dtype and a.shape == b.shape, (index, a, b)
+        assert a.tobytes() == b.tobytes(), \
+            f"result {index}: the code for all sizes gives {a}, code for the size {b}"
 
 
 def _resized_inputs(program, axis):
