@@ -21,12 +21,12 @@ class Config:
     function is traced and optimized. Off, the first call waits for the machine code.
     Either way the results are NumPy's, to rounding.
 
-    auto_dynamic_axes (JITFLOW_AUTO_DYNAMIC_AXES, off by default): a function traced
+    auto_dynamic_axes (JITFLOW_AUTO_DYNAMIC_AXES, on by default): a function traced
     again for arrays that differ from its last call's in the size of one axis only
     (the same axis in each, one new size) treats that axis as its dynamic_axes
-    (dynamic_axes.py): later sizes share one compile where the graph allows. Off by
-    default for now: the sizes' results may then differ in the last bit from code
-    compiled for each (sums along the axis are folded otherwise).
+    (dynamic_axes.py): later sizes share one compile where the graph allows. Each size
+    gets the bits code compiled for it would give, so results never depend on which
+    sizes came first.
 
     cache_size (JITFLOW_CACHE_SIZE, 256): how many signatures each function keeps
     compiled; beyond it the least recently used one is forgotten (and traced again if
@@ -56,7 +56,7 @@ class Config:
         self.backend = os.environ.get("JITFLOW_BACKEND", "native").strip().lower()
         self.background_compile = _flag("JITFLOW_BACKGROUND_COMPILE", default=True)
         self.cache_size = int(os.environ.get("JITFLOW_CACHE_SIZE", "256"))
-        self.auto_dynamic_axes = _flag("JITFLOW_AUTO_DYNAMIC_AXES")
+        self.auto_dynamic_axes = _flag("JITFLOW_AUTO_DYNAMIC_AXES", default=True)
         self.debug_nans = _flag("JITFLOW_DEBUG_NANS")
         self.debug_infs = _flag("JITFLOW_DEBUG_INFS")
         self.on_matmul_precision_change = []  # callables, run after a change
