@@ -6,12 +6,15 @@ The first size n1 is compiled as usual. At a second size n2 the two graphs, fuse
 scheduled, are made into a template (ir/size_templates.py) and that is compiled once,
 taking the size at run time (codegen/runtime/dynamic_native.py), on the thread that
 builds n2's native code (executable.py: in the background, while n2's first call is
-interpreted, as for any new signature). Every later size is
-traced again (a trace costs little beside a compile) and runs the template's code only
-if its own template from n1 prints the same; otherwise, and wherever the template
-cannot be compiled (an operation whose code needs its sizes at compile time), it is
-compiled for that size, as without dynamic_axes. So each size runs code made for a
-graph equal to its own, and the way each size ran is listed in `report`.
+interpreted, as for any new signature). Every later size is traced again (a trace
+costs little beside a compile) and runs the template's code only if its own template
+from n1 prints the same. The code serves a range of sizes (where a decision differs
+between sizes, ir/sizes.py); a size outside it gets code of the same template for its
+own range. Where the graph differs, and wherever the template cannot be compiled (an
+operation whose code needs its sizes at compile time), the size is compiled for
+itself, as without dynamic_axes. So each size runs code made for a graph equal to its
+own, with the bits of code compiled for that size alone, and the way each size ran is
+listed in `report`.
 """
 import threading
 
@@ -109,15 +112,17 @@ class DynamicAxes:
 
 
 class _Family:
-    """The sizes of one signature: the first graph, then the template's code."""
+    """The sizes of one signature: the first graph, then the template's codes, each
+    serving a range of sizes (a decision that differs between sizes, rows or columns
+    for a short reduction say, cuts the sizes into ranges: ir/sizes.py)."""
 
     def __init__(self, name):
         self.name = name
         self.first = None  # (fused graph, n) of the first size
-        self.code = None  # the DynamicNative, once made
-        self.failed = None  # why the template could not be compiled
-        self.chosen = None  # (template, n): the one whose code is compiled
-        self._compiling = threading.Lock()  # held while the template's code compiles
+        self.codes = []  # DynamicNatives of one template, for ranges of sizes apart
+        self.failed = None  # why a template's code could not be made
+        self.chosen = None  # (template, n): the one whose code is compiled first
+        self._compiling = threading.Lock()  # held while a template's code compiles
 
     def native(self, graph, n, report):
         """DynamicAxes.native's answer for size n, whose fused graph is `graph`;
@@ -131,48 +136,52 @@ class _Family:
         except NotGeneral as error:
             report(f"n={n}: compiled for this size: its graph differs ({error})")
             return None
-        if self.code is None and self.failed is None:
-            if self.chosen is None:  # (here, in call order: which size's template
-                self.chosen = (template, n)  # is compiled never depends on threads)
-            return lambda: self._compiled_now(template, passed, n, report)
-        return self._served(template, passed, n, report)
-
-    def _compiled_now(self, template, passed, n, report):
-        """Compile the chosen template's code (unless done), then serve size n with
-        it. A size that comes while the code compiles (on another thread) waits for
-        it here."""
-        with self._compiling:
-            if self.code is None and self.failed is None:
-                self._compile_chosen()
-        return self._served(template, passed, n, report)
-
-    def _compile_chosen(self):
-        """The DynamicNative of the chosen template, for the sizes around its n that its
-        code can serve, tuned for the larger of the two sizes that made it: a split
-        between threads that does not pay at the smaller costs little, one missing at
-        the larger, half."""
-        template, n = self.chosen
-        try:
-            self.code = DynamicNative(template, self.name, typical=max(self.first[1], n),
-                                      n=n)
-        except Exception as error:  # (code that does not take run-time sizes yet)
-            kind = "" if isinstance(error, DynamicDecision) else f"{type(error).__name__}: "
-            self.failed = f"the code for all sizes could not be made ({kind}{error})"
-
-    def _served(self, template, passed, n, report):
-        """A SizedNative for size n from the template's code, or None where that code
-        cannot serve it."""
+        if self.codes and template.text != self.codes[0].template.text:
+            report(f"n={n}: compiled for this size: its graph is not the template's")
+            return None
+        code = self._serving(n)
+        if code is not None:
+            report(f"n={n}: runs the code for all sizes")
+            return code.at(n, passed)
         if self.failed is not None:
             report(f"n={n}: compiled for this size: {self.failed}")
             return None
-        if template.text != self.code.template.text:
+        if self.chosen is None:  # (here, in call order: which size's template is
+            self.chosen = (template, n)  # compiled first never depends on threads)
+        return lambda: self._compiled_now(template, passed, n, report)
+
+    def _compiled_now(self, template, passed, n, report):
+        """Compile the chosen template's code (unless done), and then, if no code
+        serves size n, code for the sizes around n; then serve n. A size that comes
+        while a code compiles (on another thread) waits for it here."""
+        with self._compiling:
+            if not self.codes and self.failed is None:
+                self._compile(*self.chosen)
+            if self._serving(n) is None and self.failed is None:
+                self._compile(template, n)
+        if self.codes and template.text != self.codes[0].template.text:
             report(f"n={n}: compiled for this size: its graph is not the template's")
             return None
-        smallest, largest = self.code.sizes
-        if not smallest <= n <= largest:
-            report(f"n={n}: compiled for this size: the code for all sizes serves n "
-                   f"from {smallest} to {largest}")
+        code = self._serving(n)
+        if code is None:
+            report(f"n={n}: compiled for this size: {self.failed}")
             return None
-        compiled_now = " (compiled now)" if template is self.chosen[0] else ""
+        compiled_now = " (compiled now)" if code.template is template else ""
         report(f"n={n}: runs the code for all sizes{compiled_now}")
-        return self.code.at(n, passed)
+        return code.at(n, passed)
+
+    def _serving(self, n):
+        return next((code for code in self.codes if code.sizes[0] <= n <= code.sizes[1]),
+                    None)
+
+    def _compile(self, template, n):
+        """Code of `template` for the sizes around n that it can serve, tuned for the
+        larger of n and the first size: a split between threads that does not pay at
+        the smaller costs little, one missing at the larger, half. (The bits are the
+        same at any tuning.)"""
+        try:
+            self.codes.append(DynamicNative(template, self.name,
+                                            typical=max(self.first[1], n), n=n))
+        except Exception as error:  # (code that does not take run-time sizes yet)
+            kind = "" if isinstance(error, DynamicDecision) else f"{type(error).__name__}: "
+            self.failed = f"the code for all sizes could not be made ({kind}{error})"

@@ -20,7 +20,7 @@ def lower_region(lo, body, inputs, outputs):
                      if isinstance(lit, Lit)})
     inline_checks = lo._check_fused_python_ints(body, operands)
     order = _memory_order(region, operands)
-    if _by_rows(region, order, lo.typical):
+    if _by_rows(region, order):
         lower_rows(lo, region, operands, outputs, inline_checks)
     else:
         lower_columns(lo, region, operands, outputs, inline_checks, order)
@@ -33,15 +33,16 @@ def reduce(lo, node, inputs, outputs):
     lower_region(lo, body, inputs, outputs)
 
 
-def _by_rows(region, order, typical):
+def _by_rows(region, order):
     """Rows, when the region reads its own reductions (it must: only rows finish them
     early), or when the axis its operand walks contiguously is reduced and the rows are
     not short: then vector accumulators take whole vectors of a row. Otherwise the
     domain is walked in memory order folding each element into its output slot:
     vectorized over the kept contiguous axis, or, for short rows, at a cost per element
     rather than per row. A float product is always walked in memory order: it must
-    fold its elements one by one in NumPy's order (fuse.py). A row's length that is a
-    run-time size (ir/sizes.py) counts at its `typical` value: either way is right."""
+    fold its elements one by one in NumPy's order (fuse.py). The two fold in other
+    orders, so a row's length that is a run-time size (ir/sizes.py) decides as each
+    size would (a DynamicDecision where sizes of the range would decide apart)."""
     if len(region.phases) > 1 or region.phases[0].after:
         return True
     if any(in_memory_order(node) for node in region.body.nodes):
@@ -49,9 +50,9 @@ def _by_rows(region, order, typical):
     long_axes = [axis for axis in order if region.shape[axis] != 1]
     if not long_axes or long_axes[-1] not in region.axes:
         return not long_axes
-    row = typical(math.prod(region.shape[axis] for axis in region.axes))
+    row = math.prod(region.shape[axis] for axis in region.axes)
     dtypes = [n.outputs[0].type.dtype for n in region.body.nodes if n.op in REDUCTIONS]
-    return row >= min(lanes(dtype) for dtype in dtypes) // 2
+    return bool(row >= min(lanes(dtype) for dtype in dtypes) // 2)
 
 
 def _memory_order(region, operands):
