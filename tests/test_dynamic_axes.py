@@ -429,3 +429,21 @@ def test_sizes_that_decide_apart_get_code_of_their_own_range():
     assert ran(fn) == ["all"] * 6
     assert [line.endswith("(compiled now)") for line in fn.cache_info().dynamic[1:]] == \
         [True, True, False, False, False, False]
+
+
+@pytest.mark.parametrize("fn", [lambda x: x.sum(), lambda x: (x * x).mean(),
+                                lambda x: (np.abs(x).max(), x.min())],
+                         ids=["sum", "mean of squares", "max and min"])
+def test_a_large_reduction_split_between_threads_gets_the_bits_of_code_for_the_size(fn):
+    """Over everything, the chunks are cut into a run per thread, each a power of two
+    of chunks from a multiple of it (row_loops._reduce_in_groups): combine_tree's own
+    tree, whatever the count of chunks."""
+    dynamic = jitflow.function(fn, dynamic_axes={"x": 0})
+    rng = np.random.default_rng(6)
+    for n in (300_001, 2_000_000, 1_048_576, 3_000_037):
+        x = rng.standard_normal(n).astype(np.float32)
+        x[::1000] = -0.0
+        got, want = dynamic(x), jitflow.function(fn)(x)
+        for g, w in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, want))):
+            assert np.asarray(g).tobytes() == np.asarray(w).tobytes(), (n, g, w)
+    assert ran(dynamic) == ["all"] * 3

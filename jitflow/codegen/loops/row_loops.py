@@ -311,64 +311,145 @@ class RowLoops:
     def _reduce_at_run_time(self, phase, views, scalars):
         """_reduce of a row whose shape holds a run-time size: the chunks chunk_plan
         cuts at that size, each folded as _reduce folds it, combined in combine_tree's
-        order as they come (PairwiseTree): the same bits as code compiled for the size,
-        on one thread. A chunk's own shape must be known (else DynamicDecision)."""
+        order (PairwiseTree): the same bits as code compiled for the size. A chunk's
+        own shape must be known (else DynamicDecision)."""
         keys = list(views)
         shape, strides = collapse(self.row_shape, *[views[k].strides for k in keys])
         axis = chunk_axis(shape)
         if not all(isinstance(size, int) for size in shape[axis + 1:]):
             raise DynamicDecision("a reduction's chunk would hold a run-time size")
-        trees = {r: PairwiseTree(self.lo, r.op, r.outputs[0].type.dtype)
-                 for r in phase.reductions}
-        for tree in trees.values():
-            tree.start()
         layout = [(views[k], s) for k, s in zip(keys, strides)]
+        if axis == 0 and self._chunks_may_split() and self.lo.workers is not None:
+            along = {k: View(v.base, v.dtype, shape, s, v.offset, v.constant)
+                     for k, (v, s) in zip(keys, layout)}
+            return self._reduce_in_groups(phase, along, scalars)
+        trees = self._trees(phase)
         outer = [View(v.base, v.dtype, shape[:axis], s[:axis], v.offset, v.constant)
                  for v, s in layout]
-
-        def push(results):
-            for r, value in results.items():
-                trees[r].push(value)
 
         def slice_of_row(offsets):
             along = {k: View(self._moved(v, offset), v.dtype, shape[axis:], s[axis:], 0,
                              v.constant)
                      for k, (v, s), offset in zip(keys, layout, offsets)}
-            self._slice_chunks(phase, along, scalars, push)
+            if isinstance(shape[axis], int):
+                self._static_chunks(phase, along, scalars, self._pusher(trees))
+            else:
+                count, _ = self._chunk_count(along)
+                self._numbered_chunks(phase, along, I64(0), count, scalars,
+                                      self._pusher(trees))
         self.lo.loop_nest(shape[:axis], outer, slice_of_row)
         return {r.outputs[0]: tree.total() for r, tree in trees.items()}
 
-    def _slice_chunks(self, phase, along, scalars, push):
-        """The chunks of one slice of the row (`along`: views over the chunk axis and
-        the axes after it), in order, each chunk's results handed to push({reduction:
+    def _reduce_in_groups(self, phase, along, scalars):
+        """The chunks of the only row, cut into one group per thread: runs of 2**k
+        chunks from a multiple of 2**k (the last run shorter), which the workers fold
+        apart; worker 0 then combines the groups' results. combine_tree's first k
+        levels fold exactly those runs, so the tree is its own."""
+        em, b, threads = self.em, self.em.b, self.lo.threads
+        partials = {r: self.lo.memory.scratch((threads,), r.outputs[0].type.dtype,
+                                              until=self.lo.node_index)
+                    for r in phase.reductions}
+        trees = self._trees(phase)
+
+        def group(offsets):
+            count, per_group = self._groups(along, threads)
+            first = b.mul(offsets[0], per_group)
+            end = _smaller(b, b.add(first, per_group), count)
+            with em.if_then(b.icmp_unsigned("<", first, end)):
+                for tree in trees.values():
+                    tree.start()
+                self._numbered_chunks(phase, along, first, end, scalars,
+                                      self._pusher(trees))
+                for r, tree in trees.items():
+                    em.store(tree.total(), partials[r].base, partials[r].dtype, offsets[0])
+        number = View(None, np.dtype(np.int64), (threads,), (1,), 0)
+        work = math.prod(next(iter(along.values())).shape)
+        self.lo.loop_nest((threads,), [number], group, owner=0, work=work)
+        count, per_group = self._groups(along, threads)
+        used = b.udiv(b.add(count, b.sub(per_group, I64(1))), per_group)
+        results = {}
+        for r in phase.reductions:
+            tree = PairwiseTree(self.lo, r.op, r.outputs[0].type.dtype)
+            tree.start()
+            with em.for_range(used, name="group") as index:
+                tree.push(em.load(partials[r].base, partials[r].dtype, index))
+            results[r.outputs[0]] = tree.total()
+        return results
+
+    def _trees(self, phase):
+        trees = {r: PairwiseTree(self.lo, r.op, r.outputs[0].type.dtype)
+                 for r in phase.reductions}
+        for tree in trees.values():
+            tree.start()
+        return trees
+
+    @staticmethod
+    def _pusher(trees):
+        def push(results):
+            for r, value in results.items():
+                trees[r].push(value)
+        return push
+
+    def _static_chunks(self, phase, along, scalars, push):
+        """The chunks of a slice whose length is known (the run-time size lies in the
+        axes before it), in order, each chunk's results handed to push({reduction:
         value}) where they are computed."""
         first = next(iter(along.values()))
         length, inner = first.shape[0], first.shape[1:]
-        block = max(1, CHUNK // math.prod(inner))
-        if isinstance(length, int):
-            block = min(length, block)
-            full, rest = divmod(length, block)
-            self._whole_chunks(phase, along, block, I64(full), scalars, push)
-            if rest:
-                push(self._chunk_at(phase, along, full * block, (rest,) + inner, scalars))
-            return
+        block = min(length, max(1, CHUNK // math.prod(inner)))
+        full, rest = divmod(length, block)
+        with self.em.for_range(full, name="chunk") as index:
+            push(self._chunk_at(phase, along, self.em.mul(index, I64(block)),
+                                (block,) + inner, scalars))
+        if rest:
+            push(self._chunk_at(phase, along, full * block, (rest,) + inner, scalars))
+
+    def _chunk_count(self, along):
+        """(chunks, whole chunks) of a slice whose length is a run-time size, as i64s:
+        whole chunks of `_block` indices, then one of the rest, if any (a slice shorter
+        than a block is one chunk)."""
+        b, block = self.em.b, self._block(along)
+        length = I64(next(iter(along.values())).shape[0])
+        full = b.udiv(length, I64(block))
+        rest = b.urem(length, I64(block))
+        return b.add(full, b.zext(b.icmp_unsigned("!=", rest, I64(0)), I64)), full
+
+    def _groups(self, along, threads):
+        """(chunks, chunks per group): groups of the least power of two of chunks
+        that cuts them into at most `threads` groups."""
+        b = self.em.b
+        count, _ = self._chunk_count(along)
+        least = b.udiv(b.add(count, I64(threads - 1)), I64(threads))
+        below = b.sub(least, I64(1))
+        zeros = self.em.intrinsic("llvm.ctlz", below, ir.Constant(ir.IntType(1), 0))
+        return count, b.shl(I64(1), b.sub(I64(64), zeros))
+
+    @staticmethod
+    def _block(along):
+        inner = next(iter(along.values())).shape[1:]
+        return max(1, CHUNK // math.prod(inner))
+
+    def _numbered_chunks(self, phase, along, first, end, scalars, push):
+        """Chunks first..end-1 (i64s) of a slice whose length is a run-time size."""
         em, b = self.em, self.em.b
+        first_view = next(iter(along.values()))
+        length, inner = first_view.shape[0], first_view.shape[1:]
+        block = self._block(along)
         size = I64(length)
         full, rest = b.udiv(size, I64(block)), b.urem(size, I64(block))
-        with b.if_else(b.icmp_unsigned("==", full, I64(0))) as (short, long):
-            with short:  # the slice is one chunk, shorter than a block
-                push(self._chunk(phase, along, first.shape, scalars,
-                                 fold=(I64(0), I64(math.prod(first.shape)))))
-            with long:
-                self._whole_chunks(phase, along, block, full, scalars, push)
-                with em.if_then(b.icmp_unsigned("!=", rest, I64(0))):
-                    push(self._last_chunk(phase, along, block, rest, scalars))
-
-    def _whole_chunks(self, phase, along, block, count, scalars, push):
-        shape = (block,) + next(iter(along.values())).shape[1:]
-        with self.em.for_range(count, name="chunk") as index:
-            push(self._chunk_at(phase, along, self.em.mul(index, I64(block)), shape,
-                                scalars))
+        with em.for_range(b.sub(end, first), name="chunk") as index:
+            chunk = b.add(first, index)
+            with b.if_else(b.icmp_unsigned("==", full, I64(0))) as (short, long):
+                with short:  # the slice is one chunk, shorter than a block
+                    push(self._chunk_at(phase, along, I64(0), first_view.shape, scalars,
+                                        fold=(I64(0), I64(math.prod(first_view.shape)))))
+                with long:
+                    with b.if_else(b.icmp_unsigned("<", chunk, full)) as (whole, last):
+                        with whole:
+                            push(self._chunk_at(phase, along, b.mul(chunk, I64(block)),
+                                                (block,) + inner, scalars))
+                        with last:
+                            push(self._last_chunk(phase, along, block, rest, scalars))
 
     def _last_chunk(self, phase, along, block, rest, scalars):
         """The chunk of the last `rest` (< block, at run time) indices of the slice:
@@ -386,7 +467,8 @@ class RowLoops:
     def _chunk_at(self, phase, along, start, shape, scalars, fold=None):
         """The chunk of `shape` from index `start` of the chunk axis."""
         start = start if isinstance(start, ir.Value) else I64(start)
-        chunk = {k: View(self._moved(v, self.em.mul(start, I64(v.strides[0]))),
+        chunk = {k: View(self._moved(v, self.em.add(I64(v.offset),
+                                                    self.em.mul(start, I64(v.strides[0])))),
                          v.dtype, shape, v.strides, 0, v.constant)
                  for k, v in along.items()}
         return self._chunk(phase, chunk, shape, scalars, fold)
@@ -441,6 +523,10 @@ class RowLoops:
             element = ltype(reduction.outputs[0].type.dtype)
             self.tiles[id(reduction)] = self.lo.entry_alloca(ir.ArrayType(element, CHUNK))
         return self.tiles[id(reduction)]
+
+
+def _smaller(b, x, y):
+    return b.select(b.icmp_unsigned("<", x, y), x, y)
 
 
 def _restrided(view, shape, strides):
