@@ -138,15 +138,22 @@ def _expand_ellipsis(x, entries):
     return entries[:at] + fill + entries[at + 1:]
 
 
+def bool_axis_fits(length, size):
+    """Whether a boolean index's axis of `size` fits an axis of `length`: NumPy takes
+    one of length 0 whatever the axis's length."""
+    return size == length or size == 0
+
+
 def _masks_as_positions(x, entries):
     """Each constant mask as the integer arrays of its True positions. Its shape must be
-    that of the axes it covers: a smaller mask would silently select the wrong elements."""
+    that of the axes it covers (an axis of length 0 fits any, as in NumPy): a smaller
+    mask would silently select the wrong elements."""
     result, axis = [], 0
     for entry in entries:
         if _is_mask(entry):
             covered = x.shape[axis:axis + entry.ndim]
             for i, (length, size) in enumerate(zip(covered, entry.shape)):
-                if length != size:
+                if not bool_axis_fits(length, size):
                     raise IndexError(at_user_line(
                         f"boolean index did not match indexed array along axis "
                         f"{axis + i}; size of axis is {length} but size of corresponding "

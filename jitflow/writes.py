@@ -20,7 +20,7 @@ import numpy as np
 from . import numpy as jnp
 from . import ops
 from .errors import at_user_line
-from .indexing import basic_only, expand_ellipsis, getitem, holds_tracer
+from .indexing import basic_only, bool_axis_fits, expand_ellipsis, getitem, holds_tracer
 from .ir.types import ShapeError, broadcast_shapes
 from .trace import Tracer, constant_type
 # What a Tracer knows of its memory is the trace layer's (trace/aliases.py); this module
@@ -74,10 +74,11 @@ def updated(x, index, value):
 
 
 def selects_nothing(x, mask):
-    """Whether `mask` has no element and no more axes than x: NumPy then selects
-    nothing, whatever the lengths of x's axes (it takes an empty boolean index as
-    empty integer indices, so x[np.array([], bool)] of an x of shape (1,) is empty)."""
-    return 0 in mask.shape and mask.ndim <= x.ndim
+    """Whether `mask` has no element, no more axes than x, and each of its axes x's
+    length there or 0: NumPy then selects nothing (x[np.array([], bool)] of an x of
+    shape (1,) is empty), as an axis of length 0 matches any (bool_axis_fits)."""
+    return 0 in mask.shape and mask.ndim <= x.ndim and all(
+        bool_axis_fits(length, size) for length, size in zip(x.shape, mask.shape))
 
 
 def _masked_update(x, mask, value):

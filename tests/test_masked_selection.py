@@ -136,13 +136,19 @@ def test_an_array_value_that_must_match_the_count_raises(backend):
         f(np.arange(3.0))
 
 
-@pytest.mark.parametrize("shape,mask_shape", [((1,), (0,)), ((5,), (0,)), ((2, 3), (0,)),
-                                              ((2, 3), (0, 3)), ((2, 3), (0, 0))])
-def test_an_empty_boolean_index_selects_nothing_whatever_the_lengths(backend, shape,
-                                                                     mask_shape):
-    # NumPy takes an empty boolean index as empty integer indices: no shape check (a
-    # slice's length-1 row at one batch size met a length-0 mask: found by the
-    # dynamic-axes fuzzer)
+EMPTY_MASKS = [((1,), (0,)), ((5,), (0,)), ((2, 3), (0,)), ((2, 3), (0, 3)), ((2, 3), (0, 0)),
+               ((1, 2, 3), (1, 0, 3)), ((1, 2, 3), (0, 5)), ((1, 2, 3), (5, 0)),
+               ((1, 2, 3), (1, 0, 5)), ((1, 2, 3), (3, 0, 0))]
+
+
+@pytest.mark.parametrize("constant", [False, True], ids=["traced", "constant"])
+@pytest.mark.parametrize("shape,mask_shape", EMPTY_MASKS)
+def test_an_empty_boolean_index_selects_nothing_where_its_axes_fit(backend, shape,
+                                                                   mask_shape, constant):
+    # NumPy takes a boolean index's axis of length 0 as fitting any axis, and selects
+    # nothing; an axis of another length must match (a slice's length-1 row at one
+    # batch size met a length-0 mask: found by the dynamic-axes fuzzer, for a traced
+    # mask, then for a constant one)
     x, mask = np.arange(np.prod(shape), dtype=np.float32).reshape(shape), \
         np.zeros(mask_shape, bool)
 
@@ -150,8 +156,20 @@ def test_an_empty_boolean_index_selects_nothing_whatever_the_lengths(backend, sh
         x = x.copy()
         x[mask] = value
         return x
-    for fn, arguments in ((lambda x, mask: x[mask] * 2, (x, mask)),
-                          (assign, (x, mask, 7.0))):
-        assert_same(jitflow.function(fn)(*arguments), fn(*arguments))
-    with pytest.raises(ValueError, match="shape mismatch"):
-        jitflow.function(assign)(x, mask, np.ones(2, np.float32))
+
+    def select(x, mask):
+        return x[mask] * 2
+    for fn, arguments in ((select, (x, mask)), (assign, (x, mask, 7.0))):
+        compiled = jitflow.function(
+            (lambda x, *rest: fn(x, mask, *rest)) if constant else fn)
+        given = arguments[:1] + arguments[2:] if constant else arguments
+        try:
+            expected = fn(*arguments)
+        except IndexError:
+            with pytest.raises(IndexError, match="boolean index"):
+                compiled(*given)
+        else:
+            assert_same(compiled(*given), expected)
+    if all(size in (0, length) for length, size in zip(shape, mask_shape)):
+        with pytest.raises(ValueError, match="shape mismatch"):
+            jitflow.function(assign)(x, mask, np.ones(2, np.float32))
