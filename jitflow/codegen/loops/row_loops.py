@@ -52,6 +52,12 @@ def chunk_plan(shape, capacity=CHUNK):
     return axis, block, full, rest
 
 
+# Groups of chunks per thread in a reduction over a run-time size (_reduce_in_groups):
+# a split of a nest's innermost loop between the threads falls on multiples of 64 of
+# its iterations (lowering/parallel.py's GRANULE), so each thread needs that many.
+GROUPS_PER_THREAD = 64
+
+
 def chunk_axis(shape, capacity=CHUNK):
     """The axis along which chunk_plan cuts a row of `shape`: the first whose later
     axes hold at most `capacity` elements."""
@@ -341,18 +347,18 @@ class RowLoops:
         return {r.outputs[0]: tree.total() for r, tree in trees.items()}
 
     def _reduce_in_groups(self, phase, along, scalars):
-        """The chunks of the only row, cut into one group per thread: runs of 2**k
-        chunks from a multiple of 2**k (the last run shorter), which the workers fold
-        apart; worker 0 then combines the groups' results. combine_tree's first k
-        levels fold exactly those runs, so the tree is its own."""
-        em, b, threads = self.em, self.em.b, self.lo.threads
-        partials = {r: self.lo.memory.scratch((threads,), r.outputs[0].type.dtype,
+        """The chunks of the only row, cut into GROUPS_PER_THREAD groups per thread:
+        runs of 2**k chunks from a multiple of 2**k (the last run shorter), which the
+        workers fold apart; worker 0 then combines the groups' results. combine_tree's
+        first k levels fold exactly those runs, so the tree is its own."""
+        em, b, groups = self.em, self.em.b, self.lo.threads * GROUPS_PER_THREAD
+        partials = {r: self.lo.memory.scratch((groups,), r.outputs[0].type.dtype,
                                               until=self.lo.node_index)
                     for r in phase.reductions}
         trees = self._trees(phase)
 
         def group(offsets):
-            count, per_group = self._groups(along, threads)
+            count, per_group = self._groups(along, groups)
             first = b.mul(offsets[0], per_group)
             end = _smaller(b, b.add(first, per_group), count)
             with em.if_then(b.icmp_unsigned("<", first, end)):
@@ -362,10 +368,10 @@ class RowLoops:
                                       self._pusher(trees))
                 for r, tree in trees.items():
                     em.store(tree.total(), partials[r].base, partials[r].dtype, offsets[0])
-        number = View(None, np.dtype(np.int64), (threads,), (1,), 0)
+        number = View(None, np.dtype(np.int64), (groups,), (1,), 0)
         work = math.prod(next(iter(along.values())).shape)
-        self.lo.loop_nest((threads,), [number], group, owner=0, work=work)
-        count, per_group = self._groups(along, threads)
+        self.lo.loop_nest((groups,), [number], group, owner=0, work=work)
+        count, per_group = self._groups(along, groups)
         used = b.udiv(b.add(count, b.sub(per_group, I64(1))), per_group)
         results = {}
         for r in phase.reductions:
@@ -414,12 +420,12 @@ class RowLoops:
         rest = b.urem(length, I64(block))
         return b.add(full, b.zext(b.icmp_unsigned("!=", rest, I64(0)), I64)), full
 
-    def _groups(self, along, threads):
+    def _groups(self, along, groups):
         """(chunks, chunks per group): groups of the least power of two of chunks
-        that cuts them into at most `threads` groups."""
+        that cuts them into at most `groups` groups."""
         b = self.em.b
         count, _ = self._chunk_count(along)
-        least = b.udiv(b.add(count, I64(threads - 1)), I64(threads))
+        least = b.udiv(b.add(count, I64(groups - 1)), I64(groups))
         below = b.sub(least, I64(1))
         zeros = self.em.intrinsic("llvm.ctlz", below, ir.Constant(ir.IntType(1), 0))
         return count, b.shl(I64(1), b.sub(I64(64), zeros))
