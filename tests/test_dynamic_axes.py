@@ -447,3 +447,16 @@ def test_a_large_reduction_split_between_threads_gets_the_bits_of_code_for_the_s
         for g, w in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, want))):
             assert np.asarray(g).tobytes() == np.asarray(w).tobytes(), (n, g, w)
     assert ran(dynamic) == ["all"] * 3
+
+
+def test_a_reduction_whose_run_time_size_lies_outside_its_chunks():
+    """Rows of 2050 strided elements: chunks of 1024 along each row (known), a
+    run-time number of rows (row_loops._static_chunks in a loop over them)."""
+    def fn(x):
+        return (x[:, ::2] * 1.5).sum()
+    dynamic = jitflow.function(fn, dynamic_axes={"x": 0})
+    rng = np.random.default_rng(7)
+    for n in (3, 5, 7, 64, 9):
+        x = rng.standard_normal((n, 4100)).astype(np.float32)
+        assert dynamic(x).tobytes() == jitflow.function(fn)(x).tobytes()
+    assert ran(dynamic) == ["all"] * 4

@@ -19,7 +19,8 @@ A row whose length is a run-time size (ir/sizes.py) is cut into the same chunks 
 time, so code for all sizes gets the bits of code compiled for each size: whole chunks
 through the same chunk code, then the last, shorter one (its elements computed as the
 last whole block's, only its own folded), the chunk results combined in the same tree
-as they come (accumulate.PairwiseTree), on one thread.
+as they come (accumulate.PairwiseTree). A reduction over everything splits its chunks
+between the threads in runs of a power of two, which that tree combines alike.
 """
 import math
 
@@ -340,9 +341,8 @@ class RowLoops:
             if isinstance(shape[axis], int):
                 self._static_chunks(phase, along, scalars, self._pusher(trees))
             else:
-                count, _ = self._chunk_count(along)
-                self._numbered_chunks(phase, along, I64(0), count, scalars,
-                                      self._pusher(trees))
+                self._numbered_chunks(phase, along, I64(0), self._chunk_count(along),
+                                      scalars, self._pusher(trees))
         self.lo.loop_nest(shape[:axis], outer, slice_of_row)
         return {r.outputs[0]: tree.total() for r, tree in trees.items()}
 
@@ -411,20 +411,20 @@ class RowLoops:
             push(self._chunk_at(phase, along, full * block, (rest,) + inner, scalars))
 
     def _chunk_count(self, along):
-        """(chunks, whole chunks) of a slice whose length is a run-time size, as i64s:
-        whole chunks of `_block` indices, then one of the rest, if any (a slice shorter
-        than a block is one chunk)."""
+        """The chunks of a slice whose length is a run-time size, an i64: whole chunks
+        of `_block` indices, then one of the rest, if any (a slice shorter than a
+        block is one chunk)."""
         b, block = self.em.b, self._block(along)
         length = I64(next(iter(along.values())).shape[0])
         full = b.udiv(length, I64(block))
         rest = b.urem(length, I64(block))
-        return b.add(full, b.zext(b.icmp_unsigned("!=", rest, I64(0)), I64)), full
+        return b.add(full, b.zext(b.icmp_unsigned("!=", rest, I64(0)), I64))
 
     def _groups(self, along, groups):
         """(chunks, chunks per group): groups of the least power of two of chunks
         that cuts them into at most `groups` groups."""
         b = self.em.b
-        count, _ = self._chunk_count(along)
+        count = self._chunk_count(along)
         least = b.udiv(b.add(count, I64(groups - 1)), I64(groups))
         below = b.sub(least, I64(1))
         zeros = self.em.intrinsic("llvm.ctlz", below, ir.Constant(ir.IntType(1), 0))
