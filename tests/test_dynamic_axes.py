@@ -1,6 +1,7 @@
 """jitflow.function(fn, dynamic_axes=...): one compile serves every size of the leading
 axis where the function's graph allows (dynamic_axes.py), with NumPy's results at each
 size; elsewhere each size is compiled for itself, as without dynamic_axes."""
+import re
 import threading
 import warnings
 
@@ -460,3 +461,33 @@ def test_a_reduction_whose_run_time_size_lies_outside_its_chunks():
         x = rng.standard_normal((n, 4100)).astype(np.float32)
         assert dynamic(x).tobytes() == jitflow.function(fn)(x).tobytes()
     assert ran(dynamic) == ["all"] * 4
+
+
+def test_column_sums_along_a_run_time_length_fold_unroll_rows_per_pass(monkeypatch):
+    """Rows wider than a vector of output slots, a run-time number of them: whole
+    blocks of column_loops.UNROLL rows per pass over the slots, then the rows left
+    (count % UNROLL, at run time) one per pass; the same bits as code for the size,
+    with an axis kept outside the reduced one too."""
+    from jitflow import dynamic_axes
+    from jitflow.codegen.loops.column_loops import UNROLL
+    made = []
+
+    class Kept(dynamic_axes.DynamicNative):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+    monkeypatch.setattr(dynamic_axes, "DynamicNative", Kept)
+
+    def fn(x):
+        return x.sum(axis=1), np.maximum(x, 0).max(axis=1)
+    dynamic = jitflow.function(fn, dynamic_axes={"x": 1})
+    rng = np.random.default_rng(8)
+    sizes = (9, 2, 3, 4, 5, 6, 7, 8, 33, 402)
+    for n in sizes:
+        x = rng.standard_normal((3, n, 40)).astype(np.float32)
+        for got, want in zip(dynamic(x), jitflow.function(fn)(x)):
+            assert got.tobytes() == want.tobytes(), n
+    assert ran(dynamic) == ["all"] * (len(sizes) - 1)
+    text = "\n".join(made[0].llvm_irs)
+    assert re.search(rf"udiv i64 %\S+, {UNROLL}\n", text)
+    assert re.search(rf"urem i64 %\S+, {UNROLL}\n", text)

@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from ..ir.sizes import Size
 from ..ir.types import bfloat16 as BFLOAT16, is_bfloat16
-from .sizes import runtime_size
+from .sizes import Blocks, runtime_size
 
 
 class _SizedInt(ir.IntType):
@@ -25,7 +25,7 @@ class _SizedInt(ir.IntType):
     _instance_cache = {}  # (not IntType's: ir.IntType(64) stays the plain type)
 
     def __call__(self, value):
-        if isinstance(value, Size):
+        if isinstance(value, (Size, Blocks)):
             return runtime_size(value, self.width)
         return super().__call__(value)
 

@@ -31,3 +31,31 @@ def sizes_from(source):
         yield
     finally:
         _current.source = saved
+
+
+class Blocks:
+    """A loop count code generation makes from a run-time size: how many whole blocks of
+    `length` indices fit in `size` (`whole`), or the indices left after them. Never an
+    array's dimension: it stands only in a loop nest's shape. I64 of it is its value,
+    computed once per function as a Size's is; the typical count is `at(n)`; any
+    arithmetic on it is a DynamicDecision (so loop nests never merge its axis)."""
+    __slots__ = ("size", "length", "whole")
+
+    def __init__(self, size, length, whole=True):
+        self.size, self.length, self.whole = size, length, whole
+
+    def rest(self):
+        """The indices of `size` after the whole blocks."""
+        return Blocks(self.size, self.length, whole=False)
+
+    def at(self, n):
+        whole, rest = divmod(self.size.at(n), self.length)
+        return whole if self.whole else rest
+
+    def __mul__(self, other):
+        raise DynamicDecision(f"{self!r} is a loop count, not a size")
+
+    __rmul__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__
+
+    def __repr__(self):
+        return f"({self.size!r}){'//' if self.whole else '%'}{self.length}"

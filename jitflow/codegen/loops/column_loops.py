@@ -13,7 +13,9 @@ either side propagates, and ties take the element (accumulate.fold_in_order).
 import math
 from collections import namedtuple
 
+from ...ir.sizes import Size
 from ..emitter import I64
+from ..sizes import Blocks
 from ..views import View, collapse
 from .accumulate import VECTOR_BYTES, fold_in_order, identity
 from .reduced_views import reduced_view
@@ -101,9 +103,10 @@ def _walk(lo, shape, views, first_slot, folds):
     def elements(offsets, steps, count):
         folds.store_slots(offsets, folds.fold(offsets, steps, count,
                                               folds.load_slots(offsets)))
-    # (A run-time number of reduced indices, ir/sizes.py, is folded one at a time.)
-    if not along_split or not isinstance(loop_shape[-2], int) or \
-            loop_shape[-2] < 2 * UNROLL:
+    if along_split and isinstance(loop_shape[-2], Size):
+        _walk_run_time_count(lo, loop_shape, views, strides, first_slot, elements, work)
+        return
+    if not along_split or loop_shape[-2] < 2 * UNROLL:
         # Vector lanes may share nothing: each output slot must be its lane's own.
         own_slots = bool(loop_shape) and all(s[-1] != 0 for s in slots)
         lo.loop_nest(shape, views, lambda offsets: elements(offsets, [0] * len(views), 1),
@@ -125,6 +128,31 @@ def _walk(lo, shape, views, first_slot, folds):
         lo.loop_nest(*collapsed(rest, passes * UNROLL, 1),
                      lambda offsets: elements(offsets, steps, 1), owner=first_slot,
                      work=work, vector=True)
+
+
+def _walk_run_time_count(lo, loop_shape, views, strides, first_slot, elements, work):
+    """_walk's loops when the reduced axis outside the innermost has a run-time length
+    (ir/sizes.py): UNROLL indices per pass over its whole blocks of UNROLL, as code for
+    one size does, then the indices left one per pass (their offsets moved past the
+    blocks at run time: the nest over them starts at index 0)."""
+    em = lo.em
+    count = loop_shape[-2]
+    steps = [s[-2] for s in strides]
+
+    def nest(blocks, stride, body):
+        shape = loop_shape[:-2] + (blocks, loop_shape[-1])
+        nest_views = [View(v.base, v.dtype, loop_shape, s[:-2] + (s[-2] * stride, s[-1]),
+                           v.offset, v.constant) for v, s in zip(views, strides)]
+        lo.loop_nest(shape, nest_views, body, owner=first_slot, work=work, vector=True)
+
+    whole = Blocks(count, UNROLL)
+    nest(whole, UNROLL, lambda offsets: elements(offsets, steps, UNROLL))
+
+    def one_left(offsets):
+        done = em.mul(I64(whole), I64(UNROLL))
+        elements([em.moved(offset, done, step) for offset, step in zip(offsets, steps)],
+                 steps, 1)
+    nest(whole.rest(), 1, one_left)
 
 
 def _walk_holding_slots(lo, loop_shape, views, strides, first_slot, folds, work):
@@ -158,12 +186,11 @@ def _walk_holding_slots(lo, loop_shape, views, strides, first_slot, folds, work)
             for value, slot in zip(folds.fold(at, steps, count, values), held):
                 em.b.store(value, slot)
         if passes is None:  # a run-time count (ir/sizes.py)
-            total = I64(count)
-            blocks = em.b.udiv(total, I64(UNROLL))
-            with em.for_range(blocks, name="fold") as index:
+            whole = Blocks(count, UNROLL)
+            with em.for_range(I64(whole), name="fold") as index:
                 fold_from(em.mul(index, I64(UNROLL)), UNROLL)
-            done = em.mul(blocks, I64(UNROLL))
-            with em.for_range(em.b.sub(total, done), name="fold.rest") as index:
+            done = em.mul(I64(whole), I64(UNROLL))
+            with em.for_range(I64(whole.rest()), name="fold.rest") as index:
                 fold_from(em.b.add(done, index), 1)
         if passes:
             with em.for_range(passes, name="fold") as index:

@@ -5,6 +5,7 @@ take them at.
 from llvmlite import ir
 
 from ...ir.sizes import DynamicDecision, typical
+from ..sizes import Blocks
 
 INT64 = ir.IntType(64)  # (I64 of a Size would be that size's value)
 
@@ -19,6 +20,8 @@ class RuntimeSizes:
         """The value of a Size (ir/sizes.py) in the function being lowered, an integer
         of `bits` bits, computed from n in its first block."""
         made = self._size_values
+        if isinstance(size, Blocks):
+            return self._blocks_value(size, bits)
         if "n" not in made:
             pointer = self.size_pointer()
             made["n"] = ir.IRBuilder(self._allocas).load(pointer, typ=INT64)
@@ -33,6 +36,18 @@ class RuntimeSizes:
                 made[size.per, size.const], ir.IntType(bits))
         return made[size.per, size.const, bits]
 
+    def _blocks_value(self, blocks, bits):
+        """The value of a loop count Blocks (codegen/sizes.py): its size's, divided."""
+        made = self._size_values
+        key = ("blocks", blocks.size.per, blocks.size.const, blocks.length, blocks.whole,
+               bits)
+        if key not in made:
+            size = self._size_value(blocks.size, bits)
+            length = ir.Constant(size.type, blocks.length)
+            b = ir.IRBuilder(self._allocas)
+            made[key] = b.udiv(size, length) if blocks.whole else b.urem(size, length)
+        return made[key]
+
     def size_pointer(self):
         """Where n is, for the function being lowered: its input's buffer, or in a
         shared kernel, the slot of its frame that the caller fills (kernels.py)."""
@@ -43,6 +58,8 @@ class RuntimeSizes:
         return self._n_pointer
 
     def typical(self, value):
-        """`value` (an int or Size) at the size this code is tuned for: for decisions
-        that only tune speed."""
+        """`value` (an int, Size or Blocks) at the size this code is tuned for: for
+        decisions that only tune speed."""
+        if isinstance(value, Blocks):
+            return value.at(self.typical_size)
         return typical(value, self.typical_size)
