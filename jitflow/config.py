@@ -18,7 +18,8 @@ class Config:
     background_compile (JITFLOW_BACKGROUND_COMPILE, on by default): the native backend
     builds machine code for a new signature on a background thread, and the calls made
     before it is ready run on the interpreter, so the first call returns as soon as the
-    function is traced and optimized. Off, the first call waits for the machine code.
+    function is traced and optimized (unless the disk cache holds the machine code:
+    the first call then runs it). Off, the first call waits for the machine code.
     Either way the results are NumPy's, to rounding.
 
     auto_dynamic_axes (JITFLOW_AUTO_DYNAMIC_AXES, on by default): a function traced

@@ -10,11 +10,13 @@ JITFLOW_CACHE_DIR sets the directory (default: $XDG_CACHE_HOME/jitflow or
 whole compiled graphs (runtime/graph_cache.py) and jitflow's libraries (keyed by
 jitflow's source: source_digest).
 """
+import contextlib
 import functools
 import hashlib
 import os
 import pathlib
 import tempfile
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -34,6 +36,27 @@ class Stats:
 
 stats = Stats()
 
+_watch = threading.local()  # .on_miss: reporting_misses' callback on this thread
+
+
+@contextlib.contextmanager
+def reporting_misses(on_miss):
+    """Within the block, on this thread: on_miss() each time code is not found in the
+    cache (or the cache is off), so that compile work lies ahead. A first call waiting
+    for code the cache holds runs on the interpreter instead (executable.py)."""
+    saved = getattr(_watch, "on_miss", None)
+    _watch.on_miss = on_miss
+    try:
+        yield
+    finally:
+        _watch.on_miss = saved
+
+
+def report_miss():
+    """Tell reporting_misses' callback on this thread, if any, of a miss."""
+    on_miss = getattr(_watch, "on_miss", None)
+    if on_miss is not None:
+        on_miss()
 
 def enabled():
     return os.environ.get("JITFLOW_CACHE", "1").strip().lower() not in ("0", "false", "no")
@@ -85,12 +108,14 @@ def _path(entry_key):
 def load(entry_key):
     """The cached object code for `entry_key`, or None (missing, corrupt or disabled)."""
     if not enabled():
+        report_miss()
         return None
     try:
         with open(_path(entry_key), "rb") as file:
             blob = file.read()
     except OSError:
         stats.misses += 1
+        report_miss()
         return None
     payload = blob[len(MAGIC) + DIGEST:]
     if blob[:len(MAGIC)] != MAGIC or hashlib.sha256(payload).digest() != \
@@ -100,6 +125,7 @@ def load(entry_key):
         warnings.warn(f"jitflow's disk cache entry {_path(entry_key)} was damaged "
                       f"({len(blob)} bytes, checksum mismatch); it was removed and the "
                       f"code is compiled again", CacheWarning, stacklevel=2)
+        report_miss()
         return None
     stats.hits += 1
     return payload

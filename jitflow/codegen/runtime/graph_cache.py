@@ -90,6 +90,7 @@ def load(entry_key):
     """The Entry under the key, or None: missing, or needing a symbol this process has
     not registered."""
     if entry_key is None:
+        disk_cache.report_miss()
         return None
     payload = disk_cache.load(entry_key)
     if payload is None:
@@ -97,6 +98,7 @@ def load(entry_key):
     (length,) = struct.unpack_from("<Q", payload)
     header = json.loads(payload[8:8 + length])
     if not _symbols_known(header["externals"]):
+        disk_cache.report_miss()
         return None
     objects, start = [], 8 + length
     for size in header["sizes"]:

@@ -147,3 +147,26 @@ def test_code_for_all_sizes_is_kept_with_its_sizes(cache_dir, monkeypatch):
     assert len(keys) == 2
     text = graph_cache._graph_text(template.graph)
     assert "n-1" in text and "size(" in text  # (x[1:]'s shape; a slice bound)
+
+
+def test_a_first_call_runs_native_code_the_cache_holds(cache_dir, monkeypatch):
+    """With background compile on, a first call interprets while the code compiles, but
+    runs the native code where the disk cache holds all of it (linked in milliseconds)."""
+    from jitflow import executable
+    from jitflow.codegen.runtime import libraries
+    monkeypatch.setattr(jitflow.config, "background_compile", True)
+    libraries.ensure_built()
+    interpreted = []
+    real = executable.eval_graph
+
+    def watched(*args, **kwargs):
+        interpreted.append(True)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(executable, "eval_graph", watched)
+    args = arguments()
+    for cached in (False, True):
+        interpreted.clear()
+        compiled = jitflow.function(layer)
+        np.testing.assert_allclose(compiled(*args), layer(*args), rtol=1e-5, atol=1e-5)
+        assert interpreted == ([] if cached else [True])
+        compiled.wait()
