@@ -7,9 +7,9 @@ Every measurement is one fresh process. Two kinds of process:
 
 - "first": jitflow as a user gets it (config.background_compile on): `import jitflow`,
   then the first call, which returns the interpreter's result while the native code is
-  built on a thread ("native built": when that build ended, counted from the first
-  call's start, as "wait() returned" is: the first call may end later), and the native
-  code's first call.
+  built on a thread, or with a warm cache, waits for the native code linked from it
+  ("native built": when that build ended, counted from the first call's start, as
+  "wait() returned" is: the first call may end later), and the native code's first call.
 - "stages": the same work one part at a time, the first call waiting for the native
   code: the import, the libraries every process builds once (the sgemm kernels, the
   thread pool, the Python entry's shared code: from the disk cache when it holds them,
