@@ -117,7 +117,8 @@ class Executable:
         elif backend == "native":
             make = _maker(graph, name, native)
             try:
-                self._build = _NativeBuild(make, name, self) if background else None
+                self._build = _NativeBuild(make, name, self, from_cache=native is None) \
+                    if background else None
             except RuntimeError:  # no thread to be had: build it now
                 background = False
             if not background:
@@ -357,9 +358,12 @@ class _NativeBuild:
     """A NativeGraph being built on a thread of its own: `native` when it is done, or
     the `error` that stopped it."""
 
-    def __init__(self, make, name, executable):
-        """make(): the NativeGraph."""
+    def __init__(self, make, name, executable, from_cache=True):
+        """make(): the NativeGraph. from_cache: whether a first call may wait for code
+        found in the disk cache (not for dynamic_axes' code for all sizes: its build may
+        wait for another size's, which the first call would then wait for too)."""
         self.native = self.error = None
+        self.from_cache = from_cache
         self.first_call_taken = self.warned = self.done = False
         # Set when the build is done or has found that it compiles (code missing from
         # the disk cache): until then it may be linking cached code, a matter of
@@ -384,6 +388,8 @@ class _NativeBuild:
     def done_from_cache(self):
         """Whether the build is done without compiling anything (waiting to find out).
         No timeout: which code a call runs must not depend on timing."""
+        if not self.from_cache:
+            return False
         self.decided.wait()
         return self.done
 
