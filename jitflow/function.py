@@ -10,7 +10,6 @@ import functools
 import inspect
 import threading
 import time
-import warnings
 import weakref
 from dataclasses import dataclass, field
 
@@ -18,8 +17,7 @@ import numpy as np
 
 from . import nan_check, pytree
 from .config import config
-from .errors import (ConcretizationError, RetraceWarning, at_user_line, user_frame,
-                     user_location, with_user_line)
+from .errors import ConcretizationError, at_user_line, user_location, with_user_line
 from .codegen import FALLBACK, raise_for
 from .executable import PROFILERS, Executable
 from .inspection import Lowered
@@ -29,6 +27,7 @@ from .ir.types import SUPPORTED_DTYPES, TensorType, type_of_value
 from .bound_methods import bound_method
 from .dynamic_axes import DynamicAxes, inferred_axes
 from .named_arrays import NamedArrays
+from .retraces import differences, warn_retraces
 from .writing_calls import WritingCalls
 from .trace import Stateful, Tracer, is_tracing
 from . import variable_scope
@@ -527,12 +526,12 @@ class Function(WritingCalls):
                 self._dynamic.only_size_changed(old, new):
             self._size_traces += 1  # asked for: not a retrace to warn of
             return
-        reason = f"{'; '.join(_differences(old, new))} (call at {user_location()})"
+        reason = f"{'; '.join(differences(old, new))} (call at {user_location()})"
         self._info.reasons.append(reason)
         traces = self._info.traces + 1 - self._size_traces
         if traces >= config.retrace_warning_after and not self._warned:
             self._warned = True
-            _warn_retraces(self.__qualname__, traces, self._info.reasons)
+            warn_retraces(self.__qualname__, traces, self._info.reasons)
 
 
 _DECLINED = object()  # the fast path could not run: use the checked path
@@ -580,43 +579,6 @@ def _readable(path):
     """"['x']" -> "x" and "['p']['w']" -> "p['w']": arguments by their own names."""
     head, _, rest = path[2:].partition("']")
     return head + rest
-
-
-def _differences(old, new):
-    if old.structure != new.structure:
-        return [f"the structure of the arguments changed (now {new.paths})"]
-    diffs = [f"argument '{path}' changed from {a} to {b}"
-             for path, a, b in zip(new.paths, old.types, new.types) if a != b]
-    before, after = dict(old.statics), dict(new.statics)
-    diffs += [f"static argument '{name}' changed from {_shown(before, name)} to "
-              f"{_shown(after, name)}" for name in sorted(before.keys() | after.keys())
-              if before.get(name, _DEFAULT) != after.get(name, _DEFAULT)]
-    if old.matmul_precision != new.matmul_precision:
-        diffs.append(f"jitflow.config.matmul_precision changed from "
-                     f"{old.matmul_precision!r} to {new.matmul_precision!r}")
-    return diffs
-
-
-_DEFAULT = object()  # a static argument left to its default
-
-
-def _shown(statics, name):
-    return repr(statics[name]) if name in statics else "its default"
-
-
-def _warn_retraces(name, traces, reasons):
-    frame = user_frame()
-    recent = "\n  ".join(reasons[-5:])
-    message = (f"jitflow.function '{name}' has been traced {traces} times. Each trace "
-               f"compiles the function again. Recent reasons:\n  {recent}\n"
-               f"If shapes keep changing, pad inputs to a few fixed sizes; if a static "
-               f"argument keeps changing, pass it as an array instead; if Python scalars "
-               f"switch between int and float, pass one kind consistently.")
-    if frame is None:
-        warnings.warn(message, RetraceWarning, stacklevel=3)
-    else:
-        warnings.warn_explicit(message, RetraceWarning, frame.f_code.co_filename,
-                               frame.f_lineno)
 
 
 __all__ = ["function", "Function", "CacheInfo", "TensorType"]

@@ -42,7 +42,7 @@ LAYERS = [
                   "jitflow.named_arrays", "jitflow.watched_arrays",
                   "jitflow.bound_methods", "jitflow.nan_check", "jitflow.out_arrays",
                   "jitflow.donation", "jitflow.writing_calls", "jitflow.dynamic_axes",
-                  "jitflow.memory_extents",
+                  "jitflow.memory_extents", "jitflow.retraces",
                   "jitflow.recycled_variables",
                   "jitflow.variables",
                   "jitflow.variable_scope",
