@@ -46,3 +46,18 @@ def backend(request):
     config.check_ir, config.backend = True, request.param
     yield request.param
     config.check_ir, config.backend = saved
+
+
+@pytest.fixture
+def made_dynamic_natives(monkeypatch):
+    """The list of dynamic_axes' codes for all sizes (DynamicNative) made in the test,
+    in the order they were made."""
+    from jitflow import dynamic_axes
+    made = []
+
+    class Kept(dynamic_axes.DynamicNative):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+    monkeypatch.setattr(dynamic_axes, "DynamicNative", Kept)
+    return made

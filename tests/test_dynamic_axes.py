@@ -463,20 +463,13 @@ def test_a_reduction_whose_run_time_size_lies_outside_its_chunks():
     assert ran(dynamic) == ["all"] * 4
 
 
-def test_column_sums_along_a_run_time_length_fold_unroll_rows_per_pass(monkeypatch):
+def test_column_sums_along_a_run_time_length_fold_unroll_rows_per_pass(made_dynamic_natives):
     """Rows wider than a vector of output slots, a run-time number of them: whole
     blocks of column_loops.UNROLL rows per pass over the slots, then the rows left
     (count % UNROLL, at run time) one per pass; the same bits as code for the size,
     with an axis kept outside the reduced one too."""
-    from jitflow import dynamic_axes
     from jitflow.codegen.loops.column_loops import UNROLL
-    made = []
-
-    class Kept(dynamic_axes.DynamicNative):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-    monkeypatch.setattr(dynamic_axes, "DynamicNative", Kept)
+    made = made_dynamic_natives
 
     def fn(x):
         return x.sum(axis=1), np.maximum(x, 0).max(axis=1)

@@ -104,20 +104,14 @@ def test_code_calling_other_compiled_code_is_not_kept(cache_dir, monkeypatch):
     assert len(stored) == 3
 
 
-def test_code_for_all_sizes_is_kept_with_its_sizes(cache_dir, monkeypatch):
+def test_code_for_all_sizes_is_kept_with_its_sizes(cache_dir, monkeypatch,
+                                                   made_dynamic_natives):
     """dynamic_axes' code for all sizes (dynamic_native.py): a second process's
     compile of the same template links it without lowering, with the sizes it serves
     (the first try, n from 2, is not lowered again); its key holds the template's
     Sizes and the typical size."""
-    from jitflow import dynamic_axes
     from jitflow.codegen.runtime import dynamic_native
-    made = []
-
-    class Kept(dynamic_axes.DynamicNative):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-    monkeypatch.setattr(dynamic_axes, "DynamicNative", Kept)
+    made = made_dynamic_natives
 
     def fn(x):
         return np.tanh(x[1:] - x[:-1]).sum(axis=0) / x.shape[0]
