@@ -91,6 +91,22 @@ def test_nanmedian_of_an_empty_array_of_any_dtype(backend, dtype, shape):
     check_program(lambda xp, x: xp.nanmedian(x, axis=(0, 1), keepdims=True), x)
 
 
+@pytest.mark.parametrize("shape, axis", [((1, 13, 1), 0), ((13, 1), 1), ((3, 13), 0),
+                                         ((13,), 0), ((13,), None), ((1, 13), None)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=str)
+def test_nanmedian_of_the_largest_numbers(backend, shape, axis, dtype):
+    """NumPy's sort of several short slices adds the middle number to itself and halves
+    the sum, so the largest numbers of the dtype overflow to inf; its loop over one
+    slice takes the number itself (found by the program fuzzer)."""
+    largest = np.finfo(dtype).max
+    values = np.array([largest, -largest, np.nan, -0.0, 0.5, 3, -1, largest / 2,
+                       np.nan, 2, -3, largest, 1], dtype)
+    a = np.resize(values, shape).astype(dtype)
+    check_program(lambda xp, a: xp.nanmedian(a, axis=axis), a, zero_sign=True)
+    check_program(lambda xp, a: xp.nanmedian(a[..., :1] if a.ndim > 1 else a, axis=axis),
+                  a, zero_sign=True)
+
+
 @pytest.mark.parametrize("call", [
     lambda xp, a: xp.quantile(a, 1.5),
     lambda xp, a: xp.percentile(a, [10, -1]),

@@ -453,13 +453,16 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     lower = where(upper > 0, upper - 1 + count % 2, 0)
     low = data.along(lower, ())
     high = data.along(upper, ())
-    # NumPy's mean of the one or two: its sum starts from +0.0 (-0.0 comes out as 0.0)
-    result = where(count % 2 == 1, low + 0.0, (low + high + 0.0) / 2)
-    # a slice of NaN only: NumPy's loop over one slice returns its last element, its
-    # sort of several slices (each under 600 long) a NaN of its own
+    # NumPy's loop over one slice (or over slices of 600 and more) takes the mean of the
+    # middle one or two, a sum from +0.0 (-0.0 comes out as 0.0); its sort of several
+    # shorter slices adds the two middle ones, the middle one twice for an odd count,
+    # and halves the sum (float32's largest number comes out as inf)
     one_slice = axis is None or _ndim(a) == 1
-    return data.shaped(where(count == 0, data.last() if one_slice or data.n >= 600 else
-                             _np.nan, result))
+    looped = one_slice or data.n >= 600
+    pair = (low + high + 0.0) / 2
+    result = where(count % 2 == 1, low + 0.0, pair) if looped else pair
+    # a slice of NaN only: the loop returns its last element, the sort a NaN of its own
+    return data.shaped(where(count == 0, data.last() if looped else _np.nan, result))
 
 
 __all__ = ["median", "nanmedian", "nanpercentile", "nanquantile", "percentile", "quantile"]
