@@ -84,11 +84,16 @@ def _zero_sign_open(step, args):
     unique's sorted path, and the set functions' unique of a real operand (in its own
     dtype, sorted) before the complex comparison; and its vector loops in max, nanmax
     and the like of a real operand (NumPy's nanmax of [0.0, -0.0] is 0.0, jitflow's
-    -0.0, as the program fuzzer allows). Such a step is a leaf (`programs`)."""
+    -0.0, as the program fuzzer allows), and in maximum, minimum, fmax and fmin of real
+    operands (NumPy's fmax of float64 -0.0 and 0.0 is -0.0 as scalars, 0.0 in arrays;
+    found by this fuzzer). Such a step is a leaf (`programs`)."""
     if step.op in ("intersect1d", "partition_kth") or \
             step.op == "unique" and step.params["sorted_path"]:
         return True  # (partition: NumPy's introselect puts either of a tie at kth)
     if step.op in EXTREMES and not _is_complex(args[0]):
+        return True
+    if step.op in ("maximum", "minimum", "fmax", "fmin") and \
+            not any(map(_is_complex, args)):
         return True
     return step.op in ("setxor1d", "setdiff1d") and not all(map(_is_complex, args))
 
