@@ -43,7 +43,8 @@ _watch = threading.local()  # .on_miss: reporting_misses' callback on this threa
 def reporting_misses(on_miss):
     """Within the block, on this thread: on_miss() each time code is not found in the
     cache (or the cache is off), so that compile work lies ahead. A first call waiting
-    for code the cache holds runs on the interpreter instead (executable.py)."""
+    for code the cache holds runs on the interpreter instead (executable.py). None:
+    misses within the block are not reported."""
     saved = getattr(_watch, "on_miss", None)
     _watch.on_miss = on_miss
     try:

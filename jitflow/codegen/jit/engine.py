@@ -171,12 +171,16 @@ class CompiledModule:
         so that a process finding it cached never builds
         it: building the sgemm library's IR took 20-30 ms of each process's first
         matrix product."""
-        compilation = Compilation(speed_level)
-        compilation.add(lambda: str(build()), f"library {name}\n{disk_cache.source_digest()}",
-                        in_background=False)
-        # A library loads the libraries it calls itself, before it links (its loader
-        # holds its own lock, which a lookup of its own names would wait for).
-        compiled = cls.from_compilation(compilation, is_library=True)
+        # Not a miss of the compile that needs it (disk_cache.reporting_misses): which
+        # thread builds a library, this one or the import's, is a matter of timing.
+        with disk_cache.reporting_misses(None):
+            compilation = Compilation(speed_level)
+            compilation.add(lambda: str(build()),
+                            f"library {name}\n{disk_cache.source_digest()}",
+                            in_background=False)
+            # A library loads the libraries it calls itself, before it links (its
+            # loader holds its own lock, which a lookup of its own names would wait for).
+            compiled = cls.from_compilation(compilation, is_library=True)
         if not compiled.from_cache:
             _LIBRARIES_BUILT.append(name)
         return compiled

@@ -75,3 +75,21 @@ def test_keys_depend_on_the_code_and_the_host():
     assert disk_cache.key("a", "host") != disk_cache.key("b", "host")
     assert disk_cache.key("a", "host") != disk_cache.key("a", "other host")
     assert disk_cache.key("a", "host") == disk_cache.key("a", "host")
+
+
+def test_misses_are_reported_to_the_thread_that_asked_but_not_a_library_s(cache_dir):
+    """reporting_misses: a module compiled because the cache lacks it is a miss of the
+    compile under way; a library it builds is not (which thread builds a library is
+    a matter of timing), nor is a module found in the cache."""
+    from jitflow.codegen.jit.engine import CompiledModule
+    text = 'define i32 @answer() {\n  ret i32 42\n}\n'
+    misses = []
+    with disk_cache.reporting_misses(lambda: misses.append("miss")):
+        CompiledModule.library("answer", lambda: text)
+        assert misses == []
+        CompiledModule(text)
+        assert misses == ["miss"]
+        CompiledModule(text)  # cached now
+    assert misses == ["miss"]
+    CompiledModule(text.replace("42", "43"))  # outside the block: nobody to tell
+    assert misses == ["miss"]
