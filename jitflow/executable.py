@@ -364,10 +364,10 @@ class _NativeBuild:
         wait for another size's, which the first call would then wait for too)."""
         self.native = self.error = None
         self.from_cache = from_cache
-        self.first_call_taken = self.warned = self.done = False
-        # Set when the build is done or has found that it compiles (code missing from
-        # the disk cache): until then it may be linking cached code, a matter of
-        # milliseconds.
+        self.first_call_taken = self.warned = self.missed = False
+        # Set when the build is done or has `missed`: found code missing from the disk
+        # cache, which it compiles. Until then it may be linking cached code, a matter
+        # of milliseconds.
         self.decided = threading.Event()
         self.thread = threading.Thread(target=self._run, args=(make, executable),
                                        name=f"jitflow compile {name}")
@@ -376,22 +376,26 @@ class _NativeBuild:
     def _run(self, make, executable):
         started = time.perf_counter()
         try:
-            with codegen.reporting_misses(self.decided.set):
+            with codegen.reporting_misses(self._miss):
                 self.native = make()
         except Exception as error:  # reported to the caller by Executable
             self.error = error
         finally:
             executable.build_seconds = time.perf_counter() - started
-            self.done = True
             self.decided.set()
+
+    def _miss(self):
+        self.missed = True
+        self.decided.set()
 
     def done_from_cache(self):
         """Whether the build is done without compiling anything (waiting to find out).
-        No timeout: which code a call runs must not depend on timing."""
+        No timeout, and a build that compiled counts as such even if it is done by
+        now: which code a call runs must not depend on timing."""
         if not self.from_cache:
             return False
         self.decided.wait()
-        return self.done
+        return not self.missed
 
 
 def _maker(graph, name, make_first=None):

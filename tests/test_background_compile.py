@@ -56,6 +56,24 @@ def test_first_call_interpreted_later_calls_native(size, dtype):
         jitflow.config.background_compile = False
 
 
+def test_a_build_that_compiled_leaves_the_first_call_to_the_interpreter(background,
+                                                                      monkeypatch):
+    """Even where the build is done before the first call asks (here made sure of):
+    what runs must depend on the disk cache, never on timing."""
+    asked_late = executable._NativeBuild.done_from_cache
+
+    def after_the_build(build):
+        build.thread.join()
+        return asked_late(build)
+    monkeypatch.setattr(executable._NativeBuild, "done_from_cache", after_the_build)
+    compiled = jitflow.function(step)  # (the graph cache is off in the tests: it compiles)
+    x = np.linspace(-1, 1, 7)
+    assert_matches_numpy(compiled(x, x), x, x)
+    assert only_executable(compiled).native is None
+    compiled(x, x)
+    assert only_executable(compiled).native is not None
+
+
 def test_fast_path_runs_native_code(background):
     compiled = jitflow.function(lambda a: a * 2 + 1)
     a = np.arange(8, dtype=np.float32)
