@@ -9,9 +9,10 @@ runs on the interpreter, so the first result comes back without waiting for LLVM
 second call waits for the native code if it is not ready yet. Interpreting more calls
 would slow the build (the two compete for the cores) and make which calls ran where
 depend on timing; this way it is exactly the first, unless the disk cache holds all
-the code: the first call then waits for it (linking the MLP training step's took 6 ms,
-its interpreted call 35). Which calls are interpreted depends on the cache alone, so
-a run repeats bit for bit any run before it that found the cache in the same state.
+the code: the first call then waits for it (the MLP training step's first result then
+came after 22 ms instead of 29). Which calls are interpreted depends on the cache
+alone, so a run repeats bit for bit any run before it that found the cache in the
+same state.
 """
 import threading
 import time
