@@ -44,13 +44,16 @@ from .engine import CompiledModule, host, link_library_on_demand
 RUN, WAIT, FORGET = "jitflow_pool_run", "jitflow_pool_wait", "jitflow_pool_forget"
 MAX_THREADS = 1024  # a function split between more runs alone
 # How long a waiting thread spins before it sleeps, in time-stamp counter cycles (about
-# 50 us at 2.6 GHz): pausing for the first PAUSE_CYCLES, then offering the core to any
+# 230 us at 2.3 GHz): pausing for the first PAUSE_CYCLES, then offering the core to any
 # other thread that wants it (sched_yield). Waking a sleeping thread took 25-100 us here
 # (a 2-CPU virtual machine), and the Python side of a call takes 6-10 us, so a worker
 # that slept after 2**14 or 2**15 cycles made most back-to-back calls pay a wake-up
-# (a split call on 4096 elements: 40-80 us); after 2**17 cycles it is still awake
-# for calls up to ~30 us apart (6.7 us, against 6.3 us on one thread).
-SPIN_CYCLES = 1 << 17
+# (a split call on 4096 elements: 40-80 us). Inside a call, serial work between split
+# nodes matters too: an MLP training step's softmax and small products left the workers
+# idle for 40-60 us, and after 2**17 cycles (57 us here) its next product often paid a
+# wake-up (its 256x10 by 10x512 product took 89 us in the step, 20 alone). 2**19 took
+# the step from 3.51-3.54 to 3.43-3.47 ms (Intel Xeon, fresh processes, three each).
+SPIN_CYCLES = 1 << 19
 PAUSE_CYCLES = 1 << 13
 CYCLES_PER_ROUND = 100  # a guess, where there is no cycle counter
 FUTEX_WAIT, FUTEX_WAKE = 128, 129  # FUTEX_PRIVATE_FLAG | FUTEX_WAIT, | FUTEX_WAKE
