@@ -32,12 +32,19 @@ SMALL_PRODUCT_FLOPS = 1 << 19
 # us against 144-576 us (two runs each).
 NARROW_COLUMNS = 32
 NARROW_PRODUCT_FLOPS = 1 << 24
+# And shallow ones, of k up to SHALLOW_DEPTH, up to NARROW_PRODUCT_FLOPS: sgemm's
+# micro-kernel then spends more time loading and storing its tile than adding to it.
+# With the rows split between two threads here, against sgemm's two threads, on an
+# Intel Xeon (Emerald Rapids; 15 interleaved batches each): 0.40-0.94 of sgemm's time
+# for an MLP's 256x10 by 10x512, 784x16 by 16x512, 1024x8 by 8x1024 and a convnet's
+# 4096x9 by 9x64 (AVX2 code on the same CPU: 0.65-0.92), but 1.28 at k = 32.
+SHALLOW_DEPTH = 16
 
 
 def is_small_product(x, y, out, tile, typical=lambda size: size):
     """Whether out = x @ y (each a View of its last two axes) is computed here: float32
     operands in memory, k within one depth block of jitflow_sgemm's `tile`, and little
-    work per product, or a narrow one. (y's rows must be contiguous: the caller copies
+    work per product, or a narrow or shallow one. (y's rows must be contiguous: the caller copies
     it if not.) Run-time sizes (ir/sizes.py) count as `typical` makes them for the
     work, which only tunes speed; k must be within the block at every size, for the
     two ways give the same bits only there."""
@@ -45,7 +52,8 @@ def is_small_product(x, y, out, tile, typical=lambda size: size):
     depth = x.shape[-1]
     flops = 2 * rows * cols * typical(depth)
     float32 = np.dtype(np.float32)
-    small = flops <= SMALL_PRODUCT_FLOPS or (cols <= NARROW_COLUMNS and
+    small = flops <= SMALL_PRODUCT_FLOPS or ((cols <= NARROW_COLUMNS or
+                                              surely(lambda: depth <= SHALLOW_DEPTH)) and
                                              flops <= NARROW_PRODUCT_FLOPS)
     return (out.dtype == x.dtype == y.dtype == float32 and
             x.constant is None and y.constant is None and out.strides[-1] == 1 and
@@ -68,10 +76,8 @@ def emit_small_product(lo, x, y, out, offsets, tile):
     """Emit out = x @ y for the matrices at element `offsets` (of x, y and out) of the
     three views, in blocks of register_block(tile)."""
     em, b = lo.em, lo.builder
-    block_rows, block_vectors = register_block(tile, out.shape[-1])
-    vector_type = ir.VectorType(ir.FloatType(), tile.lanes)
-    slots = [[entry_alloca(b, vector_type, 4 * tile.lanes) for _ in range(block_vectors)]
-             for _ in range(block_rows)]
+    slots = _accumulator_slots(lo, tile, out.shape[-1])
+    block_rows = len(slots)
     if not isinstance(out.shape[-2], int):  # a run-time number of rows (ir/sizes.py)
         _rows_at_run_time(lo, (x, y, out), offsets, slots, tile.lanes)
         return
@@ -84,16 +90,34 @@ def emit_small_product(lo, x, y, out, offsets, tile):
         _rows(lo, (x, y, out), offsets, I64(groups * block_rows), slots[:rest], tile.lanes)
 
 
+def emit_small_rows(lo, x, y, out, offsets, tile, first, count):
+    """emit_small_product's rows first .. first + count - 1 of out alone (i64 values):
+    a worker's part of a product."""
+    slots = _accumulator_slots(lo, tile, out.shape[-1])
+    _row_range(lo, (x, y, out), offsets, slots, tile.lanes, first, count)
+
+
+def _accumulator_slots(lo, tile, cols):
+    block_rows, block_vectors = register_block(tile, cols)
+    vector_type = ir.VectorType(ir.FloatType(), tile.lanes)
+    return [[entry_alloca(lo.builder, vector_type, 4 * tile.lanes)
+             for _ in range(block_vectors)] for _ in range(block_rows)]
+
+
 def _rows_at_run_time(lo, views, offsets, slots, lanes):
-    """emit_small_product's blocks for a number of rows known at run time: whole blocks,
-    then the rows left one at a time (each element is the same sum either way)."""
+    """emit_small_product's blocks for a number of rows known at run time."""
+    _row_range(lo, views, offsets, slots, lanes, I64(0), I64(views[2].shape[-2]))
+
+
+def _row_range(lo, views, offsets, slots, lanes, first, count):
+    """Rows first .. first + count - 1 (i64 values): whole blocks, then the rows left
+    one at a time (each element is the same sum either way)."""
     em, b = lo.em, lo.builder
-    rows = I64(views[2].shape[-2])
-    groups = b.udiv(rows, I64(len(slots)))
+    groups = b.udiv(count, I64(len(slots)))
     with em.for_range(groups, name="small.rows") as group:
-        _rows(lo, views, offsets, b.mul(group, I64(len(slots))), slots, lanes)
-    done = b.mul(groups, I64(len(slots)))
-    with em.for_range(b.sub(rows, done), name="small.rest") as row:
+        _rows(lo, views, offsets, b.add(first, b.mul(group, I64(len(slots)))), slots, lanes)
+    done = b.add(first, b.mul(groups, I64(len(slots))))
+    with em.for_range(b.sub(b.add(first, count), done), name="small.rest") as row:
         _rows(lo, views, offsets, b.add(done, row), slots[:1], lanes)
 
 

@@ -45,6 +45,7 @@ def both_paths(fn, *args):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(small_products, "SMALL_PRODUCT_FLOPS", 0)
         patch.setattr(small_products, "NARROW_PRODUCT_FLOPS", 0)
+        patch.setattr(small_products, "SHALLOW_DEPTH", 0)
         packed = native(fn, *args)
     assert "small.k" not in packed.llvm_ir
     return small(list(args))[0], packed(list(args))[0], small.llvm_ir
@@ -93,8 +94,38 @@ def test_narrow_products_take_this_path_up_to_their_own_size():
     small, packed, code = both_paths(product, x, y)
     assert "small.k" in code
     np.testing.assert_array_equal(small, packed, strict=True)
-    wide = np.ones((4096, 9), np.float32), np.ones((9, 64), np.float32)  # 4.7 MFLOP
+    # 16.8 MFLOP, 64 columns and k = 32: neither narrow nor shallow
+    wide = np.ones((4096, 32), np.float32), np.ones((32, 64), np.float32)
     assert "small.k" not in native(product, *wide).llvm_ir
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("m, n, k, transposed", [
+    (256, 512, 10, "y"),    # an MLP's output layer, backward: d @ W.T
+    (101, 300, 16, "x"),    # rows that split unevenly, the deepest shallow k
+    (256, 10, 512, "none"),  # narrow: an MLP's output layer, forward
+    (512, 10, 256, "x"),    # narrow, x transposed: its weight gradient h.T @ d
+])
+def test_one_product_splits_its_rows_with_the_same_bits(threads, m, n, k, transposed,
+                                                        monkeypatch):
+    monkeypatch.setenv("JITFLOW_THREADS", str(threads))
+    rng = np.random.default_rng(m + n + k)
+    x, y = operand(rng, (m, k), True), operand(rng, (k, n), True)
+    args = {"none": (x, y), "x": (np.ascontiguousarray(x.T), y),
+            "y": (x, np.ascontiguousarray(y.T))}[transposed]
+    small, packed, code = both_paths(PRODUCTS[transposed], *args)
+    assert "small.k" in code
+    np.testing.assert_array_equal(small, packed, strict=True)
+    finite = np.isfinite(x).all(axis=1)[:, None] & np.isfinite(y).all(axis=0)[None, :]
+    expected = x.astype(np.float64) @ y.astype(np.float64)
+    np.testing.assert_allclose(small[finite], expected[finite], rtol=1e-4, atol=1e-4 * k)
+
+
+def test_shallow_products_take_this_path_up_to_k_16():
+    x, y = np.ones((256, 16), np.float32), np.ones((16, 512), np.float32)  # 4.2 MFLOP
+    assert "small.k" in native(product, x, y).llvm_ir
+    x, y = np.ones((256, 17), np.float32), np.ones((17, 512), np.float32)
+    assert "small.k" not in native(product, x, y).llvm_ir
 
 
 def test_large_or_deep_products_still_take_sgemm():
