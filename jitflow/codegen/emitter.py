@@ -405,6 +405,14 @@ class Emitter:
             return base
         return self.b.gep(base, [index], inbounds=True, source_etype=ltype(dtype))
 
+    def prefetch(self, pointer):
+        """Ask for the cache line at `pointer` to be brought into L1 for reading (a
+        hint: it never faults, wherever it points)."""
+        function = self.module.globals.get("llvm.prefetch.p0") or ir.Function(
+            self.module, ir.FunctionType(ir.VoidType(), [PTR, I32, I32, I32]),
+            "llvm.prefetch.p0")
+        self.b.call(function, [pointer, I32(0), I32(3), I32(1)])
+
     def load(self, base, dtype, index):
         if isinstance(index, LaneOffset):
             return self._load_lanes(base, np.dtype(dtype), index)

@@ -108,6 +108,8 @@ def test_narrow_products_take_this_path_up_to_their_own_size():
 ])
 def test_one_product_splits_its_rows_with_the_same_bits(threads, m, n, k, transposed,
                                                         monkeypatch):
+    if not own_sgemm(n):
+        pytest.skip("with AVX2, OpenBLAS takes products of few columns")
     monkeypatch.setenv("JITFLOW_THREADS", str(threads))
     rng = np.random.default_rng(m + n + k)
     x, y = operand(rng, (m, k), True), operand(rng, (k, n), True)

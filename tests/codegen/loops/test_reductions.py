@@ -14,6 +14,7 @@ from fidelity import NATIVE_SHARE, NATIVE_ULPS, assert_same, numpy_outcome
 from jitflow.codegen import NativeGraph
 from jitflow.codegen.jit.engine import SHORT_PIPELINE
 from jitflow.codegen.jit.threads import thread_count
+from jitflow.codegen.loops import row_loops
 from jitflow.codegen.loops.regions import Region
 from jitflow.ir.passes.fuse import fuse
 from strategies import FLOAT_DTYPES, INT_DTYPES
@@ -334,6 +335,28 @@ def test_large_float32_sums_are_as_accurate_as_numpys():
 def test_reductions_are_vectorized(fn, pattern):
     native = compile_native(fn, np.ones((64, 1024), np.float32))
     assert re.search(pattern, native.compiled.optimized_ir)
+
+
+def test_row_regions_prefetch_the_next_row_in_a_later_phase(monkeypatch):
+    # softmax reads x in its first two phases: the second prefetches the next row
+    rows = np.random.default_rng(0).standard_normal((64, 1024)).astype(np.float32)
+    rows[3, 5], rows[9] = np.nan, np.inf
+    native = compile_native(softmax, rows)
+    assert len(re.findall(r"call void @llvm.prefetch", native.compiled.optimized_ir)) >= 1
+    monkeypatch.setattr(row_loops, "PREFETCH_ROW_BYTES", 1 << 30)
+    plain = compile_native(softmax, rows)
+    assert "llvm.prefetch" not in plain.compiled.optimized_ir
+    np.testing.assert_array_equal(native([rows])[0], plain([rows])[0], strict=True)
+
+
+@pytest.mark.parametrize("fn, shape", [
+    (softmax, (64, 64)),                      # rows of 256 bytes: the prefetcher's
+    (lambda x: x.sum(axis=1), (64, 1024)),    # one phase: no later one to hide it in
+    (softmax, (1, 4096)),                     # one row: no next one
+])
+def test_rows_without_prefetches(fn, shape):
+    native = compile_native(fn, np.ones(shape, np.float32))
+    assert "llvm.prefetch" not in native.compiled.optimized_ir
 
 
 def test_fused_regions_never_hold_a_whole_intermediate():
