@@ -48,6 +48,10 @@ class Config:
     """
 
     MATMUL_PRECISIONS = ("float32", "bfloat16")
+    # Whether calls may take the shortest path (function.py): none of these is on.
+    # Kept up to date as they are set, so that a call reads one flag, not three.
+    _NOT_PLAIN = ("run_eagerly", "debug_nans", "debug_infs")
+    plain_calls = True
 
     def __init__(self):
         self.run_eagerly = _flag("JITFLOW_EAGER")
@@ -64,6 +68,12 @@ class Config:
         self._matmul_precision = "float32"
         self.matmul_precision = os.environ.get("JITFLOW_MATMUL_PRECISION",
                                                "float32").strip().lower() or "float32"
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in self._NOT_PLAIN:
+            object.__setattr__(self, "plain_calls", not any(
+                getattr(self, flag, False) for flag in self._NOT_PLAIN))
 
     @property
     def matmul_precision(self):

@@ -96,6 +96,9 @@ class Function(WritingCalls):
         self._fast = {}
         self._direct = None  # the DirectEntry used last
         self._direct_signature = None  # the signature it runs
+        # _direct where a call may go straight to it: no donation, no NamedArrays
+        self._plain_direct = None
+        self._plain_hits = 0  # calls it ran (counted apart from _info: one add less)
         self._fast_eligible = not self.static and all(
             p.kind == p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         self._last = None
@@ -116,6 +119,18 @@ class Function(WritingCalls):
             p.kind == p.VAR_KEYWORD for p in self.signature.parameters.values())
 
     def __call__(self, *args, **kwargs):
+        # The shortest path, for arrays only, when nothing asks for more than a call
+        # (_plain_direct is the native entry of the signature called last, which
+        # checks the arrays itself): 0.1 us of the call's 0.55 us on f32[8] went to the
+        # native code, most of the rest to the checks of the longer path below.
+        direct = self._plain_direct
+        if direct is not None and not kwargs and config.plain_calls and not PROFILERS:
+            result = direct.call(*args)
+            if result.__class__ is not int:
+                self._plain_hits += 1
+                return result if direct.rebuild is None else direct.rebuild(result)
+            if result != FALLBACK:
+                raise_for(result, direct.name)
         if "out" in kwargs and self._out_is_ours:
             return self._call_into(args, kwargs)
         if self.donated:
@@ -165,6 +180,8 @@ class Function(WritingCalls):
         containers): it checks the arrays itself."""
         if all(child == pytree.LEAF for child in structure[2]):
             self._direct, self._direct_signature = direct, signature
+            plain = not self.donated and self._named is None
+            self._plain_direct = direct if plain else None
 
     def _call_checking_numerics(self, args, kwargs):
         """A call under config.debug_nans / debug_infs (nan_check.py): the checked path,
@@ -348,8 +365,8 @@ class Function(WritingCalls):
             executable.wait()
 
     def cache_info(self):
-        return CacheInfo(self._info.traces, self._info.hits, list(self._info.reasons),
-                         list(self._info.dynamic))
+        return CacheInfo(self._info.traces, self._info.hits + self._plain_hits,
+                         list(self._info.reasons), list(self._info.dynamic))
 
     def __repr__(self):
         return f"<jitflow.function {self.__qualname__}>"
@@ -470,6 +487,7 @@ class Function(WritingCalls):
         if self._named is None:
             self._named = NamedArrays(self.fn) or None
         if self._named is not None:
+            self._plain_direct = None  # calls check the named arrays first
             self._named.traced(state.closed if state is not None else (), read)
         traced = time.perf_counter()
         graph = optimize_graph(graph, dump=config.dump_ir, check=config.check_ir)
@@ -519,7 +537,7 @@ class Function(WritingCalls):
         """Forget the shortcuts to compiled code (`_fast`, `_direct`), which skip the
         signature: the next call looks its signature up again."""
         self._fast.clear()
-        self._direct = self._direct_signature = None
+        self._direct = self._direct_signature = self._plain_direct = None
 
     def _record_retrace(self, old, new):
         if self._dynamic is not None and not self._dynamic.inferred and \

@@ -329,3 +329,27 @@ def test_a_million_calls_leave_memory_flat():
 def _resident_bytes():
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_calls_straight_to_native_code_still_honour_the_config(monkeypatch):
+    ran_python = []
+
+    def f(x):
+        ran_python.append(1)
+        return np.log(x) * 2
+    compiled = jitflow.function(f)
+    x = np.ones(8, np.float32)
+    for _ in range(3):  # the last ones go straight to the native entry
+        np.testing.assert_array_equal(compiled(x), np.zeros(8, np.float32))
+    assert compiled.cache_info().hits == 2 and len(ran_python) == 1
+    monkeypatch.setattr(jitflow.config, "debug_infs", True)
+    with pytest.raises(FloatingPointError, match="log"):
+        compiled(np.zeros(8, np.float32))
+    monkeypatch.setattr(jitflow.config, "debug_infs", False)
+    monkeypatch.setattr(jitflow.config, "run_eagerly", True)
+    before = len(ran_python)
+    compiled(x)
+    assert len(ran_python) == before + 1  # eager: the Python function ran
+    monkeypatch.setattr(jitflow.config, "run_eagerly", False)
+    assert np.isneginf(compiled(np.zeros(8, np.float32))).all()
+    assert len(ran_python) == before + 1 and compiled.cache_info().hits >= 3
