@@ -176,6 +176,9 @@ def _own_sgemm_per_batch(lo, x, y, out):
     lo.workers.split(lo.threads, False, shares)
 
 
+SHORT_COPY_ELEMENTS = 1 << 15
+
+
 def _small_products(lo, x, y, out):
     """out[b] = x[b] @ y[b] for small products, in this code (small_products.py): the
     same bits as jitflow's sgemm. A y whose rows are not contiguous is copied first
@@ -183,7 +186,10 @@ def _small_products(lo, x, y, out):
     workers: a batch of them in whole products, one product by its rows (an MLP's
     256x512 by 512x10 output layer took 52 us on one thread inside its training step)."""
     if y.strides[-1] != 1 and y.shape[-1] > 1:
-        y = _contiguous_copy(lo, y, y.dtype)
+        # A short copy's scalar loop does not need LLVM's: its full pipeline on the
+        # module cost an MLP step's cold compile 15 ms of CPU for W3.T's 5120 floats.
+        short = lo.typical(y.size) <= SHORT_COPY_ELEMENTS
+        y = _contiguous_copy(lo, y, y.dtype, llvm_loops=not short)
     product_flops, batch = _typical_work(lo, x, out)
     flops = product_flops * batch
     parallel = lo.workers is not None and flops >= sgemm.MIN_PARALLEL_FLOPS
@@ -230,18 +236,19 @@ def _blas_layout(view):
     return None
 
 
-def _contiguous_copy(lo, view, dtype, rounding=None):
+def _contiguous_copy(lo, view, dtype, rounding=None, llvm_loops=True):
     """`view` copied, converted to `dtype`, into a contiguous scratch buffer that lives
     as long as this node. Batch axes the view broadcasts (stride 0) have size 1 in the
     copy: reading it broadcasts them again, so each matrix is copied only once.
-    rounding(builder, value): applied to each value of `dtype` before it is stored."""
+    rounding(builder, value): applied to each value of `dtype` before it is stored.
+    llvm_loops: as Lowering.loop_nest takes it."""
     lead = len(view.shape) - 2
     shape = tuple(1 if axis < lead and stride == 0 else size
                   for axis, (size, stride) in enumerate(zip(view.shape, view.strides)))
     source = View(view.base, view.dtype, shape, view.strides, view.offset, view.constant)
     copy = lo.memory.scratch(shape, np.dtype(dtype), until=lo.node_index)
     if rounding is None:
-        lo.copy(source, copy)
+        lo.copy(source, copy, llvm_loops=llvm_loops)
         return copy.broadcast_to(view.shape)
 
     def body(offsets):

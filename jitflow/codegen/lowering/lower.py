@@ -437,7 +437,7 @@ class Lowering(ElementwiseLowering, RuntimeSizes):
 
     # --- loop nests -------------------------------------------------------------------------
     def loop_nest(self, shape, views, body, rolled=False, owner=None, work=None,
-                  vector=False, stream=None):
+                  vector=False, stream=None, llvm_loops=True):
         """for every index of `shape`: body(element offsets of each view). The views are
         read as broadcast to `shape`; axes are collapsed where all layouts allow.
         rolled: keep LLVM from unrolling the innermost loop (Emitter.keep_rolled).
@@ -450,7 +450,10 @@ class Lowering(ElementwiseLowering, RuntimeSizes):
         it may then be run on vectors (loops/vector_loops.py).
         stream: the position of a view whose stores should stream past the caches (a
         row loop's output, when the whole region is large: touches_enough_to_stream);
-        a nest not inside another streams its owner's stores when it is large."""
+        a nest not inside another streams its owner's stores when it is large.
+        llvm_loops: an innermost loop left scalar gets LLVM's loop passes (the whole
+        segment's module then takes its full pipeline); False for loops too short to
+        be worth what that costs to compile."""
         if self.nan_checks is not None:
             body = self.nan_checks.gathered(body)
         stride_lists = [v.broadcast_to(shape).strides for v in views]
@@ -483,7 +486,7 @@ class Lowering(ElementwiseLowering, RuntimeSizes):
                                lambda begin, count: emit((axis, begin, count)))
         self._nest_depth -= 1
         if lanes is None and loop_shape and 0 not in loop_shape and \
-                self._nests == nests_before:
+                self._nests == nests_before and llvm_loops:
             self.leave_loops_to_llvm()  # an innermost scalar loop over data
 
     @property
@@ -583,12 +586,14 @@ class Lowering(ElementwiseLowering, RuntimeSizes):
                           offsets[0])
         self.loop_nest(target.shape, [target], body, owner=0, vector=True)
 
-    def copy(self, source, target):
-        """target[...] = source, converting the dtype; target is contiguous."""
+    def copy(self, source, target, llvm_loops=True):
+        """target[...] = source, converting the dtype; target is contiguous.
+        llvm_loops: as loop_nest takes it."""
         def body(offsets):
             value = self.em.cast(self.read(source, offsets[0]), source.dtype, target.dtype)
             self.em.store(value, target.base, target.dtype, offsets[1])
-        self.loop_nest(target.shape, [source, target], body, owner=1, vector=True)
+        self.loop_nest(target.shape, [source, target], body, owner=1, vector=True,
+                       llvm_loops=llvm_loops)
 
 
 def _not_given(what, needed_by):
