@@ -51,6 +51,17 @@ def both_paths(fn, *args):
     return small(list(args))[0], packed(list(args))[0], small.llvm_ir
 
 
+def this_path_with_sgemms_bits(x, y, transposed):
+    """x @ y computed here, with the operand named by `transposed` ("x", "y" or
+    "none") handed in transposed; asserts the path was taken and sgemm's bits."""
+    args = {"none": (x, y), "x": (np.ascontiguousarray(x.T), y),
+            "y": (x, np.ascontiguousarray(y.T))}[transposed]
+    small, packed, code = both_paths(PRODUCTS[transposed], *args)
+    assert "small.k" in code
+    np.testing.assert_array_equal(small, packed, strict=True)
+    return small
+
+
 def operand(rng, shape, specials):
     values = rng.standard_normal(shape).astype(np.float32)
     if specials and values.size:
@@ -67,11 +78,7 @@ def test_small_products_keep_sgemms_bits(m, n, k, transposed, specials, seed):
     assume(own_sgemm(n))  # (with AVX2, OpenBLAS takes products of few columns)
     rng = np.random.default_rng(seed)
     x, y = operand(rng, (m, k), specials), operand(rng, (k, n), specials)
-    args = {"none": (x, y), "x": (np.ascontiguousarray(x.T), y),
-            "y": (x, np.ascontiguousarray(y.T))}[transposed]
-    small, packed, code = both_paths(PRODUCTS[transposed], *args)
-    assert "small.k" in code
-    np.testing.assert_array_equal(small, packed, strict=True)
+    small = this_path_with_sgemms_bits(x, y, transposed)
     finite = np.isfinite(x).all() and np.isfinite(y).all()
     if finite:
         np.testing.assert_allclose(small, x @ y, rtol=1e-4, atol=1e-4 * k)
@@ -113,11 +120,7 @@ def test_one_product_splits_its_rows_with_the_same_bits(threads, m, n, k, transp
     monkeypatch.setenv("JITFLOW_THREADS", str(threads))
     rng = np.random.default_rng(m + n + k)
     x, y = operand(rng, (m, k), True), operand(rng, (k, n), True)
-    args = {"none": (x, y), "x": (np.ascontiguousarray(x.T), y),
-            "y": (x, np.ascontiguousarray(y.T))}[transposed]
-    small, packed, code = both_paths(PRODUCTS[transposed], *args)
-    assert "small.k" in code
-    np.testing.assert_array_equal(small, packed, strict=True)
+    small = this_path_with_sgemms_bits(x, y, transposed)
     finite = np.isfinite(x).all(axis=1)[:, None] & np.isfinite(y).all(axis=0)[None, :]
     expected = x.astype(np.float64) @ y.astype(np.float64)
     np.testing.assert_allclose(small[finite], expected[finite], rtol=1e-4, atol=1e-4 * k)
