@@ -154,6 +154,20 @@ def test_add_reduceat_keeps_the_sign_of_zero_slices(backend):
                     np.add.reduceat(x, indices, axis=1))
 
 
+def test_add_reduceat_of_zero_slices_has_the_sums_derivative():
+    # The sign fix of a slice of -0.0 alone once took -|sum|, whose derivative at 0 is
+    # 0: jvp gave 0 where central differences gave the direction (found by the fuzzer)
+    def sums(x):
+        return np.add.reduceat(x, [0, 0, 1], axis=-1)
+    for x in (np.array([-0.0, 0.0]), np.array([-0.0, -0.0]), np.array([0.0, -0.0])):
+        direction = np.array([0.3, -0.7])
+        _, tangent = jitflow.jvp(sums, (x,), (direction,))
+        np.testing.assert_array_equal(tangent, [0.3, 0.3, -0.7])
+        np.testing.assert_array_equal(jitflow.grad(lambda x: sums(x).sum())(x), [2.0, 1.0])
+        check_grads(sums, (x,), order=2)
+        assert_same(jitflow.function(sums)(x), np.add.reduceat(x, [0, 0, 1], axis=-1))
+
+
 def test_gcd_and_lcm_of_uint64_values_past_int64s_end(backend):
     """Worked in uint64 itself: values past int64's end once came back wrapped."""
     largest = np.iinfo(np.uint64).max

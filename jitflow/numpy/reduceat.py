@@ -89,7 +89,8 @@ def reduceat(name, array, indices, axis=0, dtype=None, out=None):
 
 def _signed_zero_sums(sums, kept):
     """NumPy adds a slice's elements in turn from its first, so a slice of -0.0 alone
-    sums to -0.0 (a sum from +0.0 would give 0.0)."""
+    sums to -0.0 (a sum from +0.0 would give 0.0). That sum is exactly +0.0, and
+    -(0.0 - sum) is then -0.0, with the sum's own derivative: -|sum|'s was 0 there."""
     negative_zero = ops.logical_and(ops.equal(kept, 0), ops.signbit(kept))
     all_negative = ops.equal(sum(ops.logical_not(negative_zero), axis=-1), 0)
-    return where(all_negative, ops.negative(ops.absolute(sums)), sums)
+    return where(all_negative, ops.negative(ops.subtract(0.0, sums)), sums)
