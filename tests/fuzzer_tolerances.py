@@ -63,12 +63,17 @@ def order_dependent_product(program, values, index):
     exact (3.6e308 - inf is -inf, 3.6e308 - 3.5e308 finite) where a product rounded first
     is inf (NaN, inf), and NumPy's BLAS and jitflow's kernels fuse and order them
     differently (found by the thorough run: NaN against -inf; and again in correlate,
-    whose NumPy sums by dot)."""
+    whose NumPy sums by dot). And a float sum whose finite terms' magnitudes add up past
+    the dtype's largest number: whether a partial sum overflows depends on the order of
+    the additions, NumPy's pairwise one or jitflow's vector lanes (found by the dynamic
+    axes fuzzer: max + (-max/2) + max + (-max/2) is max one way, inf the other)."""
     if index < len(program.inputs):
         return False
     step = program.steps[index - len(program.inputs)]
     if step.op in SUMS_OF_PRODUCTS and values[index].dtype.kind == "f":
         return _a_term_overflows(step, values, values[index].dtype)
+    if step.op in PLAIN_SUMS and values[index].dtype.kind == "f":
+        return _partial_sums_may_overflow(step, values, values[index].dtype)
     if step.op not in ("prod", "nanprod") or values[index].dtype.kind != "f":
         return False
     operand = step.args[0]
@@ -81,8 +86,19 @@ def order_dependent_product(program, values, index):
     return bool(growth > np.log(info.max) or shrinking < np.log(info.tiny))
 
 
+# Sums of their first operand's elements (or of a part of them each)
+PLAIN_SUMS = {"sum", "nansum", "mean", "nanmean", "average", "cumsum", "cumulative_sum",
+              "add_reduceat", "add_at", "trapezoid", "trace"}
 SUMS_OF_PRODUCTS = {"matmul", "matmul_bfloat16", "correlate_same", "convolve", "vdot",
                     "vecdot"}
+
+
+def _partial_sums_may_overflow(step, values, dtype):
+    operand = step.args[0]
+    x = np.abs(np.asarray(values[operand] if isinstance(operand, int) else operand[1],
+                          np.float64))
+    with np.errstate(over="ignore"):
+        return bool(np.sum(x[np.isfinite(x)]) > float(np.finfo(dtype).max))
 
 
 def _a_term_overflows(step, values, dtype):

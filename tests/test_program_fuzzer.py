@@ -169,7 +169,18 @@ BFLOAT16_PRODUCT_UNDERFLOWING = _regression(
           {})], (1,))
 
 
+# The largest float64 twice and minus half of it twice: NumPy's pairwise sum stays
+# finite, jitflow's lanes add the largest to itself first; whether a partial sum
+# overflows depends on the order, so such sums are compared by dtype and shape (found
+# by the dynamic axes fuzzer)
+HALF_MAX = np.finfo(np.float64).max / 2
+SUM_PAST_THE_LARGEST = _regression(
+    [np.array([2 * HALF_MAX, -HALF_MAX, -0.0, -0.0] * 2)],
+    [Step("sum", (0,), {"axis": (0,), "keepdims": False})], (1,))
+
+
 @FUZZ
+@example(program=SUM_PAST_THE_LARGEST, background=False)
 @example(program=EARLIER_STEP_REFUSED, background=False)
 @example(program=BFLOAT16_PRODUCT_UNDERFLOWING, background=False)
 @example(program=REDUCEAT_BESIDE_AN_INFINITY, background=False)
