@@ -148,7 +148,8 @@ class Function(WritingCalls):
         if PROFILERS:
             return self._call_profiled(args, kwargs)
         direct = self._direct
-        if direct is not None and not kwargs:
+        # (not again when __call__ just tried it: the arrays are another signature's)
+        if direct is not None and not kwargs and direct is not self._plain_direct:
             result = direct.call(*args)
             if result.__class__ is not int:
                 self._info.hits += 1

@@ -44,10 +44,10 @@ SHALLOW_DEPTH = 16
 def is_small_product(x, y, out, tile, typical=lambda size: size):
     """Whether out = x @ y (each a View of its last two axes) is computed here: float32
     operands in memory, k within one depth block of jitflow_sgemm's `tile`, and little
-    work per product, or a narrow or shallow one. (y's rows must be contiguous: the caller copies
-    it if not.) Run-time sizes (ir/sizes.py) count as `typical` makes them for the
-    work, which only tunes speed; k must be within the block at every size, for the
-    two ways give the same bits only there."""
+    work per product, or a narrow or shallow one. (y's rows must be contiguous: the
+    caller copies it if not.) Run-time sizes (ir/sizes.py) count as `typical` makes
+    them for the work, which only tunes speed; k must be within the block at every
+    size, for the two ways give the same bits only there."""
     rows, cols = (typical(size) for size in out.shape[-2:])
     depth = x.shape[-1]
     flops = 2 * rows * cols * typical(depth)
