@@ -93,6 +93,29 @@ SUMS_OF_PRODUCTS = {"matmul", "matmul_bfloat16", "correlate_same", "convolve", "
                     "vecdot"}
 
 
+def depends_on_a_nan_sign(program, values, index):
+    """Whether v<index> is, or is computed from, a result that takes the sign of a NaN:
+    copysign's second operand's, signbit's operand's. IEEE 754 leaves the sign of a
+    NaN that arithmetic makes open, and where NumPy's loops and jitflow's make a NaN
+    by other steps (another order, vector code), its sign differs (found by the
+    thorough run: copysign(c, x * hanning) after a polydiv by a polynomial of leading
+    -0.0). Such values are compared by dtype and shape only."""
+    dependent = [False] * len(program.inputs)
+    for step in program.steps[:index + 1 - len(program.inputs)]:
+        dependent.append(_takes_a_nan_sign(step, values) or any(
+            dependent[arg] for arg in step.args if isinstance(arg, int)))
+    return dependent[index]
+
+
+def _takes_a_nan_sign(step, values):
+    position = {"copysign": 1, "signbit": 0}.get(step.op)
+    if position is None or position >= len(step.args):
+        return False
+    operand = step.args[position]
+    sign = np.asarray(values[operand] if isinstance(operand, int) else operand[1])
+    return sign.dtype.kind == "f" and bool(np.isnan(sign).any())
+
+
 def _partial_sums_may_overflow(step, values, dtype):
     operand = step.args[0]
     x = np.abs(np.asarray(values[operand] if isinstance(operand, int) else operand[1],
