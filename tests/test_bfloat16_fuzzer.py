@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -218,7 +218,7 @@ def _step(draw, kind, x_index, x):
         return name, table[name], (x_index,), {"axis": axis}, comparison
     if kind == "shape":
         name = draw(st.sampled_from(sorted(SHAPE_OPS)))
-        return name, SHAPE_OPS[name], (x_index,), {}, "exact"
+        return name, SHAPE_OPS[name], (x_index,), {}, _shape_comparison(name)
     if kind == "sort":
         if ndim == 0:
             return None
@@ -276,7 +276,28 @@ def traced(program):
     return jitflow.function(fn)
 
 
+def _shape_comparison(name):
+    """trace sums the diagonal, in another order than NumPy's: exact only where every
+    partial sum is (not a float64 quotient's, found by the thorough run)."""
+    return "rough" if name == "trace" else "exact"
+
+
+def _trace_of_a_quotient():
+    """trace(1.004 / x): a sum of float64 quotients, which jitflow adds in another order
+    than NumPy, one bit apart here (found by the thorough run, when trace compared
+    exactly)."""
+    x = np.ones((4, 4), np.float32)
+    np.fill_diagonal(x, [7.5, 15.0, 35.0, 3.75])
+    program = Program([x.astype(BF16)])
+    program.steps = [("divide", np.divide, (("const", np.full((4, 4), 1.004)), 0), {}),
+                     ("trace", SHAPE_OPS["trace"], (1,), {})]
+    program.comparisons = {0: "exact", 1: "exact", 2: _shape_comparison("trace")}
+    program.leaves = [2]
+    return program
+
+
 @FUZZ
+@example(program=_trace_of_a_quotient())
 @given(program=programs())
 def test_bfloat16_programs_match_numpy(program):
     note(str(program))
