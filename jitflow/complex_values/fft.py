@@ -199,6 +199,14 @@ def _shape_and_axes(a, s, axes, name):
         axes = tuple(range(ndim))[-len(s):] if s is not None else tuple(range(ndim))
     axes = tuple(axes)
     if s is None:
+        # NumPy takes the shape at every axis first: an axis out of bounds is its
+        # IndexError before any transform (found by the fuzzer: fft2 of a 1-d array
+        # of length 0 said its length was wrong)
+        for axis in axes:
+            if not -ndim <= axis < ndim:
+                raise IndexError(at_user_line(
+                    f"jitflow.numpy.fft.{name}: index {axis} is out of bounds for axis 0 "
+                    f"with size {ndim}"))
         s = [None] * len(axes)
     if len(s) != len(axes):
         raise ValueError(at_user_line(f"jitflow.numpy.fft.{name}: shape and axes have "

@@ -74,6 +74,21 @@ def test_transform_axis_out_of_bounds_is_numpys_error(x, axis):
         assert isinstance(error, IndexError), error
 
 
+@pytest.mark.parametrize("name", ["fft2", "ifft2", "rfft2", "irfft2", "fftn"])
+@pytest.mark.parametrize("length", [0, 3])
+def test_many_axis_transforms_check_every_axis_first(name, length):
+    # NumPy takes the shape at every axis before transforming: fft2 of a 1-d array
+    # raises its IndexError for axis -2; jitflow transformed axis -1 first, and for
+    # length 0 raised a ValueError about the number of data points
+    x = np.zeros(length, np.float32)
+    expected = fidelity.numpy_outcome(getattr(np.fft, name), x, axes=(-2, -1))[1]
+    assert isinstance(expected, IndexError)
+    for backend in ("interpreter", "native"):
+        _, error = call(compiled(lambda x: getattr(jnp.fft, name)(x, axes=(-2, -1)), 1),
+                        backend, [x])
+        assert isinstance(error, IndexError), error
+
+
 @pytest.mark.parametrize("name", ["dot", "outer", "inner", "kron"])
 @pytest.mark.parametrize("scalar", [2 - 1j, 2.0, 3])
 def test_products_take_python_scalars_as_arrays(name, scalar):
